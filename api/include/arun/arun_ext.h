@@ -1,0 +1,41 @@
+/*
+ * ascend-run extensions to the ACL C API. Not part of CANN: programs that use them build only
+ * against ascend-run. Exported from libascendcl.so like the ACL functions.
+ */
+#ifndef ARUN_ARUN_EXT_H_
+#define ARUN_ARUN_EXT_H_
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A host function run as a device task. */
+typedef void (*arunDeviceTaskFn)(void *userData);
+
+/*
+ * Enqueues fn(userData) on `stream` (NULL = default stream of the current context) as a compute
+ * task: it runs on one of the device's AI cores, in stream order, like a kernel launch. The call
+ * returns without waiting. Errors: fn NULL -> ACL_ERROR_INVALID_PARAM; no current context ->
+ * ACL_ERROR_RT_CONTEXT_NULL; stream not live -> ACL_ERROR_RT_INVALID_HANDLE; stream of another
+ * context -> ACL_ERROR_RT_STREAM_CONTEXT.
+ */
+ACL_FUNC_VISIBILITY aclError arunLaunchDeviceTask(arunDeviceTaskFn fn, void *userData, aclrtStream stream);
+
+/*
+ * A readable report of the runtime: the configuration in use and where it came from, the plugins
+ * loaded (path, kind, version, ABI), every plugin library found in the plugin folders with the reason
+ * any was rejected, and every device (SoC, memory, AI cores, copy engines). Works before aclInit
+ * too (then it lists the plugin libraries only). The string stays valid until the next call.
+ */
+ACL_FUNC_VISIBILITY const char *arunRuntimeReport(void);
+
+/* Version string of the ascend-run runtime ("0.1.0"). */
+ACL_FUNC_VISIBILITY const char *arunGetVersion(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARUN_ARUN_EXT_H_ */

@@ -1,0 +1,225 @@
+// Spec 2.4: stream management.
+#include <map>
+#include <mutex>
+
+#include "api_call.hpp"
+
+using namespace arun;
+using namespace arun::api;
+
+namespace {
+
+constexpr uint32_t kLowestPriority = 7;
+
+// aclrtRegStreamStateCallback hooks, process-wide, by name.
+struct StreamStateHook {
+  aclrtStreamStateCallback callback;
+  void* args;
+};
+std::mutex g_hooks_mu;
+std::map<std::string, StreamStateHook> g_hooks;
+
+void notify_stream_state(aclrtStream stream, aclrtStreamState state) {
+  std::map<std::string, StreamStateHook> hooks;
+  {
+    std::lock_guard lock(g_hooks_mu);
+    hooks = g_hooks;
+  }
+  for (auto& [name, hook] : hooks) hook.callback(stream, state, hook.args);
+}
+
+Status create_stream(Runtime& rt, aclrtStream* stream, uint32_t priority, uint32_t flags) {
+  if (stream == nullptr) return invalid_param("stream is NULL");
+  if (priority > kLowestPriority) {
+    // CANN clamps an out-of-range priority to the lowest one rather than failing.
+    log().info("aclrtCreateStreamWithConfig: priority {} is outside [0, {}]; using {}", priority, kLowestPriority,
+               kLowestPriority);
+    priority = kLowestPriority;
+  }
+  ARUN_RETURN_IF_ERROR(rt.create_stream(priority, flags, stream));
+  notify_stream_state(*stream, ACL_RT_STREAM_STATE_CREATE_POST);
+  return Status::Ok();
+}
+
+Status destroy_stream(Runtime& rt, aclrtStream stream, bool force) {
+  if (stream == nullptr) return invalid_param("stream is NULL");
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+  if (s->is_default()) return rt_param_invalid("the default stream cannot be destroyed");
+  notify_stream_state(stream, ACL_RT_STREAM_STATE_DESTROY_PRE);
+  return rt.destroy_stream(stream, force);
+}
+
+Status synchronize(Runtime& rt, aclrtStream stream, int32_t timeout) {
+  if (timeout < -1) return rt_param_invalid("timeout " + std::to_string(timeout) + " ms is below -1");
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+  return rt.synchronize_stream(*s, timeout);
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclrtCreateStream(aclrtStream *stream) {
+  return api_call("aclrtCreateStream", [&](Runtime& rt) { return create_stream(rt, stream, 0, 0); });
+}
+
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag) {
+  return api_call("aclrtCreateStreamWithConfig", [&](Runtime& rt) { return create_stream(rt, stream, priority, flag); });
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+  return api_call("aclrtDestroyStream", [&](Runtime& rt) { return destroy_stream(rt, stream, false); });
+}
+
+aclError aclrtDestroyStreamForce(aclrtStream stream) {
+  return api_call("aclrtDestroyStreamForce", [&](Runtime& rt) { return destroy_stream(rt, stream, true); });
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  return api_call("aclrtSynchronizeStream", [&](Runtime& rt) { return synchronize(rt, stream, -1); });
+}
+
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  return api_call("aclrtSynchronizeStreamWithTimeout", [&](Runtime& rt) { return synchronize(rt, stream, timeout); });
+}
+
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
+  return api_call("aclrtStreamQuery", [&](Runtime& rt) {
+    if (status == nullptr) return invalid_param("status is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *status = s->idle() ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    return Status::Ok();
+  });
+}
+
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
+  return api_call("aclrtStreamWaitEvent", [&](Runtime& rt) {
+    if (event == nullptr) return invalid_param("event is NULL");
+    std::shared_ptr<Event> e;
+    ARUN_RETURN_IF_ERROR(rt.resolve_event(event, &e));
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain)) == 0) {
+      return rt_param_invalid("the event was created without ACL_EVENT_SYNC and cannot be waited on");
+    }
+    return rt.wait_event(*s, *e);
+  });
+}
+
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode) {
+  return api_call("aclrtSetStreamFailureMode", [&](Runtime& rt) {
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE) {
+      return rt_param_invalid("failure mode " + std::to_string(mode) + " is not ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE");
+    }
+    s->failure_mode.store(mode);
+    return Status::Ok();
+  });
+}
+
+aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority) {
+  return api_call("aclrtStreamGetPriority", [&](Runtime& rt) {
+    if (priority == nullptr) return invalid_param("priority is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *priority = s->priority();
+    return Status::Ok();
+  });
+}
+
+aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags) {
+  return api_call("aclrtStreamGetFlags", [&](Runtime& rt) {
+    if (flags == nullptr) return invalid_param("flags is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *flags = s->flags();
+    return Status::Ok();
+  });
+}
+
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId) {
+  return api_call("aclrtStreamGetId", [&](Runtime& rt) {
+    if (streamId == nullptr) return invalid_param("streamId is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *streamId = s->id();
+    return Status::Ok();
+  });
+}
+
+aclError aclrtStreamAbort(aclrtStream stream) {
+  return api_call("aclrtStreamAbort", [&](Runtime& rt) {
+    if (stream == nullptr) return rt_param_invalid("stream is NULL (the default stream cannot be aborted)");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    // Queued tasks are discarded; a task already running on a unit finishes (no preemption).
+    s->scheduler()->discard_pending(*s);
+    s->scheduler()->wait_for(*s, s->submitted(), -1);
+    return Status::Ok();
+  });
+}
+
+aclError aclrtStreamStop(aclrtStream stream) {
+  return api_call("aclrtStreamStop", [&](Runtime& rt) {
+    if (stream == nullptr) return rt_param_invalid("stream is NULL (the default stream cannot be stopped)");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    return Status(Errc::rt_feature_not_support,
+                  "halting a running task is not supported: the simulated device does not preempt tasks");
+  });
+}
+
+aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr, const void *attrValue,
+                                 size_t valueSize) {
+  return api_call_no_runtime("aclrtSetStreamConfigOpt", [&] {
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    if (attrValue == nullptr) return invalid_param("attrValue is NULL");
+    auto expect = [&](size_t size, const char* type) {
+      return valueSize == size ? Status::Ok()
+                               : invalid_param("valueSize " + std::to_string(valueSize) + " does not match " + type);
+    };
+    switch (attr) {
+      case ACL_RT_STREAM_WORK_ADDR_PTR:
+        ARUN_RETURN_IF_ERROR(expect(sizeof(void*), "sizeof(void*)"));
+        handle->workptr = *static_cast<void* const*>(attrValue);
+        return Status::Ok();
+      case ACL_RT_STREAM_WORK_SIZE:
+        ARUN_RETURN_IF_ERROR(expect(sizeof(size_t), "sizeof(size_t)"));
+        handle->workSize = *static_cast<const size_t*>(attrValue);
+        return Status::Ok();
+      case ACL_RT_STREAM_FLAG:
+        ARUN_RETURN_IF_ERROR(expect(sizeof(size_t), "sizeof(size_t)"));
+        handle->flag = *static_cast<const size_t*>(attrValue);
+        return Status::Ok();
+      case ACL_RT_STREAM_PRIORITY: {
+        ARUN_RETURN_IF_ERROR(expect(sizeof(uint32_t), "sizeof(uint32_t)"));
+        uint32_t p = *static_cast<const uint32_t*>(attrValue);
+        if (p > kLowestPriority) return invalid_param("priority " + std::to_string(p) + " is outside [0, 7]");
+        handle->priority = p;
+        return Status::Ok();
+      }
+    }
+    return invalid_param("unknown stream config attribute " + std::to_string(attr));
+  });
+}
+
+aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args) {
+  return api_call_no_runtime("aclrtRegStreamStateCallback", [&] {
+    if (regName == nullptr) return invalid_param("regName is NULL");
+    std::lock_guard lock(g_hooks_mu);
+    if (callback == nullptr) {
+      g_hooks.erase(regName);
+      return Status::Ok();
+    }
+    if (!g_hooks.emplace(regName, StreamStateHook{callback, args}).second) {
+      return rt_param_invalid(std::string("a stream state callback named \"") + regName + "\" is already registered");
+    }
+    return Status::Ok();
+  });
+}
+
+}  // extern "C"

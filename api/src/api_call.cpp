@@ -1,0 +1,52 @@
+#include "api_call.hpp"
+
+#include <deque>
+
+namespace arun::api {
+namespace {
+
+struct ThreadErrors {
+  aclError last = ACL_SUCCESS;
+  std::deque<std::string> pending;  // oldest first
+  std::string returned;             // storage behind the pointer aclGetRecentErrMsg returned
+};
+
+ThreadErrors& errors() {
+  thread_local ThreadErrors e;
+  return e;
+}
+
+constexpr size_t kMaxPendingMessages = 32;
+
+}  // namespace
+
+aclError record_failure(const char* function, const Status& status) {
+  auto& e = errors();
+  e.last = status.value();
+  std::string message = std::string(function) + ": " + status.message() + " [" + std::to_string(status.value()) + "]";
+  log().info("{}", message);
+  e.pending.push_back(std::move(message));
+  if (e.pending.size() > kMaxPendingMessages) e.pending.pop_front();
+  return status.value();
+}
+
+aclError last_error(bool clear) {
+  auto& e = errors();
+  aclError code = e.last;
+  if (clear) e.last = ACL_SUCCESS;
+  return code;
+}
+
+const char* take_recent_messages() {
+  auto& e = errors();
+  if (e.pending.empty()) return nullptr;
+  e.returned.clear();
+  for (auto it = e.pending.rbegin(); it != e.pending.rend(); ++it) {
+    if (!e.returned.empty()) e.returned += '\n';
+    e.returned += *it;
+  }
+  e.pending.clear();
+  return e.returned.c_str();
+}
+
+}  // namespace arun::api

@@ -1,0 +1,57 @@
+// The boundary between the C API and the core: every exported function runs its body through
+// api_call(), which checks that aclInit has run, turns a non-ok Status into its aclError, records
+// it as the thread's last error and its message for aclGetRecentErrMsg, and makes sure no C++
+// exception ever reaches C code.
+#pragma once
+
+#include <new>
+#include <string>
+
+#include "acl/acl.h"
+#include "arun/core/status.hpp"
+#include "logging.hpp"
+#include "runtime.hpp"
+
+namespace arun::api {
+
+// Records a failure of `function` (last error + message) and returns its code.
+aclError record_failure(const char* function, const Status& status);
+// The thread's last error (aclrtGetLastError / aclrtPeekAtLastError).
+aclError last_error(bool clear);
+// Pending messages, newest first; reading consumes them (nullptr when none).
+const char* take_recent_messages();
+
+inline Status invalid_param(const std::string& what) { return Status(Errc::invalid_param, what); }
+inline Status rt_param_invalid(const std::string& what) { return Status(Errc::rt_param_invalid, what); }
+
+// Runs body(Runtime&) -> Status for an API function that needs an initialised runtime.
+template <class Body>
+aclError api_call(const char* function, Body&& body) {
+  try {
+    Runtime* rt = Runtime::instance();
+    if (rt == nullptr) {
+      return record_failure(function, Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)"));
+    }
+    Status st = body(*rt);
+    return st.ok() ? ACL_SUCCESS : record_failure(function, st);
+  } catch (const std::bad_alloc&) {
+    return record_failure(function, Status(Errc::rt_memory_allocation, "out of host memory"));
+  } catch (const std::exception& e) {
+    return record_failure(function, Status(Errc::internal_error, std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return record_failure(function, Status(Errc::internal_error, "internal error"));
+  }
+}
+
+// The same for functions that do not need the runtime (argument checks only).
+template <class Body>
+aclError api_call_no_runtime(const char* function, Body&& body) {
+  try {
+    Status st = body();
+    return st.ok() ? ACL_SUCCESS : record_failure(function, st);
+  } catch (...) {
+    return record_failure(function, Status(Errc::internal_error, "internal error"));
+  }
+}
+
+}  // namespace arun::api

@@ -1,0 +1,115 @@
+// ascend-run extensions (arun/arun_ext.h).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "api_call.hpp"
+#include "arun/arun_ext.h"
+#include "install_paths.hpp"
+#include "plugin_loader.hpp"
+
+using namespace arun;
+using namespace arun::api;
+
+namespace {
+
+// Runs a host function as the body of a one-block kernel.
+void run_host_function(plugin::KernelContext& ctx, void* args) {
+  auto* task = static_cast<Task*>(args);
+  task->host_fn(task->host_user);
+}
+
+}  // namespace
+
+extern "C" aclError arunLaunchDeviceTask(arunDeviceTaskFn fn, void *userData, aclrtStream stream) {
+  return api_call("arunLaunchDeviceTask", [&](Runtime& rt) {
+    if (fn == nullptr) return invalid_param("fn is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    auto* task = new Task();
+    task->kind = plugin::WorkKind::Kernel;
+    task->kernel = &run_host_function;
+    task->args = task;
+    task->block_dim = 1;
+    task->host_fn = fn;
+    task->host_user = userData;
+    task->unit_kind = plugin::UnitKind::Compute;
+    task->stream = s.get();
+    rt.submit(task);
+    return Status::Ok();
+  });
+}
+
+namespace {
+
+std::string human_bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace
+
+extern "C" const char *arunRuntimeReport(void) {
+  static thread_local std::string out;
+  out.clear();
+  try {
+    Runtime* rt = Runtime::instance();
+    std::vector<std::string> dirs;
+    if (rt != nullptr) {
+      const auto& c = rt->config();
+      out += "config:    " + (c.source_path.empty() ? std::string("<none>") : c.source_path) + " (" + c.source_kind +
+             (c.from_acl_json ? ", CANN acl.json; plugins from the installed default" : "") + ")\n";
+      out += std::string("log level: ") + log_level_name(log_level()) + "\n";
+      out += "scheduler: " + c.scheduler_policy + "\nallocator: " + c.allocator_policy + "\n";
+      out += std::string("profiler:  ") + (c.profiler_enabled ? "enabled" : "disabled") + "\n";
+      out += "\nplugins loaded:\n";
+      for (const auto& p : rt->plugins()) {
+        out += "  " + p.kind + " " + p.name + " " + p.version + " (ABI " + std::to_string(p.abi_major) + "." +
+               std::to_string(p.abi_minor) + (p.build_id.empty() ? "" : ", build " + p.build_id) + ")\n    " +
+               p.path + "\n    from " + p.origin + ", " + std::to_string(p.device_count) + " device(s)\n";
+      }
+      dirs = c.plugin_search_paths;
+    } else {
+      out += "runtime:   not initialised\n";
+    }
+    dirs.push_back(builtin_plugin_dir());
+    out += "\nplugin libraries found:\n";
+    for (const auto& dir : dirs) {
+      out += "  in " + dir + ":\n";
+      auto probes = probe_plugin_dir(dir);
+      if (probes.empty()) out += "    (none)\n";
+      for (const auto& p : probes) {
+        if (p.ok) {
+          out += "    " + p.kind + " " + p.name + " " + p.version + " ABI " + std::to_string(p.abi_major) + "." +
+                 std::to_string(p.abi_minor) + "  " + p.path + "\n";
+        } else {
+          out += "    rejected " + p.path + ": " + p.reason + "\n";
+        }
+      }
+    }
+    if (rt != nullptr) {
+      out += "\ndevices:\n";
+      if (rt->device_count() == 0) out += "  (none)\n";
+      for (uint32_t i = 0; i < rt->device_count(); ++i) {
+        DeviceSlot* slot = rt->device(static_cast<int32_t>(i));
+        const auto& p = slot->device()->properties();
+        auto usage = slot->device()->memory_usage();
+        out += "  " + std::to_string(i) + ": " + p.soc_name + " (" + slot->backend() + ")  memory " +
+               human_bytes(p.memory_bytes) + " (" + human_bytes(usage.free) + " free)  AI cores " +
+               std::to_string(p.compute_units) + "  vector cores " + std::to_string(p.vector_units) +
+               "  copy engines " + std::to_string(p.copy_units) + "  L2 " + human_bytes(p.l2_bytes) + "\n";
+      }
+    }
+  } catch (...) {
+    out += "(report incomplete: internal error)\n";
+  }
+  return out.c_str();
+}

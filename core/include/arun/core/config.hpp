@@ -1,0 +1,72 @@
+// Runtime configuration: the TOML file aclInit reads (or a CANN acl.json), parsed and validated.
+// Validation is strict: unknown keys, wrong types and out-of-range values are errors naming the
+// file and the key. Plugin option tables are validated later, against the schema the plugin's
+// descriptor declares (validate_plugin_options), once the plugin is loaded.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "arun/core/status.hpp"
+#include "arun/plugin/plugin_abi.hpp"
+
+namespace arun {
+
+// One [[plugin]] entry.
+struct PluginEntry {
+  plugin::PluginKind kind = plugin::PluginKind::Device;
+  std::string name;                 // e.g. "ascend"
+  std::string path;                 // explicit library path (absolute, or relative to the config file's folder); empty = search
+  toml::table options;              // the raw [plugin.options] table, validated against the plugin's schema at load
+  std::string origin;               // "file.toml: plugin[2]" for messages
+};
+
+struct RuntimeConfig {
+  std::string source_path;          // file the config came from; empty = built-in defaults
+  std::string source_kind;          // "argument", "ASCEND_RUN_CONFIG", "installed default", "built-in defaults"
+  // True when source_path was a CANN acl.json: it configures nothing ascend-run uses, so the runtime
+  // takes plugins (and everything else) from the installed default TOML.
+  bool from_acl_json = false;
+  // [runtime]
+  std::optional<plugin::LogLevel> log_level;   // unset = keep the environment / default level
+  std::vector<std::string> plugin_search_paths; // absolute paths, in search order, before the built-in plugin folder
+  // [[plugin]]
+  std::vector<PluginEntry> plugins;
+  // [scheduler]
+  std::string scheduler_policy = "fifo";
+  toml::table scheduler_options;    // policy-specific keys (validated by the scheduler issue's code)
+  // [allocator]
+  std::string allocator_policy = "direct";
+  toml::table allocator_options;
+  // [profiler]
+  bool profiler_enabled = false;
+  std::vector<std::string> profiler_sinks;
+  std::string profiler_output_dir = "ascend-run-profile";
+  // Notes collected while parsing (e.g. ignored CANN-only acl.json keys), logged once each by the runtime.
+  std::vector<std::string> notices;
+};
+
+// Parses and validates a config file. A path ending in ".json" is read as a CANN acl.json.
+// Errors: Errc::invalid_file (missing / unreadable), Errc::parse_file (syntax),
+// Errc::file_attr_invalid (unknown key, wrong type, out-of-range value), Errc::file_missing_attr.
+Status load_config_file(const std::string& path, RuntimeConfig* out);
+
+// Parses TOML text; `origin` names it in messages. `base_dir` resolves relative paths.
+Status parse_config_toml(std::string_view text, const std::string& origin, const std::string& base_dir,
+                         RuntimeConfig* out);
+
+// Validates `table` against a plugin's option schema and fills defaults.
+// Errors (Errc::file_attr_invalid) name `origin`, the key and the reason; the message lists the valid keys.
+Status validate_plugin_options(const toml::table& table, const plugin::OptionSpec* specs, uint32_t count,
+                               const std::string& origin, plugin::OptionValues* out);
+
+// Parses "16GiB", "512 MiB", "4096", "1.5GB" into bytes. False if malformed.
+bool parse_byte_size(std::string_view text, uint64_t* out);
+
+// Log level from ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 4 off); nullopt if unset or malformed.
+std::optional<plugin::LogLevel> log_level_from_env();
+
+}  // namespace arun

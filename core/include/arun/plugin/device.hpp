@@ -1,0 +1,146 @@
+// The device-plugin interface: what a backend owns (memory, execution units, a clock) and how the
+// core drives it. The core owns streams, events, dependencies and the choice of what runs next;
+// a device only executes the work the core hands to one of its units and reports completion.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "arun/core/status.hpp"
+#include "arun/plugin/plugin_abi.hpp"
+
+namespace arun::plugin {
+
+class Device;
+
+// A device address as the user sees it. It is never dereferenceable on the host: the device
+// translates it with map() when a copy engine or a kernel touches the memory.
+using DevAddr = uint64_t;
+
+enum class UnitKind : uint32_t { Compute = 0, Copy = 1 };
+inline constexpr uint32_t kUnitKindCount = 2;
+
+// Page class asked for by aclrtMalloc's policy (the device may round sizes to the page size).
+enum class PageKind : uint32_t { Normal = 0, Huge = 1, Huge1G = 2 };
+
+struct DeviceProperties {
+  std::string soc_name;          // e.g. "Ascend910B3"
+  uint64_t memory_bytes = 0;     // total device memory the user can allocate
+  uint32_t compute_units = 0;    // AI cores
+  uint32_t vector_units = 0;     // vector cores (reported, not separately scheduled)
+  uint32_t copy_units = 0;       // copy (DMA) engines
+  uint64_t l2_bytes = 0;
+  uint32_t page_bytes = 4096;    // normal page size
+  uint32_t huge_page_bytes = 2u << 20;
+};
+
+struct MemoryUsage {
+  uint64_t total = 0;
+  uint64_t free = 0;             // total minus what live allocations occupy (after rounding)
+  uint64_t largest_free = 0;     // largest contiguous free range
+  uint64_t allocations = 0;
+};
+
+// One side of a copy or the target of a memset: a host pointer (device == nullptr) or an address
+// in some device's address space (that device may be a peer of the one executing the work).
+struct MemRef {
+  uint64_t addr = 0;
+  Device* device = nullptr;
+};
+
+// Execution context a kernel body receives, one per block.
+class KernelContext {
+ public:
+  virtual uint32_t block_idx() const = 0;
+  virtual uint32_t block_dim() const = 0;
+  // Host view of [addr, addr+bytes) of device memory; nullptr (and the launch is marked faulted
+  // with ACL_ERROR_RT_AICORE_EXCEPTION) if the range is not inside one live allocation.
+  virtual void* map(DevAddr addr, uint64_t bytes) = 0;
+  // Reports a fault with an ACL code (e.g. 507015); the launch fails with that code.
+  virtual void fault(int code, const char* message) = 0;
+
+ protected:
+  ~KernelContext() = default;
+};
+
+using KernelFn = void (*)(KernelContext& ctx, void* args);
+
+enum class WorkKind : uint32_t {
+  Copy,     // bytes from src to dst
+  Copy2D,   // height rows of width bytes, row starts spitch / dpitch apart
+  Memset,   // bytes at dst set to (value & 0xff)
+  Kernel,   // fn(ctx, args) for block 0 .. block_dim-1
+};
+
+struct Work;
+
+struct WorkResult {
+  int status = 0;            // 0 or an ACL code (507015, 507052, ...)
+  uint64_t start_ns = 0;     // device clock
+  uint64_t end_ns = 0;
+  uint32_t unit = 0;
+};
+
+// Called by the device on its unit thread when work finishes; the core may call launch() again
+// from inside it (for the same or another unit).
+using CompletionFn = void (*)(Work* work, const WorkResult& result);
+
+struct Work {
+  WorkKind kind = WorkKind::Copy;
+  MemRef dst;
+  MemRef src;
+  uint64_t bytes = 0;    // Copy, Memset
+  uint64_t width = 0;    // Copy2D
+  uint64_t height = 0;
+  uint64_t dpitch = 0;
+  uint64_t spitch = 0;
+  int32_t value = 0;     // Memset
+  KernelFn kernel = nullptr;
+  void* args = nullptr;
+  uint32_t block_dim = 1;
+  CompletionFn on_complete = nullptr;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual const DeviceProperties& properties() const = 0;
+
+  // Brings the device up (unit threads, clock) on first use; close() stops it. Memory survives
+  // neither: close() releases every allocation.
+  virtual Status open() = 0;
+  virtual void close() = 0;
+
+  // Device memory. allocate() fails with Errc::rt_memory_allocation when the request does not fit.
+  virtual Status allocate(uint64_t bytes, PageKind page, DevAddr* out) = 0;
+  virtual Status release(DevAddr addr) = 0;
+  virtual MemoryUsage memory_usage() const = 0;
+  // True if addr lies in this device's address space (live or not).
+  virtual bool owns(DevAddr addr) const = 0;
+  // The live allocation containing addr: its base and usable size. False if none.
+  virtual bool find_allocation(DevAddr addr, DevAddr* base, uint64_t* size) const = 0;
+  // Host view of a range inside one live allocation, or nullptr.
+  virtual void* map(DevAddr addr, uint64_t bytes) = 0;
+
+  // Device clock in nanoseconds since the device booted (opened).
+  virtual uint64_t now_ns() const = 0;
+
+  // Execution units. launch() returns at once; the unit runs the work and calls
+  // work->on_complete. A unit runs one work item at a time; the core never launches onto a busy unit.
+  virtual uint32_t unit_count(UnitKind kind) const = 0;
+  virtual void launch(UnitKind kind, uint32_t unit, Work* work) = 0;
+
+  // Runs the work on the calling thread (synchronous aclrtMemcpy / aclrtMemset). Returns the status
+  // the work would have completed with.
+  virtual WorkResult execute_now(Work* work) = 0;
+};
+
+// What a device plugin's factory returns: a set of devices of one backend.
+class DevicePlugin : public PluginObject {
+ public:
+  virtual uint32_t device_count() const = 0;
+  virtual Device* device(uint32_t index) = 0;
+};
+
+}  // namespace arun::plugin

@@ -1,0 +1,130 @@
+// The plugin boundary: what every plugin shared object exports and what the core hands it.
+//
+// A plugin exports exactly one descriptor under the alias `arun_plugin_descriptor`
+// (use ARUN_DECLARE_PLUGIN). The descriptor has a C layout so the loader can read and check it
+// before trusting anything else in the library: magic, ABI major/minor, struct size, kind, name,
+// version, build id, option schema and factory. The factory returns a C++ object of the interface
+// that belongs to the plugin's kind (DevicePlugin for kind Device, ...). Rules across the boundary:
+//  - no exception escapes a plugin entry point: errors are Status values or error strings;
+//  - plugins log through the HostServices the core passes in (spdlog registries do not cross .so files);
+//  - plugins and the core must be built with the same C++ standard library ABI; the ABI major number
+//    changes whenever an interface class in this directory changes incompatibly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <boost/dll/alias.hpp>
+
+namespace arun::plugin {
+
+inline constexpr uint32_t kPluginMagic = 0x4e555241u;  // "ARUN" in little-endian byte order
+inline constexpr uint16_t kAbiMajor = 1;
+inline constexpr uint16_t kAbiMinor = 0;
+
+enum class PluginKind : uint32_t {
+  Device = 1,
+  Allocator = 2,
+  Profiler = 3,
+  Scheduler = 4,
+};
+
+const char* kind_name(PluginKind kind);  // "device", "allocator", ... (defined in the core)
+
+// ---- Options: plugins declare a schema, the core validates the TOML table against it. ----
+
+enum class OptionType : uint32_t { Integer, Float, Boolean, String, Bytes };
+
+// One option a plugin accepts. For Integer/Float/Bytes, [min, max] is inclusive.
+// Bytes accepts an integer or a string with a unit suffix ("16GiB", "512MiB", "4096").
+// default_value is written in TOML syntax ("2", "true", "\"Ascend910B3\"", "\"16GiB\"").
+struct OptionSpec {
+  const char* key;
+  OptionType type;
+  double min;
+  double max;
+  const char* default_value;
+  const char* help;
+};
+
+using OptionValue = std::variant<int64_t, double, bool, std::string>;
+
+// Validated option values: every key of the schema is present (defaults filled in);
+// Bytes options are stored as int64_t byte counts.
+class OptionValues {
+ public:
+  void set(std::string key, OptionValue value) { values_[std::move(key)] = std::move(value); }
+  bool has(std::string_view key) const { return values_.find(std::string(key)) != values_.end(); }
+  int64_t get_int(std::string_view key, int64_t fallback = 0) const { return get<int64_t>(key, fallback); }
+  double get_double(std::string_view key, double fallback = 0) const { return get<double>(key, fallback); }
+  bool get_bool(std::string_view key, bool fallback = false) const { return get<bool>(key, fallback); }
+  std::string get_string(std::string_view key, std::string fallback = {}) const {
+    return get<std::string>(key, std::move(fallback));
+  }
+  const std::map<std::string, OptionValue>& all() const { return values_; }
+
+ private:
+  template <class T>
+  T get(std::string_view key, T fallback) const {
+    auto it = values_.find(std::string(key));
+    if (it == values_.end()) return fallback;
+    if (auto* v = std::get_if<T>(&it->second)) return *v;
+    return fallback;
+  }
+  std::map<std::string, OptionValue> values_;
+};
+
+// ---- Services the core provides to plugins. ----
+
+enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3, Off = 4 };
+
+class HostServices {
+ public:
+  virtual void log(LogLevel level, std::string_view source, std::string_view message) = 0;
+  virtual bool log_enabled(LogLevel level) const = 0;
+
+ protected:
+  ~HostServices() = default;
+};
+
+// Every object a factory returns derives from PluginObject; the core destroys it through this
+// virtual destructor while still holding the plugin's library.
+class PluginObject {
+ public:
+  virtual ~PluginObject() = default;
+};
+
+// Factory: returns a new object of the kind's interface, or nullptr with a reason in `error`
+// (NUL-terminated, at most error_size bytes).
+using FactoryFn = PluginObject* (*)(HostServices* host, const OptionValues* options, char* error,
+                                    size_t error_size);
+
+struct PluginDescriptor {
+  uint32_t magic;
+  uint16_t abi_major;
+  uint16_t abi_minor;
+  uint32_t struct_size;
+  PluginKind kind;
+  const char* name;
+  const char* version;
+  const char* build_id;
+  const char* description;
+  const OptionSpec* options;
+  uint32_t option_count;
+  FactoryFn create;
+};
+
+}  // namespace arun::plugin
+
+// Exports `descriptor` (a PluginDescriptor object with static storage) from the plugin library.
+#define ARUN_DECLARE_PLUGIN(descriptor) BOOST_DLL_ALIAS(descriptor, arun_plugin_descriptor)
+
+// Convenience for a descriptor's header fields; usage:
+//   const arun::plugin::PluginDescriptor kDesc{ARUN_PLUGIN_HEADER, PluginKind::Device, "ascend", ...};
+#define ARUN_PLUGIN_HEADER                                                       \
+  ::arun::plugin::kPluginMagic, ::arun::plugin::kAbiMajor, ::arun::plugin::kAbiMinor, \
+      static_cast<uint32_t>(sizeof(::arun::plugin::PluginDescriptor))

@@ -1,0 +1,43 @@
+#include "device_slot.hpp"
+
+#include "fifo_policy.hpp"
+#include "logging.hpp"
+
+namespace arun {
+
+DeviceSlot::DeviceSlot(int32_t id, plugin::Device* device, std::shared_ptr<plugin::DevicePlugin> owner,
+                       std::string backend, std::string policy)
+    : id_(id), device_(device), owner_(std::move(owner)), backend_(std::move(backend)), policy_(std::move(policy)) {}
+
+Status DeviceSlot::acquire() {
+  std::lock_guard lock(open_mu_);
+  if (users_ == 0) {
+    Status st = device_->open();
+    if (!st.ok()) {
+      return Status(st.code() == Errc::ok ? Errc::rt_dev_setup_error : st.code(),
+                    "device " + std::to_string(id_) + " (" + backend_ + ") failed to open: " + st.message());
+    }
+    scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>());
+    log().debug("device {} ({}) opened, scheduler policy {}", id_, backend_, scheduler_->policy().name());
+  }
+  ++users_;
+  return Status::Ok();
+}
+
+void DeviceSlot::release() {
+  std::lock_guard lock(open_mu_);
+  if (users_ == 0) return;
+  if (--users_ == 0) {
+    scheduler_->wait_all(-1);
+    scheduler_.reset();
+    device_->close();
+    log().debug("device {} ({}) closed", id_, backend_);
+  }
+}
+
+bool DeviceSlot::is_open() const {
+  std::lock_guard lock(open_mu_);
+  return users_ > 0;
+}
+
+}  // namespace arun

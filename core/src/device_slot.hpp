@@ -1,0 +1,53 @@
+// DeviceSlot: one device as the runtime numbers it (device ids run across all device plugins in
+// config order). Opens the device on first use and closes it when the last context on it goes.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "arun/core/status.hpp"
+#include "arun/plugin/device.hpp"
+#include "context.hpp"
+#include "scheduler.hpp"
+
+namespace arun {
+
+class DeviceSlot {
+ public:
+  DeviceSlot(int32_t id, plugin::Device* device, std::shared_ptr<plugin::DevicePlugin> owner, std::string backend,
+             std::string policy);
+
+  int32_t id() const { return id_; }
+  plugin::Device* device() const { return device_; }
+  const std::string& backend() const { return backend_; }
+
+  // Opens the device (first user) and counts a user; release() undoes one acquire.
+  Status acquire();
+  void release();
+  bool is_open() const;
+  Scheduler* scheduler() const { return scheduler_.get(); }  // non-null while open
+
+  int32_t next_stream_id() { return stream_ids_.fetch_add(1); }
+
+  // Default-context bookkeeping, guarded by mu.
+  std::mutex mu;
+  int set_count = 0;                      // aclrtSetDevice references
+  std::shared_ptr<Context> default_context;
+  std::set<int32_t> peers;                // devices this one may access (aclrtDeviceEnablePeerAccess)
+  int overflow_mode = 1;                  // aclrtFloatOverflowMode; INFNAN (IEEE) by default
+
+ private:
+  int32_t id_;
+  plugin::Device* device_;
+  std::shared_ptr<plugin::DevicePlugin> owner_;  // keeps the plugin (and its library) alive
+  std::string backend_;
+  std::string policy_;
+  mutable std::mutex open_mu_;
+  int users_ = 0;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::atomic<int32_t> stream_ids_{0};
+};
+
+}  // namespace arun

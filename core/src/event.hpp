@@ -1,0 +1,46 @@
+// Event and EventRecord. Each aclrtRecordEvent creates a new EventRecord (the capture of the
+// stream's position); waits capture the record current at the time they are enqueued, so
+// re-recording an event never changes what an earlier wait waits for.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace arun {
+
+class Context;
+class Stream;
+
+struct EventRecord {
+  // All fields are guarded by the scheduler mutex of the event's device, except `done`, which host
+  // threads poll without it.
+  std::atomic<bool> done{false};
+  uint64_t device_ns = 0;             // device clock when the captured work had completed
+  std::vector<Stream*> blocked;       // streams whose head waits for this record
+};
+
+class Event {
+ public:
+  // Internal flag bits, above the ACL_EVENT_* bits.
+  static constexpr uint32_t kCreatedPlain = 0x80000000u;  // aclrtCreateEvent: waitable, timed, not resettable
+  static constexpr uint32_t kCreatedEx = 0x40000000u;     // aclrtCreateEventExWithFlag
+
+  Event(Context* context, uint32_t flags) : context_(context), flags_(flags) {}
+  Context* context() const { return context_; }
+  uint32_t flags() const { return flags_; }
+  void* handle() const { return handle_; }
+  void set_handle(void* h) { handle_ = h; }
+
+  // Guarded by the device's scheduler mutex.
+  std::shared_ptr<EventRecord> latest;  // null: never recorded (or reset): queries report complete
+  uint32_t pending_waits = 0;           // enqueued wait tasks not yet satisfied
+
+ private:
+  Context* context_;
+  uint32_t flags_;
+  void* handle_ = nullptr;
+};
+
+}  // namespace arun

@@ -1,0 +1,539 @@
+#include "runtime.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "install_paths.hpp"
+#include "logging.hpp"
+
+namespace arun {
+
+std::atomic<Runtime*> Runtime::instance_{nullptr};
+
+namespace {
+
+std::mutex g_init_mu;
+int g_init_refs = 0;
+std::string g_init_identity;  // what the first aclInit was given, to detect a differing repeat
+std::atomic<uint64_t> g_generation{0};
+
+struct ThreadState {
+  Context* context = nullptr;
+  uint64_t generation = 0;
+};
+thread_local ThreadState t_state;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Which file aclInit(path) means, and how it was chosen.
+void choose_config(const char* path, std::string* file, std::string* how) {
+  if (path != nullptr && path[0] != '\0') {
+    *file = path;
+    *how = "argument";
+  } else if (const char* env = std::getenv("ASCEND_RUN_CONFIG"); env != nullptr && env[0] != '\0') {
+    *file = env;
+    *how = "ASCEND_RUN_CONFIG";
+  } else if (std::error_code ec; std::filesystem::exists(installed_default_config(), ec)) {
+    *file = installed_default_config();
+    *how = "installed default";
+  } else {
+    file->clear();
+    *how = "built-in defaults";
+  }
+}
+
+Status load_chosen_config(const std::string& file, const std::string& how, RuntimeConfig* out) {
+  if (file.empty()) {
+    // No file anywhere: the simulated Ascend NPU with its defaults.
+    PluginEntry ascend;
+    ascend.kind = plugin::PluginKind::Device;
+    ascend.name = "ascend";
+    ascend.origin = "built-in defaults: plugin[0]";
+    out->plugins.push_back(std::move(ascend));
+    out->source_kind = how;
+    return Status::Ok();
+  }
+  ARUN_RETURN_IF_ERROR(load_config_file(file, out));
+  if (out->from_acl_json) {
+    // A CANN acl.json says nothing about plugins: take them from the installed default config.
+    RuntimeConfig base;
+    std::string def = installed_default_config();
+    std::error_code ec;
+    if (std::filesystem::exists(def, ec)) {
+      ARUN_RETURN_IF_ERROR(load_config_file(def, &base));
+    } else {
+      ARUN_RETURN_IF_ERROR(load_chosen_config("", "built-in defaults", &base));
+    }
+    base.notices.insert(base.notices.begin(), out->notices.begin(), out->notices.end());
+    base.source_path = file;
+    base.from_acl_json = true;
+    *out = std::move(base);
+  }
+  out->source_path = file;
+  out->source_kind = how;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Runtime::initialize(const char* config_path) {
+  std::lock_guard lock(g_init_mu);
+  std::string file, how;
+  choose_config(config_path, &file, &how);
+  std::error_code ec;
+  if (!file.empty() && !std::filesystem::is_regular_file(file, ec)) {
+    return Status(Errc::invalid_file, "aclInit: config file " + file + " (from " + how +
+                                          ") does not exist or is not a regular file");
+  }
+  std::string identity = file.empty() ? std::string("<built-in>") : read_file(file);
+  if (g_init_refs > 0) {
+    if (identity != g_init_identity) {
+      return Status(Errc::invalid_param, "aclInit: already initialised with a different configuration than " +
+                                             (file.empty() ? std::string("the built-in defaults") : file));
+    }
+    ++g_init_refs;
+    return Status(Errc::repeat_initialize, "aclInit: already initialised; reference count is now " +
+                                               std::to_string(g_init_refs));
+  }
+
+  if (auto env_level = log_level_from_env()) set_log_level(*env_level);
+  RuntimeConfig config;
+  ARUN_RETURN_IF_ERROR(load_chosen_config(file, how, &config));
+  if (config.log_level && !log_level_from_env()) set_log_level(*config.log_level);
+
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->generation_ = ++g_generation;
+  Status st = rt->setup(config);
+  if (!st.ok()) {
+    rt->teardown();
+    return st;
+  }
+  for (const auto& notice : rt->config_.notices) log().info("{}", notice);
+  log().info("initialised from {} ({}): {} device(s)", file.empty() ? "<built-in>" : file, how, rt->device_count());
+  g_init_identity = std::move(identity);
+  g_init_refs = 1;
+  instance_.store(rt.release(), std::memory_order_release);
+  return Status::Ok();
+}
+
+Status Runtime::finalize() {
+  std::lock_guard lock(g_init_mu);
+  Runtime* rt = instance_.load();
+  if (rt == nullptr || g_init_refs == 0) {
+    return Status(Errc::repeat_finalize, "aclFinalize: the runtime is not initialised (already finalised?)");
+  }
+  instance_.store(nullptr, std::memory_order_release);
+  g_init_refs = 0;
+  rt->teardown();
+  delete rt;
+  return Status::Ok();
+}
+
+Status Runtime::setup(const RuntimeConfig& config) {
+  config_ = config;
+  if (config_.scheduler_policy != "fifo") {
+    return Status(Errc::file_attr_invalid, config_.source_path + ": scheduler.policy: unknown policy \"" +
+                                               config_.scheduler_policy + "\" (valid: fifo)");
+  }
+  if (!config_.scheduler_options.empty()) {
+    return Status(Errc::file_attr_invalid, config_.source_path + ": scheduler." +
+                                               std::string(config_.scheduler_options.begin()->first.str()) +
+                                               ": the fifo policy takes no options");
+  }
+  if (config_.allocator_policy != "direct") {
+    return Status(Errc::file_attr_invalid, config_.source_path + ": allocator.policy: unknown policy \"" +
+                                               config_.allocator_policy + "\" (valid: direct)");
+  }
+  if (!config_.allocator_options.empty()) {
+    return Status(Errc::file_attr_invalid, config_.source_path + ": allocator." +
+                                               std::string(config_.allocator_options.begin()->first.str()) +
+                                               ": the direct allocator takes no options");
+  }
+  if (config_.profiler_enabled) {
+    return Status(Errc::file_attr_invalid,
+                  config_.source_path + ": profiler.enabled: profiling is not available in this version of ascend-run");
+  }
+  for (const auto& entry : config_.plugins) {
+    LoadedPlugin loaded;
+    ARUN_RETURN_IF_ERROR(load_plugin_entry(entry, config_.plugin_search_paths, &loaded, nullptr));
+    if (entry.kind != plugin::PluginKind::Device) {
+      return Status(Errc::file_attr_invalid, entry.origin + ": " + plugin::kind_name(entry.kind) +
+                                                 " plugins are not supported by this version of ascend-run");
+    }
+    ARUN_RETURN_IF_ERROR(load_device_plugin(entry, loaded));
+  }
+  return Status::Ok();
+}
+
+Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded) {
+  const auto& d = *loaded.descriptor;
+  plugin::OptionValues options;
+  ARUN_RETURN_IF_ERROR(validate_plugin_options(entry.options, d.options, d.option_count,
+                                               entry.origin + ".options", &options));
+  std::shared_ptr<plugin::DevicePlugin> backend;
+  ARUN_RETURN_IF_ERROR(create_plugin_object(loaded, options, &backend));
+  LoadedPluginInfo info{plugin::kind_name(d.kind), d.name, d.version, loaded.path,
+                        d.build_id ? d.build_id : "", entry.origin, d.abi_major, d.abi_minor,
+                        backend->device_count()};
+  plugins_.push_back(info);
+  for (uint32_t i = 0; i < backend->device_count(); ++i) {
+    auto id = static_cast<int32_t>(devices_.size());
+    devices_.push_back(std::make_unique<DeviceSlot>(id, backend->device(i), backend, d.name, config_.scheduler_policy));
+  }
+  return Status::Ok();
+}
+
+void Runtime::teardown() {
+  // Contexts first (drains and releases their streams), then devices, then plugins.
+  for (auto& ctx : contexts_.snapshot()) {
+    contexts_.remove(ctx->handle());
+    if (ctx->alive() && !ctx->is_default()) release_context(ctx);
+  }
+  for (auto& slot : devices_) {
+    std::shared_ptr<Context> def;
+    {
+      std::lock_guard lock(slot->mu);
+      def = std::move(slot->default_context);
+      slot->set_count = 0;
+    }
+    if (def) release_context(def);
+  }
+  streams_.clear();
+  events_.clear();
+  pinned_.drain([](void* base, uint64_t) { std::free(base); });
+  devices_.clear();
+  retired_contexts_.clear();
+  plugins_.clear();
+}
+
+DeviceSlot* Runtime::device(int32_t id) const {
+  if (id < 0 || id >= static_cast<int32_t>(devices_.size())) return nullptr;
+  return devices_[id].get();
+}
+
+Status Runtime::check_device_id(int32_t id) const {
+  if (devices_.empty()) return Status(Errc::rt_no_device, "no device is available (no device plugin is configured)");
+  if (id < 0 || id >= static_cast<int32_t>(devices_.size())) {
+    return Status(Errc::rt_invalid_device_id, "device id " + std::to_string(id) + " is out of range [0, " +
+                                                  std::to_string(devices_.size() - 1) + "]");
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- thread state
+
+Context* Runtime::current_context() const {
+  if (t_state.generation != generation_ || t_state.context == nullptr) return nullptr;
+  return t_state.context->alive() ? t_state.context : nullptr;
+}
+
+Status Runtime::require_context(Context** out) const {
+  *out = current_context();
+  if (*out == nullptr) {
+    return Status(Errc::rt_context_null,
+                  "the calling thread has no current context (call aclrtSetDevice or aclrtSetCurrentContext first)");
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- devices and contexts
+
+std::shared_ptr<Stream> Runtime::make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default) {
+  DeviceSlot* slot = context->slot();
+  auto stream = std::make_shared<Stream>(context, slot->scheduler(), slot->next_stream_id(), priority, flags, is_default);
+  streams_.add(stream);
+  slot->scheduler()->add_stream(stream);
+  return stream;
+}
+
+Status Runtime::set_device(int32_t id) {
+  ARUN_RETURN_IF_ERROR(check_device_id(id));
+  DeviceSlot* slot = devices_[id].get();
+  std::shared_ptr<Context> ctx;
+  {
+    std::lock_guard lock(slot->mu);
+    if (!slot->default_context) {
+      ARUN_RETURN_IF_ERROR(slot->acquire());
+      auto def = std::make_shared<Context>(slot, true);
+      contexts_.add(def);
+      def->default_stream = make_stream(def.get(), 0, 0, true);
+      slot->default_context = def;
+    }
+    ++slot->set_count;
+    ctx = slot->default_context;
+  }
+  t_state = {ctx.get(), generation_};
+  return Status::Ok();
+}
+
+Status Runtime::reset_device(int32_t id, bool force) {
+  ARUN_RETURN_IF_ERROR(check_device_id(id));
+  DeviceSlot* slot = devices_[id].get();
+  std::shared_ptr<Context> doomed;
+  {
+    std::lock_guard lock(slot->mu);
+    if (slot->set_count == 0 || !slot->default_context) {
+      return Status(Errc::rt_context_release_error, "device " + std::to_string(id) +
+                                                        " is not set (aclrtSetDevice was not called, or it was "
+                                                        "already reset)");
+    }
+    slot->set_count = force ? 0 : slot->set_count - 1;
+    if (slot->set_count > 0) return Status::Ok();
+    doomed = std::move(slot->default_context);
+  }
+  contexts_.remove(doomed->handle());
+  release_context(doomed);
+  if (t_state.context == doomed.get()) t_state.context = nullptr;
+  return Status::Ok();
+}
+
+// Drains and releases a context's streams and events, then lets go of its device.
+void Runtime::release_context(const std::shared_ptr<Context>& context) {
+  std::vector<std::shared_ptr<Stream>> streams;
+  std::vector<std::shared_ptr<Event>> events;
+  {
+    std::lock_guard lock(context->mu);
+    streams.swap(context->streams);
+    events.swap(context->events);
+  }
+  if (context->default_stream) streams.push_back(context->default_stream);
+  Scheduler* sched = context->slot()->scheduler();
+  for (auto& s : streams) {
+    sched->remove_stream(s, false);
+    streams_.remove(s->handle());
+  }
+  for (auto& e : events) events_.remove(e->handle());
+  context->default_stream.reset();
+  context->retire();
+  {
+    std::lock_guard lock(retired_mu_);
+    retired_contexts_.push_back(context);
+  }
+  context->slot()->release();
+}
+
+Status Runtime::create_context(int32_t id, void** handle) {
+  ARUN_RETURN_IF_ERROR(check_device_id(id));
+  DeviceSlot* slot = devices_[id].get();
+  ARUN_RETURN_IF_ERROR(slot->acquire());
+  auto ctx = std::make_shared<Context>(slot, false);
+  *handle = contexts_.add(ctx);
+  ctx->default_stream = make_stream(ctx.get(), 0, 0, true);
+  t_state = {ctx.get(), generation_};
+  return Status::Ok();
+}
+
+Status Runtime::destroy_context(void* handle) {
+  auto ctx = contexts_.find(handle);
+  if (!ctx) return Status(Errc::rt_invalid_handle, "context handle is not a live context");
+  if (ctx->is_default()) {
+    return Status(Errc::rt_context_release_error,
+                  "the default context of a device cannot be destroyed (use aclrtResetDevice)");
+  }
+  contexts_.remove(handle);
+  release_context(ctx);
+  if (t_state.context == ctx.get()) t_state.context = nullptr;
+  return Status::Ok();
+}
+
+Status Runtime::set_current_context(void* handle) {
+  auto ctx = contexts_.find(handle);
+  if (!ctx || !ctx->alive()) return Status(Errc::rt_invalid_handle, "context handle is not a live context");
+  t_state = {ctx.get(), generation_};
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- streams
+
+Status Runtime::resolve_stream(void* handle, std::shared_ptr<Stream>* out) const {
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(require_context(&ctx));
+  if (handle == nullptr) {
+    *out = ctx->default_stream;
+    return Status::Ok();
+  }
+  auto s = streams_.find(handle);
+  if (!s) return Status(Errc::rt_invalid_handle, "stream handle is not a live stream (destroyed, or not a stream)");
+  if (s->context() != ctx) {
+    return Status(Errc::rt_stream_context, "stream " + std::to_string(s->id()) +
+                                               " belongs to another context than the calling thread's current one");
+  }
+  *out = std::move(s);
+  return Status::Ok();
+}
+
+Status Runtime::create_stream(uint32_t priority, uint32_t flags, void** handle) {
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(require_context(&ctx));
+  auto s = make_stream(ctx, priority, flags, false);
+  {
+    std::lock_guard lock(ctx->mu);
+    ctx->streams.push_back(s);
+  }
+  *handle = s->handle();
+  return Status::Ok();
+}
+
+Status Runtime::destroy_stream(void* handle, bool force) {
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(resolve_stream(handle, &s));
+  if (s->is_default()) return Status(Errc::rt_param_invalid, "the default stream cannot be destroyed");
+  Context* ctx = s->context();
+  {
+    std::lock_guard lock(ctx->mu);
+    auto& v = ctx->streams;
+    v.erase(std::remove(v.begin(), v.end(), s), v.end());
+  }
+  streams_.remove(handle);
+  s->scheduler()->remove_stream(s, force);
+  return Status::Ok();
+}
+
+Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
+  Scheduler* sched = stream.scheduler();
+  if (!sched->wait_for(stream, stream.submitted(), Notifier::deadline_after_ms(timeout_ms))) {
+    return Status(Errc::rt_stream_sync_timeout, "stream " + std::to_string(stream.id()) +
+                                                    " did not finish within " + std::to_string(timeout_ms) + " ms");
+  }
+  if (int e = sched->take_error(stream)) {
+    return Status(static_cast<Errc>(e), "a task on stream " + std::to_string(stream.id()) + " failed with error " +
+                                            std::to_string(e));
+  }
+  return Status::Ok();
+}
+
+Status Runtime::synchronize_device(int32_t timeout_ms) {
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(require_context(&ctx));
+  Scheduler* sched = ctx->slot()->scheduler();
+  if (!sched->wait_all(Notifier::deadline_after_ms(timeout_ms))) {
+    return Status(Errc::rt_stream_sync_timeout, "device " + std::to_string(ctx->slot()->id()) +
+                                                    " did not finish within " + std::to_string(timeout_ms) + " ms");
+  }
+  if (int e = sched->take_any_error()) {
+    return Status(static_cast<Errc>(e), "a task on device " + std::to_string(ctx->slot()->id()) +
+                                            " failed with error " + std::to_string(e));
+  }
+  return Status::Ok();
+}
+
+uint64_t Runtime::submit(Task* task) { return task->stream->scheduler()->submit(task); }
+
+// ---------------------------------------------------------------- events
+
+Status Runtime::create_event(uint32_t flags, void** handle) {
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(require_context(&ctx));
+  auto e = std::make_shared<Event>(ctx, flags);
+  *handle = events_.add(e);
+  std::lock_guard lock(ctx->mu);
+  ctx->events.push_back(e);
+  return Status::Ok();
+}
+
+Status Runtime::resolve_event(void* handle, std::shared_ptr<Event>* out) const {
+  auto e = events_.find(handle);
+  if (!e) return Status(Errc::rt_invalid_handle, "event handle is not a live event (destroyed, or not an event)");
+  *out = std::move(e);
+  return Status::Ok();
+}
+
+Status Runtime::destroy_event(void* handle) {
+  auto e = events_.remove(handle);
+  if (!e) return Status(Errc::rt_invalid_handle, "event handle is not a live event (destroyed, or not an event)");
+  // Pending records and waits hold their own references; the event object goes when they finish.
+  Context* ctx = e->context();
+  std::lock_guard lock(ctx->mu);
+  auto& v = ctx->events;
+  v.erase(std::remove(v.begin(), v.end(), e), v.end());
+  return Status::Ok();
+}
+
+namespace {
+Status same_context(const Event& event, const Stream& stream) {
+  if (event.context() != stream.context()) {
+    return Status(Errc::rt_stream_context, "the event and the stream belong to different contexts");
+  }
+  return Status::Ok();
+}
+}  // namespace
+
+Status Runtime::record_event(Event& event, Stream& stream) {
+  ARUN_RETURN_IF_ERROR(same_context(event, stream));
+  auto* task = new Task();
+  task->task_kind = TaskKind::EventRecord;
+  task->stream = &stream;
+  task->record = std::make_shared<EventRecord>();
+  task->event = events_.find(event.handle());
+  submit(task);
+  return Status::Ok();
+}
+
+Status Runtime::wait_event(Stream& stream, Event& event) {
+  ARUN_RETURN_IF_ERROR(same_context(event, stream));
+  auto* task = new Task();
+  task->task_kind = TaskKind::EventWait;
+  task->stream = &stream;
+  task->event = events_.find(event.handle());
+  submit(task);
+  return Status::Ok();
+}
+
+Status Runtime::reset_event(Event& event, Stream& stream) {
+  ARUN_RETURN_IF_ERROR(same_context(event, stream));
+  auto* task = new Task();
+  task->task_kind = TaskKind::EventReset;
+  task->stream = &stream;
+  task->event = events_.find(event.handle());
+  submit(task);
+  return Status::Ok();
+}
+
+Status Runtime::synchronize_event(Event& event, int32_t timeout_ms) {
+  Scheduler* sched = event.context()->slot()->scheduler();
+  auto record = sched->latest_record(event);
+  if (!record) return Status::Ok();
+  if (!sched->wait_record(*record, Notifier::deadline_after_ms(timeout_ms))) {
+    return Status(Errc::rt_event_sync_timeout,
+                  "the event's recorded work did not finish within " + std::to_string(timeout_ms) + " ms");
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- memory
+
+PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
+  PointerInfo info;
+  auto addr = reinterpret_cast<uint64_t>(ptr);
+  for (const auto& slot : devices_) {
+    if (!slot->device()->owns(addr)) continue;
+    info.kind = PointerInfo::Kind::Device;
+    info.slot = slot.get();
+    plugin::DevAddr base = 0;
+    uint64_t size = 0;
+    if (slot->device()->find_allocation(addr, &base, &size)) {
+      info.base = base;
+      info.size = size;
+      info.in_allocation = addr + bytes <= base + size && addr + bytes >= addr;
+    }
+    return info;
+  }
+  void* base = nullptr;
+  uint64_t size = 0;
+  if (pinned_.find(ptr, 1, &base, &size)) {
+    info.kind = PointerInfo::Kind::PinnedHost;
+    info.base = reinterpret_cast<uint64_t>(base);
+    info.size = size;
+    info.in_allocation = addr + bytes <= info.base + size;
+  }
+  return info;
+}
+
+}  // namespace arun

@@ -1,0 +1,109 @@
+// Runtime: the process-wide state aclInit creates and aclFinalize destroys: configuration, loaded
+// plugins, devices, live handles and each thread's current context. The C API layer validates
+// arguments and calls into it; everything here returns Status with ACL-valued codes.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "arun/core/config.hpp"
+#include "arun/core/status.hpp"
+#include "device_slot.hpp"
+#include "event.hpp"
+#include "handle_table.hpp"
+#include "memory_registry.hpp"
+#include "plugin_loader.hpp"
+
+namespace arun {
+
+// Where a pointer lives.
+struct PointerInfo {
+  enum class Kind { Host, PinnedHost, Device } kind = Kind::Host;
+  DeviceSlot* slot = nullptr;        // Device
+  uint64_t base = 0, size = 0;       // the containing allocation (Device, PinnedHost); 0 if none
+  bool in_allocation = false;
+};
+
+struct LoadedPluginInfo {
+  std::string kind, name, version, path, build_id, origin;
+  uint16_t abi_major = 0, abi_minor = 0;
+  uint32_t device_count = 0;
+};
+
+class Runtime {
+ public:
+  // aclInit / aclFinalize, reference-counted as the spec says.
+  static Status initialize(const char* config_path);
+  static Status finalize();
+  // The live runtime, or nullptr before aclInit / after aclFinalize.
+  static Runtime* instance() { return instance_.load(std::memory_order_acquire); }
+
+  const RuntimeConfig& config() const { return config_; }
+  const std::vector<LoadedPluginInfo>& plugins() const { return plugins_; }
+  uint32_t device_count() const { return static_cast<uint32_t>(devices_.size()); }
+  DeviceSlot* device(int32_t id) const;
+  Status check_device_id(int32_t id) const;
+
+  // ---- thread state ----
+  Context* current_context() const;   // nullptr if none (or it was destroyed)
+  Status require_context(Context** out) const;
+
+  // ---- devices and contexts ----
+  Status set_device(int32_t id);
+  Status reset_device(int32_t id, bool force);
+  Status create_context(int32_t id, void** handle);
+  Status destroy_context(void* handle);
+  Status set_current_context(void* handle);
+
+  // ---- streams ----
+  // NULL = the current context's default stream. A stream of another context is rt_stream_context.
+  Status resolve_stream(void* handle, std::shared_ptr<Stream>* out) const;
+  Status create_stream(uint32_t priority, uint32_t flags, void** handle);
+  Status destroy_stream(void* handle, bool force);
+  Status synchronize_stream(Stream& stream, int32_t timeout_ms);
+  Status synchronize_device(int32_t timeout_ms);
+
+  // ---- events ----
+  Status create_event(uint32_t flags, void** handle);
+  Status destroy_event(void* handle);
+  Status resolve_event(void* handle, std::shared_ptr<Event>* out) const;  // any context
+  Status record_event(Event& event, Stream& stream);
+  Status wait_event(Stream& stream, Event& event);
+  Status reset_event(Event& event, Stream& stream);
+  Status synchronize_event(Event& event, int32_t timeout_ms);
+
+  // ---- memory ----
+  PointerInfo classify(const void* ptr, uint64_t bytes) const;
+  MemoryRegistry& pinned() { return pinned_; }
+
+  // Enqueues a task (built by the caller with stream set) on its stream's device.
+  uint64_t submit(Task* task);
+
+ private:
+  Runtime() = default;
+  Status setup(const RuntimeConfig& config);
+  void teardown();
+  Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
+  void release_context(const std::shared_ptr<Context>& context);
+  std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
+
+  static std::atomic<Runtime*> instance_;
+
+  RuntimeConfig config_;
+  std::vector<LoadedPluginInfo> plugins_;
+  std::vector<std::unique_ptr<DeviceSlot>> devices_;
+  HandleTable<Context> contexts_{HandleKind::Context};
+  HandleTable<Stream> streams_{HandleKind::Stream};
+  HandleTable<Event> events_{HandleKind::Event};
+  MemoryRegistry pinned_;
+  uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
+  // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
+  // a retired object, never freed memory.
+  std::mutex retired_mu_;
+  std::vector<std::shared_ptr<Context>> retired_contexts_;
+};
+
+}  // namespace arun

@@ -1,0 +1,56 @@
+// Stream: an in-order queue of tasks on one device. The queue and the head state are guarded by
+// the device scheduler's mutex; the submitted / completed counters are atomics so that host
+// threads can wait for a position without taking that mutex.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+
+#include "task.hpp"
+
+namespace arun {
+
+class Context;
+
+class Stream {
+ public:
+  Stream(Context* context, Scheduler* scheduler, int32_t id, uint32_t priority, uint32_t flags, bool is_default)
+      : context_(context), scheduler_(scheduler), id_(id), priority_(priority), flags_(flags), is_default_(is_default) {}
+
+  Context* context() const { return context_; }
+  Scheduler* scheduler() const { return scheduler_; }
+  int32_t id() const { return id_; }
+  uint32_t priority() const { return priority_; }
+  uint32_t flags() const { return flags_; }
+  bool is_default() const { return is_default_; }
+  void* handle() const { return handle_; }
+  void set_handle(void* h) { handle_ = h; }
+
+  uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
+  uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
+  bool idle() const { return completed() >= submitted(); }
+
+  // aclrtSetStreamFailureMode (ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE).
+  std::atomic<uint64_t> failure_mode{0};
+
+ private:
+  friend class Scheduler;
+  Context* context_;
+  Scheduler* scheduler_;
+  int32_t id_;
+  uint32_t priority_;
+  uint32_t flags_;
+  bool is_default_;
+  void* handle_ = nullptr;
+
+  // Guarded by the scheduler mutex.
+  std::deque<Task*> queue_;
+  bool head_busy_ = false;     // head handed to the policy, running, or blocked on an event
+  int first_error_ = 0;        // first failure since the last synchronize reported one
+
+  std::atomic<uint64_t> submitted_{0};
+  std::atomic<uint64_t> completed_{0};
+};
+
+}  // namespace arun

@@ -1,0 +1,35 @@
+// Task: one entry of a stream's in-order queue. Device work (copy, memset, kernel) derives its
+// description from plugin::Work so the device can execute it directly; markers (event record,
+// event wait, event reset) never reach a device: the scheduler retires them when they become the
+// stream's head and their condition holds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "arun/plugin/device.hpp"
+
+namespace arun {
+
+class Stream;
+class Scheduler;
+class Event;
+struct EventRecord;
+
+enum class TaskKind : uint8_t { Work, EventRecord, EventWait, EventReset };
+
+struct Task : plugin::Work {
+  TaskKind task_kind = TaskKind::Work;
+  plugin::UnitKind unit_kind = plugin::UnitKind::Compute;
+  uint32_t unit = 0;
+  Stream* stream = nullptr;          // the stream outlives its tasks (destroying a stream drains it)
+  Scheduler* scheduler = nullptr;
+  uint64_t seq = 0;                  // position in the stream, from 1
+  std::shared_ptr<EventRecord> record;  // EventRecord / EventWait: the record it completes or waits for
+  std::shared_ptr<Event> event;         // EventWait / EventReset
+  // ascend-run device tasks (arunLaunchDeviceTask): a plain host function run on a compute unit
+  void (*host_fn)(void*) = nullptr;
+  void* host_user = nullptr;
+};
+
+}  // namespace arun

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ascend-run needs to build and test, when they are missing.
+# Safe to run repeatedly: it only calls apt-get for packages dpkg does not report as installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libboost-dev libboost-filesystem-dev   # Boost.DLL (header-only, uses Boost.Filesystem in 1.74)
+  libtomlplusplus-dev                    # configuration files
+  libspdlog-dev libfmt-dev               # logging
+  nlohmann-json3-dev                     # CANN acl.json configs
+  libgtest-dev libgmock-dev googletest   # tests
+  libbenchmark-dev                       # bench/
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: need root to install packages (run as root or with sudo)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
