@@ -673,7 +673,15 @@ Status option_error(const std::string& origin, const toml::source_region& where,
                     const std::string& reason) {
   std::string file, prefix;
   split_origin(origin, where, &file, &prefix);
-  std::string path = prefix.empty() ? "options." + std::string(key) : prefix + ".options." + std::string(key);
+  // Callers pass either the entry's origin ("f.toml: plugin[0]") or that plus ".options"; name the
+  // options table once either way.
+  auto names_options = [](const std::string& p) {
+    return p == "options" || (p.size() > 8 && p.compare(p.size() - 8, 8, ".options") == 0);
+  };
+  std::string path;
+  if (prefix.empty()) path = "options." + std::string(key);
+  else if (names_options(prefix)) path = prefix + "." + std::string(key);
+  else path = prefix + ".options." + std::string(key);
   return error_at(Errc::file_attr_invalid, file, where, path, reason);
 }
 

@@ -110,7 +110,7 @@ Status Runtime::initialize(const char* config_path) {
 
   std::unique_ptr<Runtime> rt(new Runtime());
   rt->generation_ = ++g_generation;
-  Status st = rt->setup(config);
+  Status st = rt->setup(std::move(config));
   if (!st.ok()) {
     rt->teardown();
     return st;
@@ -136,8 +136,8 @@ Status Runtime::finalize() {
   return Status::Ok();
 }
 
-Status Runtime::setup(const RuntimeConfig& config) {
-  config_ = config;
+Status Runtime::setup(RuntimeConfig config) {
+  config_ = std::move(config);  // moved: TOML++ keeps source positions only in the original tables
   if (config_.scheduler_policy != "fifo") {
     return Status(Errc::file_attr_invalid, config_.source_path + ": scheduler.policy: unknown policy \"" +
                                                config_.scheduler_policy + "\" (valid: fifo)");

@@ -84,7 +84,7 @@ class Runtime {
 
  private:
   Runtime() = default;
-  Status setup(const RuntimeConfig& config);
+  Status setup(RuntimeConfig config);
   void teardown();
   Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
   void release_context(const std::shared_ptr<Context>& context);

@@ -846,6 +846,21 @@ TEST(PluginOptions, OptionsFromAParsedConfigKeepPositions) {
   EXPECT_EQ(s.message(), "t.toml:5:16: plugin[0].options.device_count: 99 is out of range [1, 16]");
 }
 
+TEST(PluginOptions, OriginMayAlreadyNameTheOptionsTable) {
+  RuntimeConfig cfg;
+  Status s = parse("[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n[plugin.options]\nsoc = 1\n", &cfg);
+  ASSERT_TRUE(s.ok()) << s.message();
+  OptionValues v;
+  s = arun::validate_plugin_options(cfg.plugins[0].options, kAscendSpecs, kAscendCount,
+                                    cfg.plugins[0].origin + ".options", &v);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_CONTAINS(s.message(), "t.toml:5:1: plugin[0].options.soc: unknown option (valid: device_count (integer), ");
+  toml::table copy = cfg.plugins[0].options;
+  s = arun::validate_plugin_options(copy, kAscendSpecs, kAscendCount, "/etc/a.toml: plugin[1].options", &v);
+  EXPECT_CONTAINS(s.message(), "plugin[1].options.soc: unknown option");
+  EXPECT_EQ(s.message().find("options.options"), std::string::npos) << s.message();
+}
+
 TEST(PluginOptions, CopiedTableStillNamesFileAndKey) {
   toml::table original = Table("device_count = 0\n");
   toml::table copy = original;  // TOML++ does not copy source positions

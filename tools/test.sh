@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The test job: a normal build with every test (unit, conformance against each backend,
+# integration), then the unit and conformance tests again under ASan+UBSan, and the concurrent
+# core under TSan. ARUN_SANITIZERS=0 skips the sanitizer passes.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+base=${BUILD_DIR:-$root/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+run_ctest() {  # build_dir [ctest args...]
+  local dir=$1
+  shift
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@"
+}
+
+echo "== normal build"
+"$root/tools/build.sh" "$base" -DARUN_BUILD_BENCH=ON -DCMAKE_INSTALL_PREFIX="$base/test-prefix"
+run_ctest "$base"
+
+if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
+  echo "== ASan + UBSan"
+  "$root/tools/build.sh" "$base-asan" -DARUN_SANITIZE=address,undefined -DARUN_BUILD_BENCH=OFF \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_INSTALL_PREFIX="$base-asan/test-prefix"
+  # Death tests fork; the simulated device reserves large address ranges, which ASan must allow.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_ctest "$base-asan" -E '^integration'
+
+  echo "== TSan (the concurrent core and the device model)"
+  "$root/tools/build.sh" "$base-tsan" -DARUN_SANITIZE=thread -DARUN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    run_ctest "$base-tsan" -R '^(core|Scheduler|Runtime|HandleTable|Notifier|MemoryRegistry|Ascend|conformance)'
+fi
+echo "== all tests passed"
