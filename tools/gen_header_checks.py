@@ -413,9 +413,12 @@ class Spec:
         for head, rows in self.tables(b, sa):
             if head[:3] == ['Header', 'Declares', 'Guard macro']:
                 for row in rows:
-                    self.guards['acl/' + self.tick(row[0]).split('acl/', 1)[1]] = self.tick(row[2])
-        if not self.guards:
-            fail('guard table not found')
+                    guard = re.match(r'`(\w+)`', row[2])   # may be followed by "(sic)"
+                    if not guard:
+                        fail('bad guard cell %r' % row[2])
+                    self.guards['acl/' + self.tick(row[0]).split('acl/', 1)[1]] = guard.group(1)
+        if sorted(self.guards) != sorted(h for h in HEADERS if h != 'ge/ge_error_codes.h'):
+            fail('guard table does not cover our headers: %s' % sorted(self.guards))
         self.guards['ge/ge_error_codes.h'] = self.guards['acl/error_codes/ge_error_codes.h']
 
     def _parse_absent(self, s214, s4):

@@ -116,6 +116,9 @@ aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode) {
     if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE) {
       return rt_param_invalid("failure mode " + std::to_string(mode) + " is not ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE");
     }
+    if (s->failure_mode_set.exchange(true)) {
+      return rt_param_invalid("the failure mode of stream " + std::to_string(s->id()) + " was already set");
+    }
     s->failure_mode.store(mode);
     return Status::Ok();
   });

@@ -18,6 +18,7 @@ struct Scheduler::Batch {
   boost::container::small_vector<Launch, 4> launches;
   boost::container::small_vector<Task*, 4> retired;
   boost::container::small_vector<Stream*, 4> resumed;
+  std::shared_ptr<Stream> dropped;  // a detached stream whose last task completed
   bool progressed = false;
 };
 
@@ -34,7 +35,7 @@ Scheduler::~Scheduler() = default;
 
 void Scheduler::add_stream(const std::shared_ptr<Stream>& stream) {
   std::lock_guard lock(mu_);
-  streams_.insert(stream);
+  streams_.emplace(stream.get(), stream);
   policy_->stream_added(*stream);
 }
 
@@ -72,11 +73,18 @@ void Scheduler::discard_pending(Stream& stream) {
 }
 
 void Scheduler::remove_stream(const std::shared_ptr<Stream>& stream, bool discard) {
-  if (discard) discard_pending(*stream);
-  wait_for(*stream, stream->submitted(), -1);
+  if (discard) {
+    discard_pending(*stream);
+  } else {
+    wait_for(*stream, stream->submitted(), -1);
+  }
   std::lock_guard lock(mu_);
   policy_->stream_removed(*stream);
-  streams_.erase(stream);
+  if (stream->queue_.empty()) {
+    streams_.erase(stream.get());
+  } else {
+    stream->detached_ = true;  // its running head still refers to it
+  }
 }
 
 uint32_t Scheduler::busy_units(plugin::UnitKind kind) const {
@@ -200,6 +208,11 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
     policy_->finished(*task, result.end_ns >= result.start_ns ? result.end_ns - result.start_ns : 0);
     finish(s, task, batch);
     advance(s, batch);
+    if (s->detached_ && s->queue_.empty()) {
+      auto it = streams_.find(s);
+      batch.dropped = std::move(it->second);
+      streams_.erase(it);
+    }
     dispatch(batch);
   }
   flush(batch);
@@ -213,7 +226,7 @@ bool Scheduler::wait_all(int64_t deadline_ns) {
   std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> targets;
   {
     std::lock_guard lock(mu_);
-    for (auto& s : streams_) targets.emplace_back(s, s->submitted());
+    for (auto& [key, s] : streams_) targets.emplace_back(s, s->submitted());
   }
   for (auto& [s, seq] : targets) {
     if (!wait_for(*s, seq, deadline_ns)) return false;
@@ -231,7 +244,7 @@ int Scheduler::take_error(Stream& stream) {
 int Scheduler::take_any_error() {
   std::lock_guard lock(mu_);
   int first = 0;
-  for (auto& s : streams_) {
+  for (auto& [key, s] : streams_) {
     if (s->first_error_ != 0 && first == 0) first = s->first_error_;
     s->first_error_ = 0;
   }
@@ -255,7 +268,7 @@ bool Scheduler::wait_record(const EventRecord& record, int64_t deadline_ns) {
 uint64_t Scheduler::outstanding() const {
   std::lock_guard lock(mu_);
   uint64_t n = 0;
-  for (auto& s : streams_) n += s->submitted() - s->completed();
+  for (auto& [key, s] : streams_) n += s->submitted() - s->completed();
   return n;
 }
 

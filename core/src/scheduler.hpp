@@ -10,7 +10,7 @@
 
 #include <memory>
 #include <mutex>
-#include <set>
+#include <map>
 #include <vector>
 
 #include "arun/plugin/device.hpp"
@@ -30,8 +30,10 @@ class Scheduler {
   const SchedulerPolicy& policy() const { return *policy_; }
 
   void add_stream(const std::shared_ptr<Stream>& stream);
-  // Waits for the stream's tasks (or, with discard, drops those not yet running), then removes it.
-  void remove_stream(const std::shared_ptr<Stream>& stream, bool discard_pending);
+  // Removes the stream. Without discard, first waits for its tasks. With discard, drops the tasks
+  // that have not started and returns at once; a running task finishes on its own, and the scheduler
+  // keeps the stream alive until then.
+  void remove_stream(const std::shared_ptr<Stream>& stream, bool discard);
 
   // Takes ownership of `task` (allocated with new) and appends it to task->stream. Never blocks.
   // Returns the task's position in its stream (wait_for(stream, seq) waits for it).
@@ -70,7 +72,7 @@ class Scheduler {
   plugin::Device* device_;
   std::unique_ptr<SchedulerPolicy> policy_;
   mutable std::mutex mu_;
-  std::set<std::shared_ptr<Stream>> streams_;
+  std::map<const Stream*, std::shared_ptr<Stream>> streams_;
   std::vector<uint32_t> free_units_[plugin::kUnitKindCount];
   Notifier notifier_;
 };

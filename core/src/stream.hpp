@@ -31,8 +31,9 @@ class Stream {
   uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
   bool idle() const { return completed() >= submitted(); }
 
-  // aclrtSetStreamFailureMode (ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE).
+  // aclrtSetStreamFailureMode (ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE), set at most once.
   std::atomic<uint64_t> failure_mode{0};
+  std::atomic<bool> failure_mode_set{false};
 
  private:
   friend class Scheduler;
@@ -48,6 +49,7 @@ class Stream {
   std::deque<Task*> queue_;
   bool head_busy_ = false;     // head handed to the policy, running, or blocked on an event
   int first_error_ = 0;        // first failure since the last synchronize reported one
+  bool detached_ = false;      // force-destroyed while a task ran: dropped when that task completes
 
   std::atomic<uint64_t> submitted_{0};
   std::atomic<uint64_t> completed_{0};

@@ -147,12 +147,14 @@ std::vector<uint8_t> pattern(size_t size, uint32_t seed);
 #define EXPECT_ACL_OK(expr) EXPECT_ACL(ACL_SUCCESS, expr)
 #define ASSERT_ACL_OK(expr) ASSERT_ACL(ACL_SUCCESS, expr)
 // For the places where the spec itself lists two acceptable codes.
-#define EXPECT_ACL_EITHER(a, b, expr)                                                          \
-  do {                                                                                         \
-    const aclError arun_rc_ = static_cast<aclError>(expr);                                     \
-    EXPECT_TRUE(arun_rc_ == static_cast<aclError>(a) || arun_rc_ == static_cast<aclError>(b))  \
-        << #expr << " returned " << arun_rc_ << ", expected " << static_cast<aclError>(a)      \
-        << " or " << static_cast<aclError>(b);                                                 \
-  } while (0)
+#define EXPECT_ACL_EITHER(a, b, expr) \
+  EXPECT_TRUE(::conformance::isEither(static_cast<aclError>(expr), static_cast<aclError>(a), static_cast<aclError>(b), #expr))
+
+namespace conformance {
+inline ::testing::AssertionResult isEither(aclError rc, aclError a, aclError b, const char *expr) {
+  if (rc == a || rc == b) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << expr << " returned " << rc << ", expected " << a << " or " << b;
+}
+}  // namespace conformance
 
 #endif  // ARUN_TESTS_CONFORMANCE_CONFORMANCE_HPP_

@@ -185,7 +185,9 @@ TEST_P(DeviceTest, DeviceInfoNeedsNoDevice) {
       aclError rc = aclrtGetDeviceInfo(id, attr, &value);
       EXPECT_TRUE(rc == ACL_SUCCESS || rc == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
           << "attr " << static_cast<int>(attr) << " returned " << rc;
-      if (rc == ACL_SUCCESS) EXPECT_GE(value, 0) << "attr " << static_cast<int>(attr);
+      if (rc == ACL_SUCCESS) {
+        EXPECT_GE(value, 0) << "attr " << static_cast<int>(attr);
+      }
     }
   }
   int32_t current = -1;
@@ -316,7 +318,9 @@ TEST_P(DeviceTest, PeerAccessEnableDisable) {
   EXPECT_NE(ACL_SUCCESS, aclrtDeviceDisablePeerAccess(1)) << "disabling a link never enabled must fail";
   aclError rc = aclrtDeviceEnablePeerAccess(1, 0);
   EXPECT_TRUE(rc == ACL_SUCCESS || rc == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) << rc;
-  if (rc == ACL_SUCCESS) EXPECT_ACL_OK(aclrtDeviceDisablePeerAccess(1));
+  if (rc == ACL_SUCCESS) {
+    EXPECT_ACL_OK(aclrtDeviceDisablePeerAccess(1));
+  }
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtDeviceDisablePeerAccess(0));
   EXPECT_ACL(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceDisablePeerAccess(static_cast<int32_t>(deviceCount())));
 }

@@ -35,7 +35,7 @@ TEST_P(MemoryTest, MallocAndFree) {
 }
 
 TEST_P(MemoryTest, MallocAcceptsEveryPolicy) {
-  for (int policy : {ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY,
+  for (int policy : std::initializer_list<int>{ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY,
                      ACL_MEM_MALLOC_HUGE_FIRST_P2P, ACL_MEM_MALLOC_HUGE_ONLY_P2P, ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
                      99 /* unrecognised: falls back by size */}) {
     for (size_t size : {size_t{4096}, size_t{4} << 20}) {

@@ -45,27 +45,27 @@ constexpr unsigned long long Bits(T v) {
 
 // ---------------------------------------------------------------- error codes
 
-#define X(name, value)                                                                          \
+#define X(name, val)                                                                          \
     static_assert(std::is_same<decltype(name), const int>::value, #name " is a static const int"); \
-    static_assert(name == value, #name);
+    static_assert(name == val, #name);
 ARUN_ACL_CODES(X)
 #undef X
 
-#define X(name, spelling, value)                                              \
+#define X(name, spelling, val)                                              \
     static_assert(std::is_same<decltype(name), int>::value, #name " is int"); \
-    static_assert(name == value, #name);
+    static_assert(name == val, #name);
 ARUN_RT_CODES(X)
 #undef X
 
-#define X(name, value)                                                                         \
+#define X(name, val)                                                                         \
     static_assert(std::is_same<decltype(name), const uint32_t>::value, #name " is uint32_t"); \
-    static_assert(name == value, #name);
+    static_assert(name == val, #name);
 ARUN_GE_CODES(X)
 #undef X
 
 TEST(HeaderErrorCodes, AclCodesAreStaticConstIntWithSpecValues) {
     const std::vector<Item> items = {
-#define X(name, value) {#name, Bits(name), Bits(value)},
+#define X(name, val) {#name, Bits(name), Bits(val)},
         ARUN_ACL_CODES(X)
 #undef X
     };
@@ -80,7 +80,7 @@ TEST(HeaderErrorCodes, RuntimeCodesAreDecimalMacrosWithSpecValues) {
         long long actual, expected;
     };
     const std::vector<Rt> items = {
-#define X(name, spelling, value) {#name, spelling, ARUN_STR(name), name, value},
+#define X(name, spelling, val) {#name, spelling, ARUN_STR(name), name, val},
         ARUN_RT_CODES(X)
 #undef X
     };
@@ -94,7 +94,7 @@ TEST(HeaderErrorCodes, RuntimeCodesAreDecimalMacrosWithSpecValues) {
 
 TEST(HeaderErrorCodes, GeCodesAreStaticConstUint32WithSpecValues) {
     const std::vector<Item> items = {
-#define X(name, value) {#name, Bits(name), Bits(value)},
+#define X(name, val) {#name, Bits(name), Bits(val)},
         ARUN_GE_CODES(X)
 #undef X
     };
@@ -152,9 +152,9 @@ TEST(HeaderErrorCodes, NumberingClassesMatchTheirGroups) {
 
 // ---------------------------------------------------------------- enums
 
-#define X(type, name, value, deprecated)                                                   \
+#define X(type, name, val, deprecated)                                                   \
     static_assert(std::is_same<decltype(name), type>::value, #name " belongs to " #type); \
-    static_assert(static_cast<long long>(name) == value, #name);
+    static_assert(static_cast<long long>(name) == val, #name);
 ARUN_ENUMERATORS(X)
 #undef X
 
@@ -169,7 +169,7 @@ TEST(HeaderEnums, EveryEnumeratorHasItsSpecValue) {
         size_t size;
     };
     const std::vector<En> items = {
-#define X(type, name, value, deprecated) {#type, #name, static_cast<long long>(name), value, sizeof(type)},
+#define X(type, name, val, deprecated) {#type, #name, static_cast<long long>(name), val, sizeof(type)},
         ARUN_ENUMERATORS(X)
 #undef X
     };
@@ -220,9 +220,9 @@ TEST(HeaderMacros, StringMacros) {
 
 TEST(HeaderMacros, OtherConstants) {
     size_t n = 0;
-#define X(type, name, value)                                                       \
+#define X(type, name, val)                                                       \
     static_assert(std::is_same<decltype(name), const type>::value, #name " type"); \
-    EXPECT_EQ(name, value) << #name;                                               \
+    EXPECT_EQ(name, val) << #name;                                               \
     ++n;
     ARUN_STATIC_CONSTS(X)
 #undef X

@@ -22,8 +22,8 @@
 #ifdef INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_
 #error "INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_ must not be pulled in by acl/acl_base.h"
 #endif
-#ifdef None
-#error "None must not be pulled in by acl/acl_base.h"
+#ifdef INC_EXTERNAL_ACL_ACL_MODEL_H_
+#error "INC_EXTERNAL_ACL_ACL_MODEL_H_ must not be pulled in by acl/acl_base.h"
 #endif
 #ifdef INC_EXTERNAL_ACL_ACL_OP_H_
 #error "INC_EXTERNAL_ACL_ACL_OP_H_ must not be pulled in by acl/acl_base.h"
@@ -37,8 +37,8 @@
 #ifdef INC_EXTERNAL_ACL_DUMP_H_
 #error "INC_EXTERNAL_ACL_DUMP_H_ must not be pulled in by acl/acl_base.h"
 #endif
-#ifndef None
-#error "None should be included by acl/acl_base.h"
+#ifndef __INC_EXTERNEL_RT_ERROR_CODES_H__
+#error "__INC_EXTERNEL_RT_ERROR_CODES_H__ should be included by acl/acl_base.h"
 #endif
 #ifndef INC_EXTERNAL_GE_GE_ERROR_CODES_H_
 #error "INC_EXTERNAL_GE_GE_ERROR_CODES_H_ should be included by acl/acl_base.h"

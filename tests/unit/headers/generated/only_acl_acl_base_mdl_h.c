@@ -22,8 +22,8 @@
 #ifdef INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_
 #error "INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_ must not be pulled in by acl/acl_base_mdl.h"
 #endif
-#ifdef None
-#error "None must not be pulled in by acl/acl_base_mdl.h"
+#ifdef INC_EXTERNAL_ACL_ACL_MODEL_H_
+#error "INC_EXTERNAL_ACL_ACL_MODEL_H_ must not be pulled in by acl/acl_base_mdl.h"
 #endif
 #ifdef INC_EXTERNAL_ACL_ACL_OP_H_
 #error "INC_EXTERNAL_ACL_ACL_OP_H_ must not be pulled in by acl/acl_base_mdl.h"
@@ -36,6 +36,9 @@
 #endif
 #ifdef INC_EXTERNAL_ACL_DUMP_H_
 #error "INC_EXTERNAL_ACL_DUMP_H_ must not be pulled in by acl/acl_base_mdl.h"
+#endif
+#ifdef __INC_EXTERNEL_RT_ERROR_CODES_H__
+#error "__INC_EXTERNEL_RT_ERROR_CODES_H__ must not be pulled in by acl/acl_base_mdl.h"
 #endif
 #ifdef INC_EXTERNAL_GE_GE_ERROR_CODES_H_
 #error "INC_EXTERNAL_GE_GE_ERROR_CODES_H_ must not be pulled in by acl/acl_base_mdl.h"

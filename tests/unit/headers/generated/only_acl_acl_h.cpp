@@ -22,8 +22,8 @@
 #ifndef INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_
 #error "INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_ should be included by acl/acl.h"
 #endif
-#ifndef None
-#error "None should be included by acl/acl.h"
+#ifndef INC_EXTERNAL_ACL_ACL_MODEL_H_
+#error "INC_EXTERNAL_ACL_ACL_MODEL_H_ should be included by acl/acl.h"
 #endif
 #ifndef INC_EXTERNAL_ACL_ACL_OP_H_
 #error "INC_EXTERNAL_ACL_ACL_OP_H_ should be included by acl/acl.h"
@@ -36,6 +36,9 @@
 #endif
 #ifndef INC_EXTERNAL_ACL_DUMP_H_
 #error "INC_EXTERNAL_ACL_DUMP_H_ should be included by acl/acl.h"
+#endif
+#ifndef __INC_EXTERNEL_RT_ERROR_CODES_H__
+#error "__INC_EXTERNEL_RT_ERROR_CODES_H__ should be included by acl/acl.h"
 #endif
 #ifndef INC_EXTERNAL_GE_GE_ERROR_CODES_H_
 #error "INC_EXTERNAL_GE_GE_ERROR_CODES_H_ should be included by acl/acl.h"

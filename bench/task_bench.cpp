@@ -1,0 +1,87 @@
+// Per-task costs on one stream: (1) host time to enqueue a tiny task, (2) enqueue + synchronize
+// round trip of one tiny task. The tiny tasks do nothing useful: a 64-byte aclrtMemsetAsync on
+// device memory (runs on a copy engine) and arunLaunchDeviceTask with an empty function (runs on
+// an AI core).
+#include "bench_common.hpp"
+
+namespace bench {
+namespace {
+
+enum class Tiny { Memset64B, EmptyDeviceTask };
+
+inline void enqueue_tiny(Tiny kind, aclrtStream stream, void* dev) {
+  if (kind == Tiny::Memset64B) {
+    BENCH_CHECK(aclrtMemsetAsync(dev, kTinyBytes, 0, kTinyBytes, stream));
+  } else {
+    BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, stream));
+  }
+}
+
+// (1) N enqueues back to back, timed; then one synchronize, not timed (manual time), so the queue
+// never holds more than N tasks. Counters:
+//   ns_per_enqueue: host time per enqueue call
+//   drain_us:       how long the synchronize still waited after the last enqueue returned
+//   tasks_per_s:    N / (enqueue time + drain), i.e. end-to-end throughput of the stream
+template <Tiny kKind>
+void BM_Enqueue(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Globals& s = g();
+  BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+  int64_t enqueue_ns = 0;
+  int64_t drain_ns = 0;
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    for (int64_t i = 0; i < n; ++i) enqueue_tiny(kKind, s.stream, s.dev_tiny);
+    const int64_t t1 = now_ns();
+    BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+    const int64_t t2 = now_ns();
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    enqueue_ns += t1 - t0;
+    drain_ns += t2 - t1;
+  }
+  const double iters = double(state.iterations());
+  state.counters["ns_per_enqueue"] = double(enqueue_ns) / (iters * double(n));
+  state.counters["drain_us"] = double(drain_ns) / iters / 1e3;
+  state.counters["tasks_per_s"] = iters * double(n) / (double(enqueue_ns + drain_ns) / 1e9);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+// (2) One tiny task + aclrtSynchronizeStream per iteration on an idle stream. Time = mean per
+// iteration; p50_us / p90_us / p99_us = per-iteration quantiles of this repetition.
+template <Tiny kKind>
+void BM_RoundTrip(benchmark::State& state) {
+  Globals& s = g();
+  BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+  LatencySamples samples(size_t(state.max_iterations));
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    enqueue_tiny(kKind, s.stream, s.dev_tiny);
+    BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+    samples.add(now_ns() - t0);
+  }
+  samples.report(state);
+}
+
+// Reference: aclrtSynchronizeStream on a stream that is already idle (the floor of every round
+// trip above: API entry, handle lookup, the completed-counter check).
+void BM_SyncIdleStream(benchmark::State& state) {
+  Globals& s = g();
+  BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+  for (auto _ : state) BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+}
+
+constexpr int64_t kEnqueueBatch = 10000;
+constexpr int64_t kRoundTripIters = 2000;  // as the PoCL baseline (2000 iterations per repetition)
+
+BENCHMARK(BM_Enqueue<Tiny::Memset64B>)->Name("Enqueue/memset64B")->Arg(kEnqueueBatch)->UseManualTime()
+    ->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Enqueue<Tiny::EmptyDeviceTask>)->Name("Enqueue/empty_device_task")->Arg(kEnqueueBatch)->UseManualTime()
+    ->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RoundTrip<Tiny::Memset64B>)->Name("RoundTrip/memset64B")->UseRealTime()
+    ->Iterations(kRoundTripIters)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RoundTrip<Tiny::EmptyDeviceTask>)->Name("RoundTrip/empty_device_task")->UseRealTime()
+    ->Iterations(kRoundTripIters)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SyncIdleStream)->Name("RoundTrip/sync_idle_stream")->UseRealTime()->MinTime(0.05);
+
+}  // namespace
+}  // namespace bench
