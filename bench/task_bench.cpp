@@ -2,6 +2,8 @@
 // round trip of one tiny task. The tiny tasks do nothing useful: a 64-byte aclrtMemsetAsync on
 // device memory (runs on a copy engine) and arunLaunchDeviceTask with an empty function (runs on
 // an AI core).
+#include <sched.h>
+
 #include "bench_common.hpp"
 
 namespace bench {
@@ -62,6 +64,28 @@ void BM_RoundTrip(benchmark::State& state) {
   samples.report(state);
 }
 
+// Diagnostic: the same round trip, but the host waits by polling aclrtStreamQuery with
+// sched_yield() in between instead of aclrtSynchronizeStream (which spins, then sleeps on a futex).
+// If this is much faster than RoundTrip/memset64B in the tail, the synchronize's spin is keeping
+// the device's unit thread off the CPU (on 2 cores the woken unit can land behind the spinner).
+void BM_RoundTripQueryYield(benchmark::State& state) {
+  Globals& s = g();
+  BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+  LatencySamples samples(size_t(state.max_iterations));
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    enqueue_tiny(Tiny::Memset64B, s.stream, s.dev_tiny);
+    aclrtStreamStatus st = ACL_STREAM_STATUS_NOT_READY;
+    for (;;) {
+      BENCH_CHECK(aclrtStreamQuery(s.stream, &st));
+      if (st == ACL_STREAM_STATUS_COMPLETE) break;
+      sched_yield();
+    }
+    samples.add(now_ns() - t0);
+  }
+  samples.report(state);
+}
+
 // Reference: aclrtSynchronizeStream on a stream that is already idle (the floor of every round
 // trip above: API entry, handle lookup, the completed-counter check).
 void BM_SyncIdleStream(benchmark::State& state) {
@@ -80,6 +104,8 @@ BENCHMARK(BM_Enqueue<Tiny::EmptyDeviceTask>)->Name("Enqueue/empty_device_task")-
 BENCHMARK(BM_RoundTrip<Tiny::Memset64B>)->Name("RoundTrip/memset64B")->UseRealTime()
     ->Iterations(kRoundTripIters)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RoundTrip<Tiny::EmptyDeviceTask>)->Name("RoundTrip/empty_device_task")->UseRealTime()
+    ->Iterations(kRoundTripIters)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RoundTripQueryYield)->Name("RoundTrip/memset64B_query_yield")->UseRealTime()
     ->Iterations(kRoundTripIters)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SyncIdleStream)->Name("RoundTrip/sync_idle_stream")->UseRealTime()->MinTime(0.05);
 

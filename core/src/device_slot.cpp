@@ -29,8 +29,11 @@ void DeviceSlot::release() {
   if (users_ == 0) return;
   if (--users_ == 0) {
     scheduler_->wait_all(-1);
-    scheduler_.reset();
+    // Close the device before the scheduler goes: closing joins the unit threads, and a unit may
+    // still be inside the scheduler's completion path (waking waiters) after the last task counted
+    // as complete.
     device_->close();
+    scheduler_.reset();
     log().debug("device {} ({}) closed", id_, backend_);
   }
 }

@@ -510,7 +510,6 @@ TEST_P(MemoryTest, MemsetAsync) {
   ASSERT_ACL_OK(aclrtMemsetAsync(dev, kSize, 0x4321, 100, s));
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   std::vector<uint8_t> expected(kSize, 0x21);
-  std::fill(expected.begin(), expected.begin() + 100, 0x21);
   std::fill(expected.begin(), expected.begin() + 100, static_cast<uint8_t>(0x4321 & 0xFF));
   EXPECT_EQ(expected, readDevice(dev, kSize));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemsetAsync(dev, kSize, 0, kSize + 1, s));

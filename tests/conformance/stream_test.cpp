@@ -70,7 +70,12 @@ TEST_P(StreamTest, CreateWithConfig) {
   ASSERT_ACL_OK(aclrtCreateStreamWithConfig(&s, 0, 0x80000000u));
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 
-  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtCreateStreamWithConfig(&s, 8, 0));
+  // An out-of-range priority is clamped to the lowest one (7), as CANN does, not refused.
+  ASSERT_ACL_OK(aclrtCreateStreamWithConfig(&s, 8, 0));
+  uint32_t clamped = 0;
+  EXPECT_ACL_OK(aclrtStreamGetPriority(s, &clamped));
+  EXPECT_EQ(7u, clamped);
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtCreateStreamWithConfig(nullptr, 0, 0));
 }
 

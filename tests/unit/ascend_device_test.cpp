@@ -205,6 +205,20 @@ TEST(AscendConfig, SchemaDefaultsAndOptionValues) {
 // ---------------------------------------------------------------------------------------------
 // Memory
 
+TEST(AscendMemory, DefaultSixteenGiBIsReservedNotCommitted) {
+  TestHost host;
+  AscendDevice d(0, AscendConfig{}, &host);  // the 910B3 defaults: 16 GiB
+  ASSERT_TRUE(d.init().ok());
+  EXPECT_EQ(d.memory_usage().total, 16 * GiB);
+  DevAddr big = must_allocate(d, 12 * GiB, PageKind::Huge);
+  EXPECT_EQ(big % (2 * MiB), 0u);
+  auto* tail = static_cast<unsigned char*>(d.map(big + 12 * GiB - 4096, 4096));
+  ASSERT_NE(tail, nullptr);
+  std::memset(tail, 1, 4096);  // touches one page of the 12 GiB
+  EXPECT_TRUE(d.release(big).ok());
+  EXPECT_EQ(d.memory_usage().free, 16 * GiB);
+}
+
 TEST(AscendMemory, RoundingAlignmentAndPageClasses) {
   OpenDevice od(small_config(2 * GiB));
   auto& d = od.device;

@@ -73,14 +73,15 @@ gtest_discover_tests(header_values_test TEST_PREFIX "headers.")
 # (3) Deprecation markers: compiling one use of each deprecated item must warn with the
 # spec's message, in C and in C++ (and produce no error).
 get_target_property(_arun_hdr_inc acl_headers INTERFACE_INCLUDE_DIRECTORIES)
-set(_arun_hdr_inc_flags "")
+set(_arun_hdr_inc_dirs "")
 foreach(dir IN LISTS _arun_hdr_inc)
   if(dir MATCHES "^\\$<BUILD_INTERFACE:(.*)>$")
-    list(APPEND _arun_hdr_inc_flags "-I${CMAKE_MATCH_1}")
+    list(APPEND _arun_hdr_inc_dirs "${CMAKE_MATCH_1}")
   elseif(NOT dir MATCHES "^\\$<")
-    list(APPEND _arun_hdr_inc_flags "-I${dir}")
+    list(APPEND _arun_hdr_inc_dirs "${dir}")
   endif()
 endforeach()
+list(TRANSFORM _arun_hdr_inc_dirs PREPEND "-I" OUTPUT_VARIABLE _arun_hdr_inc_flags)
 foreach(probe IN LISTS ARUN_DEPRECATION_PROBES)
   string(REPLACE "|" ";" _parts "${probe}")
   list(GET _parts 0 _idx)
@@ -103,7 +104,19 @@ foreach(probe IN LISTS ARUN_DEPRECATION_PROBES)
     PASS_REGULAR_EXPRESSION "${_expect}" FAIL_REGULAR_EXPRESSION "error:" ENVIRONMENT "LC_ALL=C")
 endforeach()
 
-# (4) Both spellings of the GE error-code header are the same file content.
+# (4) Inventory: the exact sets of enumerators, functions, macros, constants and typedefs
+# the headers declare, and their direct #include lines, against generated/inventory.json.
+# Catches additions the compile-time checks cannot see (C++ cannot list an enum). Optional:
+# runs only where Python 3 is available.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  list(GET _arun_hdr_inc_dirs 0 _arun_hdr_root)
+  add_test(NAME headers.inventory
+    COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/../../tools/gen_header_checks.py
+            --check-headers ${_arun_hdr_root} --out ${ARUN_HDR_DIR}/generated)
+endif()
+
+# (5) Both spellings of the GE error-code header are the same file content.
 add_test(NAME headers.ge_error_codes_copies_identical
   COMMAND ${CMAKE_COMMAND} -E compare_files
           ${PROJECT_SOURCE_DIR}/api/include/acl/error_codes/ge_error_codes.h
