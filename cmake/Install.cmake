@@ -8,7 +8,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/arun/plugin ${PROJECT_SOURC
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/arun)
 
 install(FILES $<TARGET_FILE:ascendcl_installed> DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(CODE "file(CREATE_LINK libascendcl.so \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_LIBDIR}/libacl_rt.so\" SYMBOLIC)")
+install(CODE "file(CREATE_LINK libascendcl.so \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libacl_rt.so\" SYMBOLIC)")
 
 # aclsysGetVersionStr reads share/info/<package>/version.info.
 file(WRITE ${PROJECT_BINARY_DIR}/share/info/runtime/version.info "Version=${PROJECT_VERSION}\n")
@@ -17,10 +17,11 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/share/info DESTINATION ${CMAKE_INSTALL_D
 
 include(CMakePackageConfigHelpers)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ascend-runConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/ascend-runConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ascend-run)
+  ${PROJECT_BINARY_DIR}/ascend-runConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/ascend-run
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ascend-runConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ascend-runConfig.cmake ${PROJECT_BINARY_DIR}/ascend-runConfigVersion.cmake
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ascend-run)
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/ascend-run)  # share/: searched by CMake on Debian
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ascend-run.pc.in ${PROJECT_BINARY_DIR}/ascend-run.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ascend-run.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -50,8 +50,8 @@ aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream) {
 aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value) {
   return api_call("aclrtGetResInCurrentThread", [&](Runtime& rt) {
     if (value == nullptr) return invalid_param("value is NULL");
-    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE) {
-      return rt_param_invalid("unknown resource type " + std::to_string(type));
+    if (raw(type) != ACL_RT_DEV_RES_CUBE_CORE && raw(type) != ACL_RT_DEV_RES_VECTOR_CORE) {
+      return rt_param_invalid("unknown resource type " + std::to_string(raw(type)));
     }
     Context* ctx = nullptr;
     ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));

@@ -65,7 +65,7 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value
     }
     ARUN_RETURN_IF_ERROR(rt.check_device_id(static_cast<int32_t>(deviceId)));
     const auto& p = rt.device(static_cast<int32_t>(deviceId))->device()->properties();
-    switch (attr) {
+    switch (raw(attr)) {
       case ACL_DEV_ATTR_AICORE_CORE_NUM:
       case ACL_DEV_ATTR_CUBE_CORE_NUM: *value = p.compute_units; break;
       case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = p.vector_units; break;
@@ -95,10 +95,10 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value
       case ACL_DEV_ATTR_MAINBOARD_ID:
       case ACL_DEV_ATTR_NPU_ARCH:
         return Status(Errc::rt_feature_not_support,
-                      "attribute " + std::to_string(attr) + " is not modelled by the " +
+                      "attribute " + std::to_string(raw(attr)) + " is not modelled by the " +
                           rt.device(static_cast<int32_t>(deviceId))->backend() + " device");
       default:
-        return rt_param_invalid("unknown device attribute " + std::to_string(attr));
+        return rt_param_invalid("unknown device attribute " + std::to_string(raw(attr)));
     }
     return Status::Ok();
   });
@@ -188,8 +188,8 @@ aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode) {
   return api_call("aclrtSetDeviceSatMode", [&](Runtime& rt) {
     Context* ctx = nullptr;
     ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-    if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN) {
-      return rt_param_invalid("overflow mode " + std::to_string(mode) + " is not SATURATION or INFNAN");
+    if (raw(mode) != ACL_RT_OVERFLOW_MODE_SATURATION && raw(mode) != ACL_RT_OVERFLOW_MODE_INFNAN) {
+      return rt_param_invalid("overflow mode " + std::to_string(raw(mode)) + " is not SATURATION or INFNAN");
     }
     std::lock_guard lock(ctx->slot()->mu);
     ctx->slot()->overflow_mode = mode;

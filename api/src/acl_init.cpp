@@ -35,12 +35,12 @@ aclError aclFinalize() {
 const char *aclGetRecentErrMsg() { return take_recent_messages(); }
 
 aclError aclrtGetLastError(aclrtLastErrLevel level) {
-  if (level != ACL_RT_THREAD_LEVEL) return ACL_ERROR_INVALID_PARAM;
+  if (raw(level) != ACL_RT_THREAD_LEVEL) return ACL_ERROR_INVALID_PARAM;
   return last_error(true);
 }
 
 aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
-  if (level != ACL_RT_THREAD_LEVEL) return ACL_ERROR_INVALID_PARAM;
+  if (raw(level) != ACL_RT_THREAD_LEVEL) return ACL_ERROR_INVALID_PARAM;
   return last_error(false);
 }
 
@@ -133,7 +133,7 @@ const char *aclrtGetSocName() {
 }
 
 size_t aclDataTypeSize(aclDataType dataType) {
-  switch (dataType) {
+  switch (raw(dataType)) {
     case ACL_DT_UNDEFINED:
     case ACL_STRING:
       return 0;

@@ -94,11 +94,12 @@ Status check_peer(DeviceSlot* exec, DeviceSlot* other) {
 // Validates kind against the pointers and fills the plan. `dst_extent` / `src_extent` are the byte
 // ranges touched on each side (they differ from count for 2-D copies).
 Status plan_copy(Runtime& rt, void* dst, const void* src, uint64_t dst_extent, uint64_t src_extent,
-                 aclrtMemcpyKind kind, CopyPlan* plan) {
-  if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE ||
-      static_cast<int>(kind) < 0 || static_cast<int>(kind) > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
-    return invalid_param("copy kind " + std::to_string(kind) + " is not accepted");
+                 int k, CopyPlan* plan) {
+  if (k == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || k == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE || k < 0 ||
+      k > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
+    return invalid_param("copy kind " + std::to_string(k) + " is not accepted");
   }
+  auto kind = static_cast<aclrtMemcpyKind>(k);
   PointerInfo d = rt.classify(dst, dst_extent);
   PointerInfo s = rt.classify(src, src_extent);
   if (kind == ACL_MEMCPY_DEFAULT) {
@@ -165,17 +166,18 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
 extern "C" {
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, policy); });
+  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, raw(policy)); });
 }
 
 aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   return api_call("aclrtMallocCached", [&](Runtime& rt) {
-    if (policy != ACL_MEM_MALLOC_HUGE_FIRST && policy != ACL_MEM_MALLOC_HUGE_ONLY &&
-        policy != ACL_MEM_MALLOC_NORMAL_ONLY && policy != ACL_MEM_MALLOC_HUGE1G_ONLY) {
-      return invalid_param("policy " + std::to_string(policy) +
+    const auto p = raw(policy);
+    if (p != ACL_MEM_MALLOC_HUGE_FIRST && p != ACL_MEM_MALLOC_HUGE_ONLY && p != ACL_MEM_MALLOC_NORMAL_ONLY &&
+        p != ACL_MEM_MALLOC_HUGE1G_ONLY) {
+      return invalid_param("policy " + std::to_string(p) +
                            " is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY, HUGE1G_ONLY)");
     }
-    return device_malloc(rt, devPtr, size, policy);
+    return device_malloc(rt, devPtr, size, p);
   });
 }
 
@@ -224,7 +226,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
       return rt_param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(destMax));
     }
     CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, count, count, kind, &plan));
+    ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, count, count, raw(kind), &plan));
     if (plan.exec == nullptr) {
       std::memmove(dst, src, count);
       return Status::Ok();
@@ -244,7 +246,7 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
       return rt_param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(destMax));
     }
     CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, count, count, kind, &plan));
+    ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, count, count, raw(kind), &plan));
     if (plan.exec == nullptr) {
       return Status(Errc::rt_feature_not_support,
                     "asynchronous host-to-host copies are not supported with a host-attached (EP) device");
@@ -258,19 +260,19 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
 namespace {
 
 Status plan_copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                    aclrtMemcpyKind kind, CopyPlan* plan) {
+                    int k, CopyPlan* plan) {
   if (dst == nullptr || src == nullptr) return invalid_param("dst or src is NULL");
   if (width > spitch || width > dpitch) {
     return invalid_param("width " + std::to_string(width) + " exceeds spitch " + std::to_string(spitch) +
                          " or dpitch " + std::to_string(dpitch));
   }
-  if (kind != ACL_MEMCPY_HOST_TO_DEVICE && kind != ACL_MEMCPY_DEVICE_TO_HOST && kind != ACL_MEMCPY_DEVICE_TO_DEVICE &&
-      kind != ACL_MEMCPY_DEFAULT) {
-    return invalid_param(std::string("2-D copies do not support kind ") + std::to_string(kind));
+  if (k != ACL_MEMCPY_HOST_TO_DEVICE && k != ACL_MEMCPY_DEVICE_TO_HOST && k != ACL_MEMCPY_DEVICE_TO_DEVICE &&
+      k != ACL_MEMCPY_DEFAULT) {
+    return invalid_param(std::string("2-D copies do not support kind ") + std::to_string(k));
   }
   uint64_t dst_extent = (height - 1) * uint64_t(dpitch) + width;
   uint64_t src_extent = (height - 1) * uint64_t(spitch) + width;
-  ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, dst_extent, src_extent, kind, plan));
+  ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, dst_extent, src_extent, k, plan));
   if (plan->exec == nullptr) return invalid_param("2-D copies need device memory on at least one side");
   plan->work.kind = plugin::WorkKind::Copy2D;
   plan->work.width = width;
@@ -287,7 +289,7 @@ aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
   return api_call("aclrtMemcpy2d", [&](Runtime& rt) {
     if (width == 0 || height == 0) return Status::Ok();
     CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy_2d(rt, dst, dpitch, src, spitch, width, height, kind, &plan));
+    ARUN_RETURN_IF_ERROR(plan_copy_2d(rt, dst, dpitch, src, spitch, width, height, raw(kind), &plan));
     return run_now(plan);
   });
 }
@@ -299,7 +301,7 @@ aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t sp
     if (width > 5000000) return invalid_param("width " + std::to_string(width) + " exceeds 5000000");
     if (height > 5242880) return invalid_param("height " + std::to_string(height) + " exceeds 5242880");
     CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy_2d(rt, dst, dpitch, src, spitch, width, height, kind, &plan));
+    ARUN_RETURN_IF_ERROR(plan_copy_2d(rt, dst, dpitch, src, spitch, width, height, raw(kind), &plan));
     return enqueue(rt, stream, plan, plugin::UnitKind::Copy);
   });
 }
@@ -361,10 +363,11 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
     if (free == nullptr || total == nullptr) return invalid_param("free or total is NULL");
     Context* ctx = nullptr;
     ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-    if (static_cast<int>(attr) < ACL_DDR_MEM || attr > ACL_MEM_P2P_HUGE1G) {
-      return rt_param_invalid("memory attribute " + std::to_string(attr) + " is out of range");
+    const auto a = raw(attr);
+    if (a < ACL_DDR_MEM || a > ACL_MEM_P2P_HUGE1G) {
+      return rt_param_invalid("memory attribute " + std::to_string(a) + " is out of range");
     }
-    switch (attr) {
+    switch (a) {
       case ACL_DDR_MEM:
       case ACL_DDR_MEM_HUGE:
       case ACL_DDR_MEM_NORMAL:
@@ -418,7 +421,7 @@ aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
   return api_call("aclrtHostRegister", [&](Runtime& rt) {
     if (ptr == nullptr || devPtr == nullptr) return invalid_param("ptr or devPtr is NULL");
     if (size == 0) return invalid_param("size is 0");
-    if (type != ACL_HOST_REGISTER_MAPPED) {
+    if (raw(type) != ACL_HOST_REGISTER_MAPPED) {
       return Status(Errc::rt_feature_not_support, "only ACL_HOST_REGISTER_MAPPED is implemented");
     }
     Context* ctx = nullptr;

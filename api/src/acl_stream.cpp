@@ -185,7 +185,7 @@ aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamCon
       return valueSize == size ? Status::Ok()
                                : invalid_param("valueSize " + std::to_string(valueSize) + " does not match " + type);
     };
-    switch (attr) {
+    switch (raw(attr)) {
       case ACL_RT_STREAM_WORK_ADDR_PTR:
         ARUN_RETURN_IF_ERROR(expect(sizeof(void*), "sizeof(void*)"));
         handle->workptr = *static_cast<void* const*>(attrValue);
@@ -206,7 +206,7 @@ aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamCon
         return Status::Ok();
       }
     }
-    return invalid_param("unknown stream config attribute " + std::to_string(attr));
+    return invalid_param("unknown stream config attribute " + std::to_string(raw(attr)));
   });
 }
 

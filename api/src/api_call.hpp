@@ -4,8 +4,10 @@
 // exception ever reaches C code.
 #pragma once
 
+#include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "acl/acl.h"
 #include "arun/core/status.hpp"
@@ -20,6 +22,15 @@ aclError record_failure(const char* function, const Status& status);
 aclError last_error(bool clear);
 // Pending messages, newest first; reading consumes them (nullptr when none).
 const char* take_recent_messages();
+
+// Reads an enum argument as its underlying integer. C callers may pass any int, and reading such a
+// value as the enum type is undefined behaviour when it lies outside the enum's range.
+template <class E>
+auto raw(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
 
 inline Status invalid_param(const std::string& what) { return Status(Errc::invalid_param, what); }
 inline Status rt_param_invalid(const std::string& what) { return Status(Errc::rt_param_invalid, what); }
