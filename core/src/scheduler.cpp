@@ -137,7 +137,8 @@ void Scheduler::advance(Stream* first, Batch& batch) {
         case TaskKind::EventRecord: {
           EventRecord& r = *t->record;
           r.device_ns = device_->now_ns();
-          r.done.store(true, std::memory_order_release);
+          r.done.store(true, std::memory_order_seq_cst);
+          if (r.watched.load(std::memory_order_seq_cst)) batch.progressed = true;
           for (Stream* w : r.blocked) {
             w->head_busy_ = false;
             batch.resumed.push_back(w);
@@ -167,9 +168,12 @@ void Scheduler::advance(Stream* first, Batch& batch) {
 void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
   s->queue_.pop_front();
   s->head_busy_ = false;
-  s->completed_.store(t->seq, std::memory_order_release);
+  s->completed_.store(t->seq, std::memory_order_seq_cst);
+  if (t->seq >= s->notify_at_.load(std::memory_order_seq_cst)) {
+    s->notify_at_.store(UINT64_MAX, std::memory_order_relaxed);  // woken waiters register again
+    batch.progressed = true;
+  }
   batch.retired.push_back(t);
-  batch.progressed = true;
 }
 
 void Scheduler::dispatch(Batch& batch) {
@@ -219,7 +223,23 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
 }
 
 bool Scheduler::wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns) {
-  return notifier_.wait([&] { return stream.completed() >= seq; }, deadline_ns);
+  auto reached = [&] { return stream.completed() >= seq; };
+  if (Notifier::spin(reached)) return true;
+  auto& stream_rw = const_cast<Stream&>(stream);
+  for (;;) {
+    uint32_t epoch = notifier_.begin_park();
+    // Publish what we wait for, then re-check: the completion path stores `completed` before it
+    // reads `notify_at`, so one of the two sides always sees the other.
+    uint64_t at = stream_rw.notify_at_.load(std::memory_order_seq_cst);
+    while (seq < at && !stream_rw.notify_at_.compare_exchange_weak(at, seq, std::memory_order_seq_cst)) {
+    }
+    if (reached()) {
+      notifier_.cancel_park();
+      return true;
+    }
+    if (!notifier_.park(epoch, deadline_ns)) return reached();
+    if (reached()) return true;
+  }
 }
 
 bool Scheduler::wait_all(int64_t deadline_ns) {
@@ -262,7 +282,18 @@ bool Scheduler::waits_pending(const Event& event) {
 }
 
 bool Scheduler::wait_record(const EventRecord& record, int64_t deadline_ns) {
-  return notifier_.wait([&] { return record.done.load(std::memory_order_acquire); }, deadline_ns);
+  auto done = [&] { return record.done.load(std::memory_order_seq_cst); };
+  if (Notifier::spin(done)) return true;
+  const_cast<EventRecord&>(record).watched.store(true, std::memory_order_seq_cst);
+  for (;;) {
+    uint32_t epoch = notifier_.begin_park();
+    if (done()) {
+      notifier_.cancel_park();
+      return true;
+    }
+    if (!notifier_.park(epoch, deadline_ns)) return done();
+    if (done()) return true;
+  }
 }
 
 uint64_t Scheduler::outstanding() const {

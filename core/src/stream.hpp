@@ -53,6 +53,8 @@ class Stream {
 
   std::atomic<uint64_t> submitted_{0};
   std::atomic<uint64_t> completed_{0};
+  // Lowest position a parked host thread waits for; completions below it wake nobody.
+  std::atomic<uint64_t> notify_at_{UINT64_MAX};
 };
 
 }  // namespace arun
