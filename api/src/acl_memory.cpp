@@ -1,4 +1,6 @@
 // Spec 2.6: memory management and copies.
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -201,6 +203,11 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
     if (posix_memalign(&p, 4096, size) != 0 || p == nullptr) {
       return Status(Errc::rt_memory_allocation, "cannot allocate " + std::to_string(size) + " bytes of host memory");
     }
+    // Pinned memory is resident: fault it in now rather than during the first copy.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    (void)madvise(p, (size + 4095) & ~size_t(4095), MADV_POPULATE_WRITE);
     rt.pinned().add(p, size);
     *hostPtr = p;
     return Status::Ok();

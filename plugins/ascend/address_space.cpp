@@ -71,6 +71,20 @@ void AddressSpace::discard(uint64_t offset, uint64_t bytes) const {
   if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
+void AddressSpace::commit(uint64_t offset, uint64_t bytes) const {
+  if (bytes == 0 || backing_ == nullptr) return;
+  // HBM is physically present: an allocation is usable at full speed from the start, so fault its
+  // pages in now (at aclrtMalloc, as a real allocator maps them) instead of on first access.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  const uint64_t page = host_page_size();
+  const uint64_t begin = align_down(reinterpret_cast<uint64_t>(backing_) + offset, page);
+  const uint64_t end = align_up(reinterpret_cast<uint64_t>(backing_) + offset + bytes, page);
+  // Best effort: on kernels without MADV_POPULATE_WRITE the pages fault in on first use instead.
+  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+}
+
 AddressSpace::~AddressSpace() {
   if (backing_ != nullptr) ::munmap(backing_, size_);
   if (device_base_ != 0) ::munmap(reinterpret_cast<void*>(device_base_), size_);

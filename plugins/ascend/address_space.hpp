@@ -42,6 +42,8 @@ class AddressSpace {
   // Returns the backing pages that lie entirely inside [offset, offset+bytes) to the OS; they
   // read as zero when touched again.
   void discard(uint64_t offset, uint64_t bytes) const;
+  // Commits the backing pages of [offset, offset+bytes) (best effort).
+  void commit(uint64_t offset, uint64_t bytes) const;
 
   static uint64_t host_page_size();
 

@@ -95,6 +95,10 @@ Status DeviceMemory::allocate(uint64_t bytes, PageKind page, DevAddr* out) {
   }
   live_.emplace(*offset, Allocation{placement.occupied, bytes, placement.page});
   *out = space_.device_addr(*offset);
+  lock.unlock();
+  // Up to 1 GiB is committed at once; larger blocks fault in on first touch, so that tests can
+  // model a big HBM without as much host RAM.
+  if (bytes <= (uint64_t(1) << 30)) space_.commit(*offset, bytes);
   return Status::Ok();
 }
 
