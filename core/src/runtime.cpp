@@ -89,17 +89,17 @@ Status Runtime::initialize(const char* config_path) {
   choose_config(config_path, &file, &how);
   std::error_code ec;
   if (!file.empty() && !std::filesystem::is_regular_file(file, ec)) {
-    return Status(Errc::invalid_file, "aclInit: config file " + file + " (from " + how +
+    return Status(Errc::invalid_file, "config file " + file + " (from " + how +
                                           ") does not exist or is not a regular file");
   }
   std::string identity = file.empty() ? std::string("<built-in>") : read_file(file);
   if (g_init_refs > 0) {
     if (identity != g_init_identity) {
-      return Status(Errc::invalid_param, "aclInit: already initialised with a different configuration than " +
+      return Status(Errc::invalid_param, "already initialised with a different configuration than " +
                                              (file.empty() ? std::string("the built-in defaults") : file));
     }
     ++g_init_refs;
-    return Status(Errc::repeat_initialize, "aclInit: already initialised; reference count is now " +
+    return Status(Errc::repeat_initialize, "already initialised; reference count is now " +
                                                std::to_string(g_init_refs));
   }
 
@@ -115,7 +115,7 @@ Status Runtime::initialize(const char* config_path) {
     rt->teardown();
     return st;
   }
-  for (const auto& notice : rt->config_.notices) log().info("{}", notice);
+  for (const auto& notice : rt->config_.notices) log().warn("{}", notice);
   log().info("initialised from {} ({}): {} device(s)", file.empty() ? "<built-in>" : file, how, rt->device_count());
   g_init_identity = std::move(identity);
   g_init_refs = 1;
@@ -127,7 +127,7 @@ Status Runtime::finalize() {
   std::lock_guard lock(g_init_mu);
   Runtime* rt = instance_.load();
   if (rt == nullptr || g_init_refs == 0) {
-    return Status(Errc::repeat_finalize, "aclFinalize: the runtime is not initialised (already finalised?)");
+    return Status(Errc::repeat_finalize, "the runtime is not initialised (already finalised?)");
   }
   instance_.store(nullptr, std::memory_order_release);
   g_init_refs = 0;
