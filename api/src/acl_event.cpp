@@ -92,7 +92,7 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
     ARUN_RETURN_IF_ERROR(find(rt, event, &e));
     std::shared_ptr<Stream> s;
     ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    return rt.record_event(*e, *s);
+    return rt.record_event(e, *s);
   });
 }
 
@@ -106,7 +106,7 @@ aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
     }
     std::shared_ptr<Stream> s;
     ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    return rt.reset_event(*e, *s);
+    return rt.reset_event(e, *s);
   });
 }
 

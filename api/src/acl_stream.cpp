@@ -105,7 +105,7 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
     if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain)) == 0) {
       return rt_param_invalid("the event was created without ACL_EVENT_SYNC and cannot be waited on");
     }
-    return rt.wait_event(*s, *e);
+    return rt.wait_event(*s, e);
   });
 }
 

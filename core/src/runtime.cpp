@@ -465,33 +465,33 @@ Status same_context(const Event& event, const Stream& stream) {
 }
 }  // namespace
 
-Status Runtime::record_event(Event& event, Stream& stream) {
-  ARUN_RETURN_IF_ERROR(same_context(event, stream));
+Status Runtime::record_event(const std::shared_ptr<Event>& event, Stream& stream) {
+  ARUN_RETURN_IF_ERROR(same_context(*event, stream));
   auto* task = new Task();
   task->task_kind = TaskKind::EventRecord;
   task->stream = &stream;
   task->record = std::make_shared<EventRecord>();
-  task->event = events_.find(event.handle());
+  task->event = event;
   submit(task);
   return Status::Ok();
 }
 
-Status Runtime::wait_event(Stream& stream, Event& event) {
-  ARUN_RETURN_IF_ERROR(same_context(event, stream));
+Status Runtime::wait_event(Stream& stream, const std::shared_ptr<Event>& event) {
+  ARUN_RETURN_IF_ERROR(same_context(*event, stream));
   auto* task = new Task();
   task->task_kind = TaskKind::EventWait;
   task->stream = &stream;
-  task->event = events_.find(event.handle());
+  task->event = event;
   submit(task);
   return Status::Ok();
 }
 
-Status Runtime::reset_event(Event& event, Stream& stream) {
-  ARUN_RETURN_IF_ERROR(same_context(event, stream));
+Status Runtime::reset_event(const std::shared_ptr<Event>& event, Stream& stream) {
+  ARUN_RETURN_IF_ERROR(same_context(*event, stream));
   auto* task = new Task();
   task->task_kind = TaskKind::EventReset;
   task->stream = &stream;
-  task->event = events_.find(event.handle());
+  task->event = event;
   submit(task);
   return Status::Ok();
 }

@@ -70,9 +70,9 @@ class Runtime {
   Status create_event(uint32_t flags, void** handle);
   Status destroy_event(void* handle);
   Status resolve_event(void* handle, std::shared_ptr<Event>* out) const;  // any context
-  Status record_event(Event& event, Stream& stream);
-  Status wait_event(Stream& stream, Event& event);
-  Status reset_event(Event& event, Stream& stream);
+  Status record_event(const std::shared_ptr<Event>& event, Stream& stream);
+  Status wait_event(Stream& stream, const std::shared_ptr<Event>& event);
+  Status reset_event(const std::shared_ptr<Event>& event, Stream& stream);
   Status synchronize_event(Event& event, int32_t timeout_ms);
 
   // ---- memory ----
