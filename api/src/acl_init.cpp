@@ -17,7 +17,11 @@ extern "C" {
 aclError aclInit(const char *configPath) {
   try {
     Status st = Runtime::initialize(configPath);
-    return st.ok() ? ACL_SUCCESS : record_failure("aclInit", st);
+    if (st.ok()) return ACL_SUCCESS;
+    // A runtime that cannot start is worth a line on stderr at the default log level (a repeated
+    // aclInit is informational only).
+    if (st.code() != Errc::repeat_initialize) log().error("aclInit: {}", st.message());
+    return record_failure("aclInit", st);
   } catch (...) {
     return record_failure("aclInit", Status(Errc::internal_error, "internal error during initialisation"));
   }
