@@ -156,8 +156,9 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
   static_cast<plugin::Work&>(*task) = plan.work;
   task->unit_kind = unit;
   task->stream = s.get();
-  uint64_t seq = rt.submit(task);
-  if (plan.pageable_host) {
+  uint64_t seq = 0;
+  ARUN_RETURN_IF_ERROR(rt.submit(task, &seq));
+  if (plan.pageable_host && seq != 0) {
     s->scheduler()->wait_for(*s, seq, -1);
   }
   return Status::Ok();

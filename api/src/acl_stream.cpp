@@ -120,6 +120,7 @@ aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode) {
       return rt_param_invalid("the failure mode of stream " + std::to_string(s->id()) + " was already set");
     }
     s->failure_mode.store(mode);
+    if (mode == ACL_STOP_ON_FAILURE) s->context()->stop_on_failure.store(true);
     return Status::Ok();
   });
 }
@@ -159,9 +160,9 @@ aclError aclrtStreamAbort(aclrtStream stream) {
     if (stream == nullptr) return rt_param_invalid("stream is NULL (the default stream cannot be aborted)");
     std::shared_ptr<Stream> s;
     ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    // Queued tasks are discarded; a task already running on a unit finishes (no preemption).
-    s->scheduler()->discard_pending(*s);
-    s->scheduler()->wait_for(*s, s->submitted(), -1);
+    // Halts the running task where the device can (between kernel blocks), drops the queue, and
+    // returns once nothing of the stream runs any more.
+    s->scheduler()->abort(*s);
     return Status::Ok();
   });
 }
@@ -171,8 +172,10 @@ aclError aclrtStreamStop(aclrtStream stream) {
     if (stream == nullptr) return rt_param_invalid("stream is NULL (the default stream cannot be stopped)");
     std::shared_ptr<Stream> s;
     ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    return Status(Errc::rt_feature_not_support,
-                  "halting a running task is not supported: the simulated device does not preempt tasks");
+    if (s->is_default()) return rt_param_invalid("the default stream cannot be stopped");
+    // Asks the running task to halt; the tasks queued behind it stay and run next.
+    s->scheduler()->stop_running(*s);
+    return Status::Ok();
   });
 }
 

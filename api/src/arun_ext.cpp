@@ -35,8 +35,7 @@ extern "C" aclError arunLaunchDeviceTask(arunDeviceTaskFn fn, void *userData, ac
     task->host_user = userData;
     task->unit_kind = plugin::UnitKind::Compute;
     task->stream = s.get();
-    rt.submit(task);
-    return Status::Ok();
+    return rt.submit(task);
   });
 }
 

@@ -28,6 +28,10 @@ class Context {
 
   std::shared_ptr<Stream> default_stream;
 
+  // Set once any stream of the context chose ACL_STOP_ON_FAILURE: the spec makes stop-on-failure
+  // apply to every stream of the context that did not choose a mode of its own.
+  std::atomic<bool> stop_on_failure{false};
+
   // Streams and events created in this context, released with it.
   std::mutex mu;
   std::vector<std::shared_ptr<Stream>> streams;

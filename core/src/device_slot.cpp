@@ -17,7 +17,7 @@ Status DeviceSlot::acquire() {
       return Status(st.code() == Errc::ok ? Errc::rt_dev_setup_error : st.code(),
                     "device " + std::to_string(id_) + " (" + backend_ + ") failed to open: " + st.message());
     }
-    scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>());
+    scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>(), id_);
     log().debug("device {} ({}) opened, scheduler policy {}", id_, backend_, scheduler_->policy().name());
   }
   ++users_;

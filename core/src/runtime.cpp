@@ -191,7 +191,12 @@ Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin&
 }
 
 void Runtime::teardown() {
-  // Contexts first (drains and releases their streams), then devices, then plugins.
+  // Contexts first (drains and releases their streams), then devices, then plugins. Callbacks whose
+  // thread still subscribes are dropped first: nobody is left to process them once we finalize.
+  for (auto& s : streams_.snapshot()) host_calls_.forget(*s);
+  for (auto& ctx : contexts_.snapshot()) {
+    if (ctx->default_stream) host_calls_.forget(*ctx->default_stream);
+  }
   for (auto& ctx : contexts_.snapshot()) {
     contexts_.remove(ctx->handle());
     if (ctx->alive() && !ctx->is_default()) release_context(ctx);
@@ -205,6 +210,7 @@ void Runtime::teardown() {
     }
     if (def) release_context(def);
   }
+  host_calls_.shutdown();
   streams_.clear();
   events_.clear();
   pinned_.drain([](void* base, uint64_t) { std::free(base); });
@@ -307,6 +313,7 @@ void Runtime::release_context(const std::shared_ptr<Context>& context) {
   Scheduler* sched = context->slot()->scheduler();
   for (auto& s : streams) {
     sched->remove_stream(s, false);
+    host_calls_.forget(*s);
     streams_.remove(s->handle());
   }
   for (auto& e : events) events_.remove(e->handle());
@@ -392,13 +399,21 @@ Status Runtime::destroy_stream(void* handle, bool force) {
     v.erase(std::remove(v.begin(), v.end(), s), v.end());
   }
   streams_.remove(handle);
+  // A forced destroy does not wait for callbacks; a normal one lets them run first.
+  if (force) host_calls_.forget(*s);
   s->scheduler()->remove_stream(s, force);
+  if (!force) host_calls_.forget(*s);
   return Status::Ok();
 }
 
 Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
   Scheduler* sched = stream.scheduler();
-  if (!sched->wait_for(stream, stream.submitted(), Notifier::deadline_after_ms(timeout_ms))) {
+  uint32_t epoch = stream.abort_epoch();
+  bool reached = sched->wait_for(stream, stream.submitted(), Notifier::deadline_after_ms(timeout_ms), &epoch);
+  if (stream.abort_epoch() != epoch) {
+    return Status(Errc::rt_stream_abort, "stream " + std::to_string(stream.id()) + " was aborted while it was waited on");
+  }
+  if (!reached) {
     return Status(Errc::rt_stream_sync_timeout, "stream " + std::to_string(stream.id()) +
                                                     " did not finish within " + std::to_string(timeout_ms) + " ms");
   }
@@ -424,7 +439,20 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
   return Status::Ok();
 }
 
-uint64_t Runtime::submit(Task* task) { return task->stream->scheduler()->submit(task); }
+namespace {
+thread_local uint32_t t_last_task_id = 0;
+}
+
+Status Runtime::submit(Task* task, uint64_t* seq) {
+  Stream* stream = task->stream;
+  Status st;
+  uint64_t position = stream->scheduler()->submit(task, &st);
+  if (st.ok() && position != 0 && !stream->is_default()) t_last_task_id = static_cast<uint32_t>(position);
+  if (seq) *seq = position;
+  return st;
+}
+
+uint32_t Runtime::thread_last_task_id() { return t_last_task_id; }
 
 // ---------------------------------------------------------------- events
 
@@ -472,8 +500,7 @@ Status Runtime::record_event(const std::shared_ptr<Event>& event, Stream& stream
   task->stream = &stream;
   task->record = std::make_shared<EventRecord>();
   task->event = event;
-  submit(task);
-  return Status::Ok();
+  return submit(task);
 }
 
 Status Runtime::wait_event(Stream& stream, const std::shared_ptr<Event>& event) {
@@ -482,8 +509,7 @@ Status Runtime::wait_event(Stream& stream, const std::shared_ptr<Event>& event) 
   task->task_kind = TaskKind::EventWait;
   task->stream = &stream;
   task->event = event;
-  submit(task);
-  return Status::Ok();
+  return submit(task);
 }
 
 Status Runtime::reset_event(const std::shared_ptr<Event>& event, Stream& stream) {
@@ -492,8 +518,7 @@ Status Runtime::reset_event(const std::shared_ptr<Event>& event, Stream& stream)
   task->task_kind = TaskKind::EventReset;
   task->stream = &stream;
   task->event = event;
-  submit(task);
-  return Status::Ok();
+  return submit(task);
 }
 
 Status Runtime::synchronize_event(Event& event, int32_t timeout_ms) {

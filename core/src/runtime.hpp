@@ -14,6 +14,7 @@
 #include "device_slot.hpp"
 #include "event.hpp"
 #include "handle_table.hpp"
+#include "host_calls.hpp"
 #include "memory_registry.hpp"
 #include "plugin_loader.hpp"
 
@@ -79,8 +80,14 @@ class Runtime {
   PointerInfo classify(const void* ptr, uint64_t bytes) const;
   MemoryRegistry& pinned() { return pinned_; }
 
-  // Enqueues a task (built by the caller with stream set) on its stream's device.
-  uint64_t submit(Task* task);
+  // Enqueues a task (built by the caller with stream set) on its stream's device. Takes ownership
+  // of the task even when it fails (a stream stopped by ACL_STOP_ON_FAILURE refuses new work).
+  Status submit(Task* task, uint64_t* seq = nullptr);
+  // Id of the last task the calling thread submitted to a stream it created (aclrtGetThreadLastTaskId).
+  static uint32_t thread_last_task_id();
+
+  // ---- host calls (spec 2.7) ----
+  HostCalls& host_calls() { return host_calls_; }
 
  private:
   Runtime() = default;
@@ -99,6 +106,7 @@ class Runtime {
   HandleTable<Stream> streams_{HandleKind::Stream};
   HandleTable<Event> events_{HandleKind::Event};
   MemoryRegistry pinned_;
+  HostCalls host_calls_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

@@ -4,7 +4,11 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <unistd.h>
+
+#include "context.hpp"
 #include "event.hpp"
+#include "host_queue.hpp"
 
 namespace arun {
 
@@ -22,8 +26,24 @@ struct Scheduler::Batch {
   bool progressed = false;
 };
 
-Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy)
-    : device_(device), policy_(std::move(policy)) {
+namespace {
+std::atomic<FailureListener> g_failure_listener{nullptr};
+
+uint32_t this_thread_tid() {
+  thread_local const uint32_t tid = static_cast<uint32_t>(::gettid());
+  return tid;
+}
+
+bool stops_on_failure(const Stream& s) {
+  if (s.failure_mode_set.load(std::memory_order_acquire)) return s.failure_mode.load() == 1;  // ACL_STOP_ON_FAILURE
+  return s.context() != nullptr && s.context()->stop_on_failure.load(std::memory_order_acquire);
+}
+}  // namespace
+
+void Scheduler::set_failure_listener(FailureListener listener) { g_failure_listener.store(listener); }
+
+Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id)
+    : device_(device), policy_(std::move(policy)), device_id_(device_id) {
   for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
     uint32_t n = device_->unit_count(static_cast<plugin::UnitKind>(k));
     // Highest index at the back: units are handed out from unit 0 upwards.
@@ -39,35 +59,104 @@ void Scheduler::add_stream(const std::shared_ptr<Stream>& stream) {
   policy_->stream_added(*stream);
 }
 
+// Drops every task of `s` that has not started; returns true if a running head was kept. Dropped
+// event records complete now, so that no stream or host thread waits forever for work that will
+// never run; dropped tasks count as completed, so waiters return.
+bool Scheduler::discard_locked(Stream* s, Batch& batch) {
+  bool head_running = false;
+  if (!s->queue_.empty() && s->head_busy_) {
+    Task* head = s->queue_.front();
+    if (head->task_kind == TaskKind::Work) {
+      head_running = !policy_->discard(*s);
+    } else if (head->task_kind == TaskKind::HostCall) {
+      head_running = true;  // posted to a host thread, which reports back
+    } else if (head->task_kind == TaskKind::EventWait && head->record) {
+      auto& blocked = head->record->blocked;
+      blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
+    }
+  }
+  size_t keep = head_running ? 1 : 0;
+  std::vector<Stream*> unblocked;
+  while (s->queue_.size() > keep) {
+    Task* t = s->queue_.back();
+    s->queue_.pop_back();
+    if (t->task_kind == TaskKind::EventWait && t->event) --t->event->pending_waits;
+    if (t->task_kind == TaskKind::EventRecord) {
+      EventRecord& r = *t->record;
+      r.device_ns = device_->now_ns();
+      r.done.store(true, std::memory_order_seq_cst);
+      for (Stream* w : r.blocked) unblocked.push_back(w);
+      r.blocked.clear();
+    }
+    batch.retired.push_back(t);
+  }
+  if (!head_running) s->head_busy_ = false;
+  uint64_t last = head_running ? s->queue_.front()->seq : s->submitted_.load();
+  s->submitted_.store(last, std::memory_order_release);
+  if (!head_running) s->completed_.store(last, std::memory_order_release);
+  batch.progressed = true;
+  for (Stream* w : unblocked) {
+    w->head_busy_ = false;
+    advance(w, batch);
+  }
+  return head_running;
+}
+
 void Scheduler::discard_pending(Stream& stream) {
   Batch batch;
   {
     std::lock_guard lock(mu_);
-    Stream* s = &stream;
-    // Keep a running head (it cannot be preempted); drop everything else.
-    bool head_running = false;
-    if (!s->queue_.empty() && s->head_busy_) {
-      Task* head = s->queue_.front();
-      if (head->task_kind == TaskKind::Work) {
-        head_running = !policy_->discard(*s);
-      } else if (head->task_kind == TaskKind::EventWait && head->record) {
-        auto& blocked = head->record->blocked;
-        blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
-      }
+    discard_locked(&stream, batch);
+    dispatch(batch);
+  }
+  flush(batch);
+}
+
+void Scheduler::abort(Stream& stream) {
+  Batch batch;
+  uint64_t running = 0;
+  {
+    std::lock_guard lock(mu_);
+    stream.aborting_ = true;
+    stream.stop_error_ = 0;
+    stream.first_error_ = 0;
+    stream.abort_epoch_.fetch_add(1, std::memory_order_acq_rel);
+    if (discard_locked(&stream, batch)) {
+      Task* head = stream.queue_.front();
+      head->cancel_requested.store(true, std::memory_order_release);
+      running = head->seq;
     }
-    size_t keep = head_running ? 1 : 0;
-    while (s->queue_.size() > keep) {
-      Task* t = s->queue_.back();
-      s->queue_.pop_back();
-      if (t->task_kind == TaskKind::EventWait && t->event) --t->event->pending_waits;
-      batch.retired.push_back(t);
+    dispatch(batch);
+  }
+  flush(batch);
+  if (running != 0) wait_for(stream, running, -1);
+  std::lock_guard lock(mu_);
+  stream.aborting_ = false;
+  stream.first_error_ = 0;  // the halted task's outcome belongs to the abort
+}
+
+bool Scheduler::stop_running(Stream& stream) {
+  std::lock_guard lock(mu_);
+  if (stream.queue_.empty() || !stream.head_busy_) return false;
+  Task* head = stream.queue_.front();
+  if (head->task_kind != TaskKind::Work) return false;
+  head->cancel_requested.store(true, std::memory_order_release);
+  return true;
+}
+
+void Scheduler::host_call_done(Task* task) {
+  Batch batch;
+  {
+    std::lock_guard lock(mu_);
+    Stream* s = task->stream;
+    finish(s, task, batch);
+    advance(s, batch);
+    if (s->detached_ && s->queue_.empty()) {
+      auto it = streams_.find(s);
+      batch.dropped = std::move(it->second);
+      streams_.erase(it);
     }
-    if (!head_running) s->head_busy_ = false;
-    // Discarded tasks count as completed, so waiters return; a running head completes normally.
-    uint64_t last = head_running ? s->queue_.front()->seq : s->submitted_.load();
-    s->submitted_.store(last, std::memory_order_release);
-    if (!head_running) s->completed_.store(last, std::memory_order_release);
-    batch.progressed = true;
+    dispatch(batch);
   }
   flush(batch);
 }
@@ -93,31 +182,52 @@ uint32_t Scheduler::busy_units(plugin::UnitKind kind) const {
   return device_->unit_count(kind) - static_cast<uint32_t>(free_units_[k].size());
 }
 
-uint64_t Scheduler::submit(Task* task) {
+uint64_t Scheduler::submit(Task* task, Status* refused) {
   task->scheduler = this;
   task->on_complete = &Scheduler::on_complete;
+  task->cancel = &task->cancel_requested;
+  task->submitter_tid = this_thread_tid();
   uint64_t seq = 0;
+  int stop_error = 0;
   Batch batch;
   {
     std::lock_guard lock(mu_);
     Stream* s = task->stream;
-    // Captures happen in submission order: a record replaces the event's latest capture, and a
-    // wait binds to the capture current now, whatever is recorded later.
-    if (task->task_kind == TaskKind::EventRecord) {
-      task->event->latest = task->record;
-    } else if (task->task_kind == TaskKind::EventWait) {
-      task->record = task->event->latest;
-      ++task->event->pending_waits;
+    if (s->stop_error_ != 0 || s->aborting_) {
+      stop_error = s->stop_error_;  // 0: submitted while the stream is being aborted, dropped silently
+    } else {
+      enqueue_locked(task, batch);
+      seq = task->seq;
     }
-    task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
-    s->submitted_.store(task->seq, std::memory_order_release);
-    s->queue_.push_back(task);
-    seq = task->seq;
-    if (s->queue_.size() == 1) advance(s, batch);
     dispatch(batch);
   }
   flush(batch);
-  return seq;
+  if (seq != 0) return seq;
+  int32_t id = task->stream->id();
+  delete task;
+  if (stop_error != 0 && refused != nullptr) {
+    *refused = Status(static_cast<Errc>(stop_error), "stream " + std::to_string(id) +
+                                                         " stopped after a task failed with error " +
+                                                         std::to_string(stop_error) +
+                                                         " (ACL_STOP_ON_FAILURE); call aclrtStreamAbort or destroy it");
+  }
+  return 0;
+}
+
+void Scheduler::enqueue_locked(Task* task, Batch& batch) {
+  Stream* s = task->stream;
+  // Captures happen in submission order: a record replaces the event's latest capture, and a
+  // wait binds to the capture current now, whatever is recorded later.
+  if (task->task_kind == TaskKind::EventRecord) {
+    task->event->latest = task->record;
+  } else if (task->task_kind == TaskKind::EventWait) {
+    task->record = task->event->latest;
+    ++task->event->pending_waits;
+  }
+  task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
+  s->submitted_.store(task->seq, std::memory_order_release);
+  s->queue_.push_back(task);
+  if (s->queue_.size() == 1) advance(s, batch);
 }
 
 // Retires every marker at the head of `stream` whose condition holds, and hands a work head to the
@@ -160,6 +270,17 @@ void Scheduler::advance(Stream* first, Batch& batch) {
           t->event->latest.reset();
           finish(s, t, batch);
           break;
+        case TaskKind::HostCall: {
+          // Posted under the mutex so that the calls of a stream reach their thread in order.
+          HostCall call{t->host_fn, t->host_user, s, t->host_blocking ? t : nullptr};
+          bool posted = t->host_queue && t->host_queue->post(call);
+          if (posted && t->host_blocking) {
+            s->head_busy_ = true;
+          } else {
+            finish(s, t, batch);  // non-blocking, or its thread unsubscribed meanwhile (skipped)
+          }
+          break;
+        }
       }
     }
   }
@@ -203,14 +324,29 @@ void Scheduler::on_complete(plugin::Work* work, const plugin::WorkResult& result
 }
 
 void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
+  // A task halted on request (aclrtStreamStop / aclrtStreamAbort) did not fail.
+  bool halted = result.status == static_cast<int>(Errc::rt_device_task_abort) &&
+                task->cancel_requested.load(std::memory_order_acquire);
+  bool failed = result.status != 0 && !halted;
+  // The exception hooks run before the completion is published, so a synchronize that reports the
+  // failure returns after they did; no lock is held while they run.
+  if (failed) {
+    if (FailureListener listener = g_failure_listener.load()) {
+      listener({static_cast<uint32_t>(task->seq), task->stream->id(), task->submitter_tid, device_id_, result.status});
+    }
+  }
   Batch batch;
   {
     std::lock_guard lock(mu_);
     Stream* s = task->stream;
-    if (result.status != 0 && s->first_error_ == 0) s->first_error_ = result.status;
     free_units_[static_cast<uint32_t>(task->unit_kind)].push_back(task->unit);
     policy_->finished(*task, result.end_ns >= result.start_ns ? result.end_ns - result.start_ns : 0);
+    if (failed && s->first_error_ == 0) s->first_error_ = result.status;
     finish(s, task, batch);
+    if (failed && stops_on_failure(*s)) {
+      s->stop_error_ = result.status;
+      discard_locked(s, batch);
+    }
     advance(s, batch);
     if (s->detached_ && s->queue_.empty()) {
       auto it = streams_.find(s);
@@ -222,8 +358,10 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
   flush(batch);
 }
 
-bool Scheduler::wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns) {
-  auto reached = [&] { return stream.completed() >= seq; };
+bool Scheduler::wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns, const uint32_t* abort_epoch) {
+  auto reached = [&] {
+    return stream.completed() >= seq || (abort_epoch != nullptr && stream.abort_epoch() != *abort_epoch);
+  };
   if (Notifier::spin(reached)) return true;
   auto& stream_rw = const_cast<Stream&>(stream);
   for (;;) {

@@ -8,11 +8,12 @@
 // back-to-back tasks without any thread hand-off.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
-#include <map>
 #include <vector>
 
+#include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
 #include "event.hpp"
 #include "notifier.hpp"
@@ -21,9 +22,23 @@
 
 namespace arun {
 
+// What the scheduler reports when a task fails (exception info, spec 2.8).
+struct TaskFailure {
+  uint32_t task_id = 0;    // the task's position in its stream
+  int32_t stream_id = 0;
+  uint32_t thread_id = 0;  // the host thread that submitted it
+  int32_t device_id = 0;
+  int code = 0;            // ACL code the device reported
+};
+// Called on the thread that completed the task, with no scheduler lock held.
+using FailureListener = void (*)(const TaskFailure& failure);
+
 class Scheduler {
  public:
-  Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy);
+  Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id = 0);
+
+  // Process-wide: who hears about failed tasks (the C API's exception callbacks).
+  static void set_failure_listener(FailureListener listener);
   ~Scheduler();
 
   plugin::Device* device() const { return device_; }
@@ -36,15 +51,26 @@ class Scheduler {
   void remove_stream(const std::shared_ptr<Stream>& stream, bool discard);
 
   // Takes ownership of `task` (allocated with new) and appends it to task->stream. Never blocks.
-  // Returns the task's position in its stream (wait_for(stream, seq) waits for it).
-  uint64_t submit(Task* task);
+  // Returns the task's position in its stream (wait_for(stream, seq) waits for it), or 0 if the
+  // task was not enqueued: a stream stopped by a failure (ACL_STOP_ON_FAILURE) refuses it (*refused
+  // gets the failure's code), a stream being aborted drops it (*refused stays Ok). Either way the
+  // task is freed.
+  uint64_t submit(Task* task, Status* refused = nullptr);
   // Drops the stream's tasks that have not started; a running task finishes (nothing is preempted).
   void discard_pending(Stream& stream);
+  // aclrtStreamAbort: asks the running task to stop, drops the rest, waits for the running task,
+  // and clears a stop-on-failure state. Synchronizes in progress return ACL_ERROR_RT_STREAM_ABORT.
+  void abort(Stream& stream);
+  // aclrtStreamStop: asks the running task to stop early; the queue is kept. False if none runs.
+  bool stop_running(Stream& stream);
+  // A blocking host call has returned (or was skipped): its stream may go on.
+  void host_call_done(Task* task);
   // Units of `kind` running a task right now.
   uint32_t busy_units(plugin::UnitKind kind) const;
 
-  // Waits until the stream has completed `seq`. False on timeout.
-  bool wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns);
+  // Waits until the stream has completed `seq`, or, given `abort_epoch`, until the stream is
+  // aborted (its epoch differs). False on timeout.
+  bool wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns, const uint32_t* abort_epoch = nullptr);
   // Waits until every task submitted to the device before the call has completed. False on timeout.
   bool wait_all(int64_t deadline_ns);
   // Returns and clears the stream's first failure since it was last reported (0 if none).
@@ -62,6 +88,8 @@ class Scheduler {
 
  private:
   struct Batch;
+  void enqueue_locked(Task* task, Batch& batch);
+  bool discard_locked(Stream* stream, Batch& batch);
   void advance(Stream* stream, Batch& batch);
   void dispatch(Batch& batch);
   void finish(Stream* stream, Task* task, Batch& batch);
@@ -71,6 +99,7 @@ class Scheduler {
 
   plugin::Device* device_;
   std::unique_ptr<SchedulerPolicy> policy_;
+  int32_t device_id_;
   mutable std::mutex mu_;
   std::map<const Stream*, std::shared_ptr<Stream>> streams_;
   std::vector<uint32_t> free_units_[plugin::kUnitKindCount];

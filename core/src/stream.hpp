@@ -32,8 +32,12 @@ class Stream {
   bool idle() const { return completed() >= submitted(); }
 
   // aclrtSetStreamFailureMode (ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE), set at most once.
+  // A stream that never set it follows its context (see Context::stop_on_failure).
   std::atomic<uint64_t> failure_mode{0};
   std::atomic<bool> failure_mode_set{false};
+
+  // Bumped by every aclrtStreamAbort: a synchronize that saw it change returns ACL_ERROR_RT_STREAM_ABORT.
+  uint32_t abort_epoch() const { return abort_epoch_.load(std::memory_order_acquire); }
 
  private:
   friend class Scheduler;
@@ -50,11 +54,14 @@ class Stream {
   bool head_busy_ = false;     // head handed to the policy, running, or blocked on an event
   int first_error_ = 0;        // first failure since the last synchronize reported one
   bool detached_ = false;      // force-destroyed while a task ran: dropped when that task completes
+  bool aborting_ = false;      // aclrtStreamAbort in progress: new submissions are dropped
+  int stop_error_ = 0;         // stopped by a failure under ACL_STOP_ON_FAILURE: submissions refused
 
   std::atomic<uint64_t> submitted_{0};
   std::atomic<uint64_t> completed_{0};
   // Lowest position a parked host thread waits for; completions below it wake nobody.
   std::atomic<uint64_t> notify_at_{UINT64_MAX};
+  std::atomic<uint32_t> abort_epoch_{0};
 };
 
 }  // namespace arun

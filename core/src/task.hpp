@@ -1,9 +1,12 @@
 // Task: one entry of a stream's in-order queue. Device work (copy, memset, kernel) derives its
 // description from plugin::Work so the device can execute it directly; markers (event record,
 // event wait, event reset) never reach a device: the scheduler retires them when they become the
-// stream's head and their condition holds.
+// stream's head and their condition holds. Host calls (aclrtLaunchCallback, aclrtLaunchHostFunc)
+// never reach a device either: at the head of their stream they are posted to a HostQueue, and a
+// blocking one keeps the stream's head until the host thread that runs it reports back.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -16,7 +19,9 @@ class Scheduler;
 class Event;
 struct EventRecord;
 
-enum class TaskKind : uint8_t { Work, EventRecord, EventWait, EventReset };
+enum class TaskKind : uint8_t { Work, EventRecord, EventWait, EventReset, HostCall };
+
+class HostQueue;
 
 struct Task : plugin::Work {
   TaskKind task_kind = TaskKind::Work;
@@ -30,6 +35,13 @@ struct Task : plugin::Work {
   // ascend-run device tasks (arunLaunchDeviceTask): a plain host function run on a compute unit
   void (*host_fn)(void*) = nullptr;
   void* host_user = nullptr;
+  // HostCall: host_fn(host_user) runs on a thread serving `host_queue`.
+  std::shared_ptr<HostQueue> host_queue;
+  bool host_blocking = true;
+  // Host thread that submitted the task (exception info), and a flag the device polls between
+  // blocks or chunks: set by aclrtStreamStop / aclrtStreamAbort to halt the task while it runs.
+  uint32_t submitter_tid = 0;
+  std::atomic<bool> cancel_requested{false};
 };
 
 }  // namespace arun

@@ -3,6 +3,7 @@
 // a device only executes the work the core hands to one of its units and reports completion.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -99,6 +100,10 @@ struct Work {
   void* args = nullptr;
   uint32_t block_dim = 1;
   CompletionFn on_complete = nullptr;
+  // Set by the core to ask for the work to stop early (aclrtStreamStop / aclrtStreamAbort). A device
+  // polls it where stopping is safe (between kernel blocks, between copy chunks) and completes the
+  // work with ACL_ERROR_RT_DEVICE_TASK_ABORT; it may also ignore it and run to the end.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Device {

@@ -24,7 +24,8 @@ namespace arun::plugin {
 
 inline constexpr uint32_t kPluginMagic = 0x4e555241u;  // "ARUN" in little-endian byte order
 inline constexpr uint16_t kAbiMajor = 1;
-inline constexpr uint16_t kAbiMinor = 0;
+// Minor 1: Work::cancel (devices built against minor 0 never read it and run work to the end).
+inline constexpr uint16_t kAbiMinor = 1;
 
 enum class PluginKind : uint32_t {
   Device = 1,
