@@ -29,6 +29,7 @@ void DeviceSlot::release() {
   if (users_ == 0) return;
   if (--users_ == 0) {
     scheduler_->wait_all(-1);
+    scheduler_->quiesce();
     // Close the device before the scheduler goes: closing joins the unit threads, and a unit may
     // still be inside the scheduler's completion path (waking waiters) after the last task counted
     // as complete.

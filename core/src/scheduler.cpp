@@ -1,6 +1,7 @@
 #include "scheduler.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include <boost/container/small_vector.hpp>
 
@@ -146,6 +147,14 @@ bool Scheduler::stop_running(Stream& stream) {
 
 void Scheduler::host_call_done(Task* task) {
   Batch batch;
+  // Host-call threads are not device threads: the device may be closed once this stream's work is
+  // done, so quiesce() waits for this flush to finish launching before the device goes.
+  struct Flushing {
+    std::atomic<int>& n;
+    ~Flushing() { n.fetch_sub(1, std::memory_order_release); }
+  };
+  host_flushes_.fetch_add(1, std::memory_order_acq_rel);
+  Flushing guard{host_flushes_};
   {
     std::lock_guard lock(mu_);
     Stream* s = task->stream;
@@ -432,6 +441,10 @@ bool Scheduler::wait_record(const EventRecord& record, int64_t deadline_ns) {
     if (!notifier_.park(epoch, deadline_ns)) return done();
     if (done()) return true;
   }
+}
+
+void Scheduler::quiesce() const {
+  while (host_flushes_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
 }
 
 uint64_t Scheduler::outstanding() const {

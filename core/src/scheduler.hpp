@@ -83,6 +83,9 @@ class Scheduler {
   bool waits_pending(const Event& event);
   bool wait_record(const EventRecord& record, int64_t deadline_ns);
 
+  // Waits until no host-call thread is inside host_call_done (call before closing the device).
+  void quiesce() const;
+
   // Number of tasks submitted and not yet completed, over all streams.
   uint64_t outstanding() const;
 
@@ -100,6 +103,7 @@ class Scheduler {
   plugin::Device* device_;
   std::unique_ptr<SchedulerPolicy> policy_;
   int32_t device_id_;
+  std::atomic<int> host_flushes_{0};
   mutable std::mutex mu_;
   std::map<const Stream*, std::shared_ptr<Stream>> streams_;
   std::vector<uint32_t> free_units_[plugin::kUnitKindCount];

@@ -43,13 +43,16 @@ class StubDevice;
 class StubUnit {
  public:
   StubUnit(StubDevice& device, uint32_t index) : device_(device), index_(index), thread_([this] { loop(); }) {}
-  ~StubUnit() {
+  ~StubUnit() { stop(); }
+  // Joins the thread. close() stops every unit before destroying any: a unit thread may still be
+  // posting to a sibling (the tail of a completion) after the last task counted as complete.
+  void stop() {
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
     }
     cv_.notify_one();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   void post(Work* work) {
     {
@@ -129,6 +132,9 @@ class StubDevice final : public plugin::Device {
     std::lock_guard lock(lifecycle_);
     if (!open_) return;
     open_ = false;
+    for (auto& kind : units_) {
+      for (auto& unit : kind) unit->stop();
+    }
     units_[0].clear();
     units_[1].clear();
     release_all();
