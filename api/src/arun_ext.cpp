@@ -39,22 +39,6 @@ extern "C" aclError arunLaunchDeviceTask(arunDeviceTaskFn fn, void *userData, ac
   });
 }
 
-namespace {
-
-std::string human_bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
-
-}  // namespace
 
 extern "C" const char *arunRuntimeReport(void) {
   static thread_local std::string out;

@@ -18,18 +18,24 @@ Status DeviceSlot::acquire() {
                     "device " + std::to_string(id_) + " (" + backend_ + ") failed to open: " + st.message());
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>(), id_);
+    allocator_ = std::make_unique<DeviceAllocator>(id_, device_);
     log().debug("device {} ({}) opened, scheduler policy {}", id_, backend_, scheduler_->policy().name());
   }
   ++users_;
   return Status::Ok();
 }
 
-void DeviceSlot::release() {
+void DeviceSlot::release(LeakReport* leaks) {
   std::lock_guard lock(open_mu_);
   if (users_ == 0) return;
   if (--users_ == 0) {
     scheduler_->wait_all(-1);
     scheduler_->quiesce();
+    // Closing the device frees every block; what the program still held is a leak.
+    if (leaks != nullptr) {
+      for (const auto& b : allocator_->blocks()) leaks->memory.push_back({id_, b.addr, b.requested, b.site});
+    }
+    allocator_.reset();
     // Close the device before the scheduler goes: closing joins the unit threads, and a unit may
     // still be inside the scheduler's completion path (waking waiters) after the last task counted
     // as complete.

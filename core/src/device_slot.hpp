@@ -10,6 +10,8 @@
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
 #include "context.hpp"
+#include "device_allocator.hpp"
+#include "leak_report.hpp"
 #include "scheduler.hpp"
 
 namespace arun {
@@ -23,11 +25,13 @@ class DeviceSlot {
   plugin::Device* device() const { return device_; }
   const std::string& backend() const { return backend_; }
 
-  // Opens the device (first user) and counts a user; release() undoes one acquire.
+  // Opens the device (first user) and counts a user; release() undoes one acquire. The release that
+  // closes the device adds the memory the program still held to `leaks` (when given).
   Status acquire();
-  void release();
+  void release(LeakReport* leaks = nullptr);
   bool is_open() const;
   Scheduler* scheduler() const { return scheduler_.get(); }  // non-null while open
+  DeviceAllocator* allocator() const { return allocator_.get(); }  // non-null while open
 
   int32_t next_stream_id() { return stream_ids_.fetch_add(1); }
 
@@ -47,6 +51,7 @@ class DeviceSlot {
   mutable std::mutex open_mu_;
   int users_ = 0;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<DeviceAllocator> allocator_;
   std::atomic<int32_t> stream_ids_{0};
 };
 
