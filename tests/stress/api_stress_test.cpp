@@ -1,0 +1,487 @@
+// Stress test of the C API under concurrency, meant to run under ThreadSanitizer.
+//
+// Several host threads, each bound to a device, create several streams and submit a seeded random
+// mix of work to them: H2D / D2D / D2H copies between aclrtMallocHost memory and device buffers,
+// aclrtMemsetAsync, device tasks (arunLaunchDeviceTask) that compute a checksum, host callbacks
+// (blocking and not, served by one aclrtSubscribeReport thread per stream), host functions, and
+// event handshakes between streams (record / aclrtStreamWaitEvent both ways around a cross-stream
+// copy). While enqueueing, each thread replays the same operations on a host model of its device
+// buffers, so after synchronizing it can verify every byte copied back, every checksum, the order
+// in which ordered host code ran, and how many callbacks ran and on which thread.
+//
+// The per-stream logs are plain (non-atomic) containers written by whichever runtime thread runs
+// the stream's next task: the test relies on the runtime to order them. A missing happens-before
+// edge between consecutive tasks of a stream, or between completion and aclrtSynchronizeStream, is
+// what TSan reports here.
+//
+// Bounded by iteration counts, not time. ARUN_STRESS_CONFIG picks the configuration (default: the
+// build tree's default.toml), ARUN_STRESS_SEED the seed (printed, to reproduce a failure).
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "acl/acl.h"
+#include "arun/arun_ext.h"
+
+namespace {
+
+constexpr int kThreads = 4;
+constexpr int kStreamsPerThread = 3;
+constexpr int kOpsPerStream = 120;
+constexpr size_t kBufBytes = 2048;  // each device buffer, and each arena slice
+// At most one download per op, plus the final read-back of both buffers.
+constexpr size_t kDownloadSlices = kOpsPerStream + 2;
+
+std::string configPath() {
+  const char *env = std::getenv("ARUN_STRESS_CONFIG");
+  return env != nullptr && *env != '\0' ? env : ARUN_BUILD_CONFIG_DIR "/default.toml";
+}
+
+uint32_t seed() {
+  const char *env = std::getenv("ARUN_STRESS_SEED");
+  return env != nullptr && *env != '\0' ? static_cast<uint32_t>(std::strtoul(env, nullptr, 0)) : 20261203u;
+}
+
+uint64_t selfId() { return static_cast<uint64_t>(pthread_self()); }
+
+// Collects failures from any thread; the test body reports them.
+struct Failures {
+  std::mutex mutex;
+  std::vector<std::string> list;
+  void add(std::string what) {
+    std::lock_guard lock(mutex);
+    list.push_back(std::move(what));
+  }
+};
+Failures g_failures;
+
+#define STRESS_CHECK(call)                                                                                  \
+  do {                                                                                                      \
+    aclError rc_ = (call);                                                                                  \
+    if (rc_ != ACL_SUCCESS) {                                                                               \
+      const char *msg_ = aclGetRecentErrMsg();                                                              \
+      g_failures.add(std::string(#call) + " -> " + std::to_string(rc_) + " (" + (msg_ ? msg_ : "") + ")"); \
+      return;                                                                                               \
+    }                                                                                                       \
+  } while (0)
+
+// The "verifiable host computation" of a device task: FNV-1a over a xorshift sequence.
+uint64_t checksum(uint64_t s, int rounds) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < rounds; ++i) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    h = (h ^ s) * 1099511628211ull;
+  }
+  return h;
+}
+
+struct StreamState;
+
+// One piece of host code the stream runs (device task, callback or host function).
+struct HostWork {
+  StreamState *stream = nullptr;
+  int id = 0;                 // position among the stream's ordered (or non-blocking) host work
+  uint64_t input = 0;         // device task: checksum input
+  int rounds = 0;             // device task: checksum length
+  uint64_t result = 0;        // device task: written by the task
+  const uint8_t *check_ptr = nullptr;  // a D2H slice that must have landed before this runs
+  const uint8_t *check_want = nullptr;
+  size_t check_len = 0;
+  bool check_ok = true;       // written by the host code
+  uint64_t ran_on = 0;        // callbacks: the thread that ran it
+};
+
+struct StreamState {
+  aclrtStream stream = nullptr;
+  bool callbacks = false;  // serves host calls through callbacks (else host functions); never both
+  uint8_t *dev[2] = {nullptr, nullptr};         // A and B
+  std::vector<uint8_t> model[2];                // what A and B must hold
+  uint8_t *upload = nullptr, *download = nullptr;  // pinned arenas, one slice per op
+  int next_slice = 0;  // next upload slice
+  struct Download {
+    const uint8_t *at;
+    std::vector<uint8_t> want;
+  };
+  std::deque<Download> downloads;
+  std::deque<HostWork> work;             // stable addresses
+  std::vector<int> ordered_expected;     // ids of work that runs in stream order
+  std::vector<int> ordered_log;          // appended by the work itself, in stream order
+  std::vector<int> nonblocking_expected;
+  std::vector<int> nonblocking_log;      // appended by the report thread only
+  std::atomic<int> nonblocking_done{0};
+  // The report thread of a callback stream.
+  std::thread reporter;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> subscribed{false};
+  uint64_t reporter_id = 0;
+};
+
+void checkLanded(HostWork *w) {
+  if (w->check_ptr != nullptr) w->check_ok = std::memcmp(w->check_ptr, w->check_want, w->check_len) == 0;
+}
+
+void deviceTask(void *arg) {
+  auto *w = static_cast<HostWork *>(arg);
+  w->result = checksum(w->input, w->rounds);
+  checkLanded(w);
+  w->stream->ordered_log.push_back(w->id);
+}
+
+void orderedHostCall(void *arg) {  // blocking callbacks and host functions
+  auto *w = static_cast<HostWork *>(arg);
+  w->ran_on = selfId();
+  checkLanded(w);
+  w->stream->ordered_log.push_back(w->id);
+}
+
+void nonBlockingCallback(void *arg) {
+  auto *w = static_cast<HostWork *>(arg);
+  w->ran_on = selfId();
+  checkLanded(w);
+  w->stream->nonblocking_log.push_back(w->id);
+  w->stream->nonblocking_done.fetch_add(1, std::memory_order_release);
+}
+
+class Worker {
+ public:
+  Worker(int index, int32_t device) : index_(index), device_(device), rng_(seed() + 7919u * index) {}
+
+  void run() {
+    STRESS_CHECK(aclrtSetDevice(device_));
+    STRESS_CHECK(aclrtGetCurrentContext(&context_));
+    for (int i = 0; i < kStreamsPerThread; ++i) {
+      auto s = std::make_unique<StreamState>();
+      s->callbacks = (i % 2) == 0;
+      STRESS_CHECK(aclrtCreateStream(&s->stream));
+      for (auto &d : s->dev) STRESS_CHECK(aclrtMalloc(reinterpret_cast<void **>(&d), kBufBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      STRESS_CHECK(aclrtMallocHost(reinterpret_cast<void **>(&s->upload), kBufBytes * kOpsPerStream));
+      STRESS_CHECK(aclrtMallocHost(reinterpret_cast<void **>(&s->download), kBufBytes * kDownloadSlices));
+      // Start from known contents, on the device and in the model.
+      for (int b = 0; b < 2; ++b) {
+        s->model[b].assign(kBufBytes, static_cast<uint8_t>(index_ * 16 + i * 2 + b));
+        STRESS_CHECK(aclrtMemset(s->dev[b], kBufBytes, s->model[b][0], kBufBytes));
+      }
+      if (s->callbacks) startReporter(*s);
+      streams_.push_back(std::move(s));
+    }
+    for (auto &s : streams_) {
+      while (s->callbacks && !s->subscribed.load()) std::this_thread::yield();
+    }
+
+    // Round-robin over the streams so their work interleaves on the device.
+    for (int op = 0; op < kOpsPerStream; ++op) {
+      for (int i = 0; i < kStreamsPerThread; ++i) {
+        if (!enqueueRandom(i)) return;
+      }
+    }
+    // A final read-back of both buffers of every stream.
+    for (auto &s : streams_) {
+      for (int b = 0; b < 2; ++b) {
+        if (!download(*s, b, 0, kBufBytes)) return;
+      }
+    }
+    for (auto &s : streams_) STRESS_CHECK(aclrtSynchronizeStream(s->stream));
+    verify();
+    teardown();
+  }
+
+ private:
+  int indexOf(const StreamState &s) const {
+    for (size_t i = 0; i < streams_.size(); ++i)
+      if (streams_[i].get() == &s) return static_cast<int>(i);
+    return -1;
+  }
+
+  void startReporter(StreamState &s) {
+    aclrtContext ctx = context_;
+    s.reporter = std::thread([ctx, &s] {
+      aclError rc = aclrtSetCurrentContext(ctx);
+      if (rc == ACL_SUCCESS) rc = aclrtSubscribeReport(selfId(), s.stream);
+      s.reporter_id = selfId();
+      s.subscribed.store(true);  // on failure too: the launches then fail and the worker reports it
+      if (rc != ACL_SUCCESS) {
+        g_failures.add("report thread: subscribing -> " + std::to_string(rc));
+        return;
+      }
+      while (!s.stop.load()) {
+        rc = aclrtProcessReport(5);
+        if (rc != ACL_SUCCESS && rc != ACL_ERROR_RT_REPORT_TIMEOUT) {
+          g_failures.add("aclrtProcessReport -> " + std::to_string(rc));
+          return;
+        }
+      }
+      STRESS_CHECK(aclrtUnSubscribeReport(selfId(), s.stream));
+    });
+  }
+
+  size_t pick(size_t lo, size_t hi) { return std::uniform_int_distribution<size_t>(lo, hi)(rng_); }
+
+  // A random [offset, offset + len) within a buffer.
+  void range(size_t *off, size_t *len) {
+    *len = pick(1, kBufBytes);
+    *off = pick(0, kBufBytes - *len);
+  }
+
+  uint8_t *upload(StreamState &s) {
+    // Each upload has its own slice: a pending async copy's host memory is never rewritten.
+    return arena + kBufBytes * static_cast<size_t>(s.next_slice++);
+  }
+
+  bool download(StreamState &s, int b, size_t off, size_t len) {
+    // Every download gets its own slice (kDownloadSlices covers the worst case), and its record
+    // stays alive to the end: host code that checks it may run after the stream completes.
+    uint8_t *dst = s.download + kBufBytes * s.downloads.size();
+    aclError rc = aclrtMemcpyAsync(dst, len, s.dev[b] + off, len, ACL_MEMCPY_DEVICE_TO_HOST, s.stream);
+    if (rc != ACL_SUCCESS) return fail("D2H aclrtMemcpyAsync", rc);
+    s.downloads.push_back({dst, std::vector<uint8_t>(s.model[b].begin() + off, s.model[b].begin() + off + len)});
+    return true;
+  }
+
+  // The last download of the stream, for host code that runs after it to check.
+  void attachLastDownload(StreamState &s, HostWork &w) {
+    if (s.downloads.empty()) return;
+    const auto &d = s.downloads.back();
+    w.check_ptr = d.at;
+    w.check_want = d.want.data();
+    w.check_len = d.want.size();
+  }
+
+  bool fail(const char *what, aclError rc) {
+    const char *msg = aclGetRecentErrMsg();
+    g_failures.add(std::string(what) + " -> " + std::to_string(rc) + " (" + (msg ? msg : "") + ")");
+    return false;
+  }
+
+  bool enqueueRandom(int i) {
+    StreamState &s = *streams_[i];
+    const size_t kind = pick(0, 99);
+    size_t off = 0, len = 0;
+    range(&off, &len);
+    const int b = static_cast<int>(pick(0, 1));
+    aclError rc = ACL_SUCCESS;
+    if (kind < 20) {  // H2D from a fresh pinned slice
+      uint8_t *src = upload(s);
+      for (size_t k = 0; k < len; ++k) src[k] = static_cast<uint8_t>(rng_());
+      rc = aclrtMemcpyAsync(s.dev[b] + off, len, src, len, ACL_MEMCPY_HOST_TO_DEVICE, s.stream);
+      if (rc != ACL_SUCCESS) return fail("H2D aclrtMemcpyAsync", rc);
+      std::memcpy(s.model[b].data() + off, src, len);
+    } else if (kind < 32) {  // D2D between the stream's own buffers
+      const size_t dst_off = pick(0, kBufBytes - len);
+      rc = aclrtMemcpyAsync(s.dev[1 - b] + dst_off, len, s.dev[b] + off, len, ACL_MEMCPY_DEVICE_TO_DEVICE, s.stream);
+      if (rc != ACL_SUCCESS) return fail("D2D aclrtMemcpyAsync", rc);
+      std::memcpy(s.model[1 - b].data() + dst_off, s.model[b].data() + off, len);
+    } else if (kind < 47) {  // D2H into a fresh pinned slice, checked after synchronizing
+      if (!download(s, b, off, len)) return false;
+    } else if (kind < 57) {  // memset
+      const auto value = static_cast<uint8_t>(rng_());
+      rc = aclrtMemsetAsync(s.dev[b] + off, len, value, len, s.stream);
+      if (rc != ACL_SUCCESS) return fail("aclrtMemsetAsync", rc);
+      std::memset(s.model[b].data() + off, value, len);
+    } else if (kind < 72) {  // device task computing a checksum
+      HostWork &w = newWork(s, true);
+      w.input = (static_cast<uint64_t>(rng_()) << 32) | rng_() | 1;
+      w.rounds = static_cast<int>(pick(16, 512));
+      attachLastDownload(s, w);
+      rc = arunLaunchDeviceTask(&deviceTask, &w, s.stream);
+      if (rc != ACL_SUCCESS) return fail("arunLaunchDeviceTask", rc);
+    } else if (kind < 87) {  // host call: a callback (either kind) or a host function
+      if (s.callbacks && pick(0, 1) == 0) {
+        HostWork &w = newWork(s, false);
+        attachLastDownload(s, w);
+        rc = aclrtLaunchCallback(&nonBlockingCallback, &w, ACL_CALLBACK_NO_BLOCK, s.stream);
+        if (rc != ACL_SUCCESS) return fail("aclrtLaunchCallback(NO_BLOCK)", rc);
+      } else {
+        HostWork &w = newWork(s, true);
+        attachLastDownload(s, w);
+        rc = s.callbacks ? aclrtLaunchCallback(&orderedHostCall, &w, ACL_CALLBACK_BLOCK, s.stream)
+                         : aclrtLaunchHostFunc(s.stream, &orderedHostCall, &w);
+        if (rc != ACL_SUCCESS) return fail(s.callbacks ? "aclrtLaunchCallback(BLOCK)" : "aclrtLaunchHostFunc", rc);
+      }
+    } else {  // cross-stream handshake: the next stream copies our buffer into its own
+      return handshake(s, *streams_[(i + 1) % kStreamsPerThread], b, off, len);
+    }
+    return true;
+  }
+
+  HostWork &newWork(StreamState &s, bool ordered) {
+    HostWork &w = s.work.emplace_back();
+    w.stream = &s;
+    if (ordered) {
+      w.id = static_cast<int>(s.ordered_expected.size());
+      s.ordered_expected.push_back(w.id);
+    } else {
+      w.id = static_cast<int>(s.nonblocking_expected.size());
+      s.nonblocking_expected.push_back(w.id);
+    }
+    return w;
+  }
+
+  // from: record E1; to: wait E1, copy from.dev[b] -> to.dev[1-b], record E2; from: wait E2.
+  // The second wait keeps `from` from overwriting its buffer before `to` has read it.
+  bool handshake(StreamState &from, StreamState &to, int b, size_t off, size_t len) {
+    aclrtEvent e1 = nullptr, e2 = nullptr;
+    aclError rc = aclrtCreateEvent(&e1);
+    if (rc != ACL_SUCCESS) return fail("aclrtCreateEvent", rc);
+    events_.push_back(e1);
+    rc = aclrtCreateEvent(&e2);
+    if (rc != ACL_SUCCESS) return fail("aclrtCreateEvent", rc);
+    events_.push_back(e2);
+    const size_t dst_off = pick(0, kBufBytes - len);
+    if ((rc = aclrtRecordEvent(e1, from.stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", rc);
+    if ((rc = aclrtStreamWaitEvent(to.stream, e1)) != ACL_SUCCESS) return fail("aclrtStreamWaitEvent", rc);
+    rc = aclrtMemcpyAsync(to.dev[1 - b] + dst_off, len, from.dev[b] + off, len, ACL_MEMCPY_DEVICE_TO_DEVICE, to.stream);
+    if (rc != ACL_SUCCESS) return fail("cross-stream D2D aclrtMemcpyAsync", rc);
+    if ((rc = aclrtRecordEvent(e2, to.stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", rc);
+    if ((rc = aclrtStreamWaitEvent(from.stream, e2)) != ACL_SUCCESS) return fail("aclrtStreamWaitEvent", rc);
+    std::memcpy(to.model[1 - b].data() + dst_off, from.model[b].data() + off, len);
+    ++handshakes_;
+    return true;
+  }
+
+  void verifyDownloads(StreamState &s) {
+    const int si = indexOf(s);
+    for (size_t k = 0; k < s.downloads.size(); ++k) {
+      const auto &d = s.downloads[k];
+      if (std::memcmp(d.at, d.want.data(), d.want.size()) != 0) {
+        g_failures.add("thread " + std::to_string(index_) + " stream " + std::to_string(si) + ": download " +
+                       std::to_string(k) + " (" + std::to_string(d.want.size()) + " bytes) differs from the model");
+      }
+    }
+  }
+
+  void verify() {
+    for (auto &sp : streams_) {
+      StreamState &s = *sp;
+      const std::string at = "thread " + std::to_string(index_) + " stream " + std::to_string(indexOf(s)) + ": ";
+      verifyDownloads(s);
+      // Non-blocking callbacks may still be running after the stream is complete: wait for the
+      // count (a hang guard only; nothing is timed).
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (s.nonblocking_done.load(std::memory_order_acquire) < static_cast<int>(s.nonblocking_expected.size()) &&
+             std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (s.nonblocking_done.load(std::memory_order_acquire) != static_cast<int>(s.nonblocking_expected.size())) {
+        g_failures.add(at + std::to_string(s.nonblocking_done.load()) + " of " +
+                       std::to_string(s.nonblocking_expected.size()) + " non-blocking callbacks ran");
+        continue;
+      }
+      if (s.ordered_log != s.ordered_expected) {
+        g_failures.add(at + "ordered host work ran " + std::to_string(s.ordered_log.size()) + " times, want " +
+                       std::to_string(s.ordered_expected.size()) + ", or out of stream order");
+      }
+      if (s.nonblocking_log != s.nonblocking_expected) {
+        g_failures.add(at + "non-blocking callbacks ran out of order");
+      }
+      for (const HostWork &w : s.work) {
+        if (!w.check_ok) g_failures.add(at + "host work " + std::to_string(w.id) + " ran before the D2H ahead of it landed");
+        if (w.rounds != 0 && w.result != checksum(w.input, w.rounds)) {
+          g_failures.add(at + "device task " + std::to_string(w.id) + " computed a wrong checksum");
+        }
+        if (s.callbacks && w.rounds == 0 && w.ran_on != s.reporter_id) {
+          g_failures.add(at + "a callback ran on a thread other than the stream's report thread");
+        }
+      }
+      ordered_ += s.ordered_expected.size();
+      nonblocking_ += s.nonblocking_expected.size();
+    }
+  }
+
+  void teardown() {
+    for (auto &s : streams_) {
+      if (s->callbacks) {
+        s->stop.store(true);
+        s->reporter.join();
+      }
+    }
+    for (aclrtEvent e : events_) STRESS_CHECK(aclrtDestroyEvent(e));
+    for (auto &s : streams_) {
+      for (auto *d : s->dev) STRESS_CHECK(aclrtFree(d));
+      STRESS_CHECK(aclrtFreeHost(s->upload));
+      STRESS_CHECK(aclrtFreeHost(s->download));
+      STRESS_CHECK(aclrtDestroyStream(s->stream));
+    }
+    STRESS_CHECK(aclrtResetDevice(device_));
+    done_ = true;
+  }
+
+ public:
+  // Joins report threads left running by an early failure.
+  ~Worker() {
+    for (auto &s : streams_) {
+      s->stop.store(true);
+      if (s->reporter.joinable()) s->reporter.join();
+    }
+  }
+  bool done() const { return done_; }
+  size_t ordered() const { return ordered_; }
+  size_t nonblocking() const { return nonblocking_; }
+  int handshakes() const { return handshakes_; }
+
+ private:
+  int index_;
+  int32_t device_;
+  std::mt19937 rng_;
+  aclrtContext context_ = nullptr;
+  std::vector<std::unique_ptr<StreamState>> streams_;
+  std::vector<aclrtEvent> events_;
+  size_t ordered_ = 0, nonblocking_ = 0;
+  int handshakes_ = 0;
+  bool done_ = false;
+};
+
+TEST(ApiStress, ManyThreadsStreamsAndTaskMixes) {
+  const std::string config = configPath();
+  std::printf("config %s, seed %u (ARUN_STRESS_SEED to reproduce)\n", config.c_str(), seed());
+  ASSERT_EQ(ACL_SUCCESS, aclInit(config.c_str())) << aclGetRecentErrMsg();
+  uint32_t devices = 0;
+  ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&devices));
+  ASSERT_GT(devices, 0u);
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int t = 0; t < kThreads; ++t) {
+    workers.push_back(std::make_unique<Worker>(t, static_cast<int32_t>(t % devices)));
+  }
+  std::vector<std::thread> threads;
+  for (auto &w : workers) threads.emplace_back([&w] { w->run(); });
+  for (auto &t : threads) t.join();
+
+  size_t ordered = 0, nonblocking = 0;
+  int handshakes = 0;
+  for (auto &w : workers) {
+    EXPECT_TRUE(w->done()) << "a worker stopped early";
+    ordered += w->ordered();
+    nonblocking += w->nonblocking();
+    handshakes += w->handshakes();
+  }
+  workers.clear();
+  EXPECT_EQ(ACL_SUCCESS, aclFinalize());
+  std::printf("%d threads x %d streams x %d ops: %zu ordered host calls, %zu non-blocking callbacks, %d handshakes\n",
+              kThreads, kStreamsPerThread, kOpsPerStream, ordered, nonblocking, handshakes);
+  // The mix must have exercised everything it claims to (a fixed seed makes these deterministic).
+  EXPECT_GT(ordered, 0u);
+  EXPECT_GT(nonblocking, 0u);
+  EXPECT_GT(handshakes, 0);
+
+  std::lock_guard lock(g_failures.mutex);
+  for (size_t i = 0; i < g_failures.list.size() && i < 20; ++i) ADD_FAILURE() << g_failures.list[i];
+  EXPECT_TRUE(g_failures.list.empty()) << g_failures.list.size() << " failure(s)";
+}
+
+}  // namespace
