@@ -240,7 +240,7 @@ class Worker {
 
   uint8_t *upload(StreamState &s) {
     // Each upload has its own slice: a pending async copy's host memory is never rewritten.
-    return arena + kBufBytes * static_cast<size_t>(s.next_slice++);
+    return s.upload + kBufBytes * static_cast<size_t>(s.next_slice++);
   }
 
   bool download(StreamState &s, int b, size_t off, size_t len) {
