@@ -39,7 +39,7 @@ int main(void) {
   void *blocks[kBlocks];
   for (int i = 0; i < kBlocks; ++i) CHECK(aclrtMalloc(&blocks[i], block, ACL_MEM_MALLOC_HUGE_FIRST));
   show("after 4 x 64 MiB aclrtMalloc:", &free1);
-  printf("free dropped by %.2f MiB (allocations are rounded up to the device's granularity)\n",
+  printf("free dropped by %.2f MiB (each request is padded, then rounded up to whole pages)\n",
          (double)(free0 - free1) / 1048576.0);
 
   /* Ask for more than the whole device: the call fails, and says why. */

@@ -39,9 +39,9 @@
 
 namespace {
 
-constexpr int kThreads = 4;
-constexpr int kStreamsPerThread = 3;
-constexpr int kOpsPerStream = 120;
+constexpr int kThreads = 6;
+constexpr int kStreamsPerThread = 4;
+constexpr int kOpsPerStream = 250;
 constexpr size_t kBufBytes = 2048;  // each device buffer, and each arena slice
 // At most one download per op, plus the final read-back of both buffers.
 constexpr size_t kDownloadSlices = kOpsPerStream + 2;
@@ -390,7 +390,7 @@ class Worker {
         g_failures.add(at + "non-blocking callbacks ran out of order");
       }
       for (const HostWork &w : s.work) {
-        if (!w.check_ok) g_failures.add(at + "host work " + std::to_string(w.id) + " ran before the D2H ahead of it landed");
+        if (!w.check_ok) g_failures.add(at + "host work " + std::to_string(w.id) + " found the D2H ahead of it not (correctly) landed");
         if (w.rounds != 0 && w.result != checksum(w.input, w.rounds)) {
           g_failures.add(at + "device task " + std::to_string(w.id) + " computed a wrong checksum");
         }
