@@ -23,20 +23,20 @@
   do {                                                                       \
     aclError rc_ = (call);                                                   \
     if (rc_ != ACL_SUCCESS) {                                                \
-      const char *msg_ = aclGetRecentErrMsg();                               \
+      const char* msg_ = aclGetRecentErrMsg();                               \
       fprintf(stderr, "%s failed: %d (%s)\n", #call, rc_, msg_ ? msg_ : ""); \
       exit(1);                                                               \
     }                                                                        \
   } while (0)
 
 /* A device task that spins until the host opens the gate: it keeps everything behind it queued. */
-static void gate_task(void *arg) {
-  atomic_int *open = (atomic_int *)arg;
+static void gate_task(void* arg) {
+  atomic_int* open = (atomic_int*)arg;
   const struct timespec nap = {0, 100000}; /* 0.1 ms */
   while (!atomic_load(open)) nanosleep(&nap, NULL);
 }
 
-static const char *stream_state(aclrtStream stream) {
+static const char* stream_state(aclrtStream stream) {
   aclrtStreamStatus status = ACL_STREAM_STATUS_RESERVED;
   CHECK(aclrtStreamQuery(stream, &status));
   return status == ACL_STREAM_STATUS_COMPLETE ? "complete" : "still pending";
@@ -48,22 +48,22 @@ int main(void) {
   CHECK(aclrtSetDevice(0));
   aclrtStream stream;
   CHECK(aclrtCreateStream(&stream));
-  void *dev;
+  void* dev;
   CHECK(aclrtMalloc(&dev, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
 
   /* 1. Pageable memory: the call returns only once the copy is done. */
-  unsigned char *pageable = (unsigned char *)malloc(bytes);
+  unsigned char* pageable = (unsigned char*)malloc(bytes);
   if (pageable == NULL) return 1;
   memset(pageable, 0x11, bytes);
   CHECK(aclrtMemcpyAsync(dev, bytes, pageable, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream));
-  const char *pageable_state = stream_state(stream);
+  const char* pageable_state = stream_state(stream);
   printf("pageable malloc buffer: aclrtMemcpyAsync returned, stream %s (the call waited for the copy)\n",
          pageable_state);
 
   /* 2. Pinned memory: the copy is queued behind a gate and the call returns at once. */
   unsigned char *pinned, *back;
-  CHECK(aclrtMallocHost((void **)&pinned, bytes));
-  CHECK(aclrtMallocHost((void **)&back, bytes));
+  CHECK(aclrtMallocHost((void**)&pinned, bytes));
+  CHECK(aclrtMallocHost((void**)&back, bytes));
   for (size_t i = 0; i < bytes; ++i) pinned[i] = (unsigned char)(i * 7u);
   memset(back, 0, bytes);
 
@@ -76,7 +76,7 @@ int main(void) {
   CHECK(aclrtMemcpyAsync(dev, bytes, pinned, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream));
   CHECK(aclrtMemcpyAsync(back, bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST, stream));
   CHECK(aclrtRecordEvent(stop, stream));
-  const char *pinned_state = stream_state(stream);
+  const char* pinned_state = stream_state(stream);
   printf("pinned aclrtMallocHost buffer: 2 copies enqueued, stream %s (the host is free)\n", pinned_state);
 
   /* The overlap the pinned buffer buys: host work while the device has the copies queued. */

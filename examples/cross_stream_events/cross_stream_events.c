@@ -22,14 +22,14 @@
   do {                                                                       \
     aclError rc_ = (call);                                                   \
     if (rc_ != ACL_SUCCESS) {                                                \
-      const char *msg_ = aclGetRecentErrMsg();                               \
+      const char* msg_ = aclGetRecentErrMsg();                               \
       fprintf(stderr, "%s failed: %d (%s)\n", #call, rc_, msg_ ? msg_ : ""); \
       exit(1);                                                               \
     }                                                                        \
   } while (0)
 
-static void gate_task(void *arg) {
-  atomic_int *open = (atomic_int *)arg;
+static void gate_task(void* arg) {
+  atomic_int* open = (atomic_int*)arg;
   const struct timespec nap = {0, 100000}; /* 0.1 ms */
   while (!atomic_load(open)) nanosleep(&nap, NULL);
 }
@@ -51,8 +51,8 @@ int main(void) {
   CHECK(aclrtCreateEvent(&produced));
 
   int32_t *input, *output;
-  CHECK(aclrtMallocHost((void **)&input, bytes));
-  CHECK(aclrtMallocHost((void **)&output, bytes));
+  CHECK(aclrtMallocHost((void**)&input, bytes));
+  CHECK(aclrtMallocHost((void**)&output, bytes));
   for (size_t i = 0; i < n; ++i) input[i] = (int32_t)(i * 3 + 1);
   memset(output, 0, bytes);
   void *shared, *result;

@@ -17,7 +17,7 @@
   do {                                                                       \
     aclError rc_ = (call);                                                   \
     if (rc_ != ACL_SUCCESS) {                                                \
-      const char *msg_ = aclGetRecentErrMsg();                               \
+      const char* msg_ = aclGetRecentErrMsg();                               \
       fprintf(stderr, "%s failed: %d (%s)\n", #call, rc_, msg_ ? msg_ : ""); \
       exit(1);                                                               \
     }                                                                        \
@@ -30,8 +30,8 @@ struct worker {
   int32_t device;       /* out: aclrtGetDevice after binding */
 };
 
-static void *worker_main(void *arg) {
-  struct worker *w = (struct worker *)arg;
+static void* worker_main(void* arg) {
+  struct worker* w = (struct worker*)arg;
   int32_t device = -1;
   w->before = aclrtGetDevice(&device); /* no current context on a new thread: expected to fail */
   CHECK(aclrtSetCurrentContext(w->context));

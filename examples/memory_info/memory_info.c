@@ -15,13 +15,13 @@
   do {                                                                       \
     aclError rc_ = (call);                                                   \
     if (rc_ != ACL_SUCCESS) {                                                \
-      const char *msg_ = aclGetRecentErrMsg();                               \
+      const char* msg_ = aclGetRecentErrMsg();                               \
       fprintf(stderr, "%s failed: %d (%s)\n", #call, rc_, msg_ ? msg_ : ""); \
       exit(1);                                                               \
     }                                                                        \
   } while (0)
 
-static void show(const char *when, size_t *free_out) {
+static void show(const char* when, size_t* free_out) {
   size_t free_bytes = 0, total_bytes = 0;
   CHECK(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total_bytes));
   printf("%-28s free %8.2f MiB of %8.2f MiB\n", when, free_bytes / 1048576.0, total_bytes / 1048576.0);
@@ -36,7 +36,7 @@ int main(void) {
   show("before allocating:", &free0);
   enum { kBlocks = 4 };
   const size_t block = 64u << 20; /* 64 MiB */
-  void *blocks[kBlocks];
+  void* blocks[kBlocks];
   for (int i = 0; i < kBlocks; ++i) CHECK(aclrtMalloc(&blocks[i], block, ACL_MEM_MALLOC_HUGE_FIRST));
   show("after 4 x 64 MiB aclrtMalloc:", &free1);
   printf("free dropped by %.2f MiB (each request is padded, then rounded up to whole pages)\n",
@@ -45,9 +45,9 @@ int main(void) {
   /* Ask for more than the whole device: the call fails, and says why. */
   size_t total = 0, ignored = 0;
   CHECK(aclrtGetMemInfo(ACL_HBM_MEM, &ignored, &total));
-  void *huge = NULL;
+  void* huge = NULL;
   const aclError rc = aclrtMalloc(&huge, total + block, ACL_MEM_MALLOC_HUGE_FIRST);
-  const char *msg = aclGetRecentErrMsg();
+  const char* msg = aclGetRecentErrMsg();
   printf("aclrtMalloc(%.2f MiB) -> %d%s\n", (double)(total + block) / 1048576.0, rc,
          rc == ACL_ERROR_RT_MEMORY_ALLOCATION ? " (ACL_ERROR_RT_MEMORY_ALLOCATION)" : "");
   printf("aclGetRecentErrMsg: %s\n", msg != NULL && msg[0] != '\0' ? msg : "(empty)");

@@ -23,20 +23,20 @@
   do {                                                                       \
     aclError rc_ = (call);                                                   \
     if (rc_ != ACL_SUCCESS) {                                                \
-      const char *msg_ = aclGetRecentErrMsg();                               \
+      const char* msg_ = aclGetRecentErrMsg();                               \
       fprintf(stderr, "%s failed: %d (%s)\n", #call, rc_, msg_ ? msg_ : ""); \
       exit(1);                                                               \
     }                                                                        \
   } while (0)
 
 /* Stands in for whatever keeps a real device busy: everything queued behind it waits. */
-static void busy_device_task(void *arg) {
-  atomic_int *open = (atomic_int *)arg;
+static void busy_device_task(void* arg) {
+  atomic_int* open = (atomic_int*)arg;
   const struct timespec nap = {0, 100000}; /* 0.1 ms */
   while (!atomic_load(open)) nanosleep(&nap, NULL);
 }
 
-static size_t count_value(const unsigned char *p, size_t n, unsigned char v) {
+static size_t count_value(const unsigned char* p, size_t n, unsigned char v) {
   size_t c = 0;
   for (size_t i = 0; i < n; ++i) c += p[i] == v;
   return c;
@@ -49,11 +49,11 @@ int main(void) {
   CHECK(aclrtSetDevice(0));
   aclrtStream stream;
   CHECK(aclrtCreateStream(&stream));
-  void *dev;
+  void* dev;
   CHECK(aclrtMalloc(&dev, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
   CHECK(aclrtMemset(dev, bytes, fresh, bytes)); /* the device holds the result we want */
-  unsigned char *host;
-  CHECK(aclrtMallocHost((void **)&host, bytes));
+  unsigned char* host;
+  CHECK(aclrtMallocHost((void**)&host, bytes));
   memset(host, stale, bytes);
 
   /* The bug: enqueue the D2H copy, then read the buffer without waiting for the stream. */
@@ -61,8 +61,8 @@ int main(void) {
   CHECK(arunLaunchDeviceTask(busy_device_task, &open, stream));
   CHECK(aclrtMemcpyAsync(host, bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST, stream));
   const size_t seen_fresh = count_value(host, bytes, fresh);
-  printf("without synchronizing: %zu of %zu bytes are the result, host[0] = 0x%02X (stale data)\n", seen_fresh,
-         bytes, host[0]);
+  printf("without synchronizing: %zu of %zu bytes are the result, host[0] = 0x%02X (stale data)\n", seen_fresh, bytes,
+         host[0]);
 
   /* The fix: wait for the stream, then read. (The device is released first, or we would wait forever.) */
   atomic_store(&open, 1);

@@ -19,7 +19,7 @@
   do {                                                                       \
     aclError rc_ = (call);                                                   \
     if (rc_ != ACL_SUCCESS) {                                                \
-      const char *msg_ = aclGetRecentErrMsg();                               \
+      const char* msg_ = aclGetRecentErrMsg();                               \
       fprintf(stderr, "%s failed: %d (%s)\n", #call, rc_, msg_ ? msg_ : ""); \
       exit(1);                                                               \
     }                                                                        \
@@ -50,10 +50,10 @@ int main(void) {
   /* The same work on every stream, all completing; which stream the device starts first is the
    * scheduler's business. */
   const size_t bytes = 1u << 20;
-  unsigned char *host;
-  CHECK(aclrtMallocHost((void **)&host, 4 * bytes));
+  unsigned char* host;
+  CHECK(aclrtMallocHost((void**)&host, 4 * bytes));
   memset(host, 0, 4 * bytes);
-  void *dev[4];
+  void* dev[4];
   for (int i = 0; i < 4; ++i) {
     CHECK(aclrtMalloc(&dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK(aclrtMemsetAsync(dev[i], bytes, 0x40 + i, bytes, streams[i]));

@@ -47,16 +47,18 @@ constexpr size_t kBufBytes = 2048;  // each device buffer, and each arena slice
 constexpr size_t kDownloadSlices = kOpsPerStream + 2;
 
 std::string configPath() {
-  const char *env = std::getenv("ARUN_STRESS_CONFIG");
+  const char* env = std::getenv("ARUN_STRESS_CONFIG");
   return env != nullptr && *env != '\0' ? env : ARUN_BUILD_CONFIG_DIR "/default.toml";
 }
 
 uint32_t seed() {
-  const char *env = std::getenv("ARUN_STRESS_SEED");
+  const char* env = std::getenv("ARUN_STRESS_SEED");
   return env != nullptr && *env != '\0' ? static_cast<uint32_t>(std::strtoul(env, nullptr, 0)) : 20261203u;
 }
 
-uint64_t selfId() { return static_cast<uint64_t>(pthread_self()); }
+uint64_t selfId() {
+  return static_cast<uint64_t>(pthread_self());
+}
 
 // Collects failures from any thread; the test body reports them.
 struct Failures {
@@ -69,14 +71,14 @@ struct Failures {
 };
 Failures g_failures;
 
-#define STRESS_CHECK(call)                                                                                  \
-  do {                                                                                                      \
-    aclError rc_ = (call);                                                                                  \
-    if (rc_ != ACL_SUCCESS) {                                                                               \
-      const char *msg_ = aclGetRecentErrMsg();                                                              \
+#define STRESS_CHECK(call)                                                                                 \
+  do {                                                                                                     \
+    aclError rc_ = (call);                                                                                 \
+    if (rc_ != ACL_SUCCESS) {                                                                              \
+      const char* msg_ = aclGetRecentErrMsg();                                                             \
       g_failures.add(std::string(#call) + " -> " + std::to_string(rc_) + " (" + (msg_ ? msg_ : "") + ")"); \
-      return;                                                                                               \
-    }                                                                                                       \
+      return;                                                                                              \
+    }                                                                                                      \
   } while (0)
 
 // The "verifiable host computation" of a device task: FNV-1a over a xorshift sequence.
@@ -95,35 +97,35 @@ struct StreamState;
 
 // One piece of host code the stream runs (device task, callback or host function).
 struct HostWork {
-  StreamState *stream = nullptr;
-  int id = 0;                 // position among the stream's ordered (or non-blocking) host work
-  uint64_t input = 0;         // device task: checksum input
-  int rounds = 0;             // device task: checksum length
-  uint64_t result = 0;        // device task: written by the task
-  const uint8_t *check_ptr = nullptr;  // a D2H slice that must have landed before this runs
-  const uint8_t *check_want = nullptr;
+  StreamState* stream = nullptr;
+  int id = 0;                          // position among the stream's ordered (or non-blocking) host work
+  uint64_t input = 0;                  // device task: checksum input
+  int rounds = 0;                      // device task: checksum length
+  uint64_t result = 0;                 // device task: written by the task
+  const uint8_t* check_ptr = nullptr;  // a D2H slice that must have landed before this runs
+  const uint8_t* check_want = nullptr;
   size_t check_len = 0;
-  bool check_ok = true;       // written by the host code
-  uint64_t ran_on = 0;        // callbacks: the thread that ran it
+  bool check_ok = true;  // written by the host code
+  uint64_t ran_on = 0;   // callbacks: the thread that ran it
 };
 
 struct StreamState {
   aclrtStream stream = nullptr;
-  bool callbacks = false;  // serves host calls through callbacks (else host functions); never both
-  uint8_t *dev[2] = {nullptr, nullptr};         // A and B
-  std::vector<uint8_t> model[2];                // what A and B must hold
+  bool callbacks = false;                // serves host calls through callbacks (else host functions); never both
+  uint8_t* dev[2] = {nullptr, nullptr};  // A and B
+  std::vector<uint8_t> model[2];         // what A and B must hold
   uint8_t *upload = nullptr, *download = nullptr;  // pinned arenas, one slice per op
-  int next_slice = 0;  // next upload slice
+  int next_slice = 0;                              // next upload slice
   struct Download {
-    const uint8_t *at;
+    const uint8_t* at;
     std::vector<uint8_t> want;
   };
   std::deque<Download> downloads;
-  std::deque<HostWork> work;             // stable addresses
-  std::vector<int> ordered_expected;     // ids of work that runs in stream order
-  std::vector<int> ordered_log;          // appended by the work itself, in stream order
+  std::deque<HostWork> work;          // stable addresses
+  std::vector<int> ordered_expected;  // ids of work that runs in stream order
+  std::vector<int> ordered_log;       // appended by the work itself, in stream order
   std::vector<int> nonblocking_expected;
-  std::vector<int> nonblocking_log;      // appended by the report thread only
+  std::vector<int> nonblocking_log;  // appended by the report thread only
   std::atomic<int> nonblocking_done{0};
   // The report thread of a callback stream.
   std::thread reporter;
@@ -132,26 +134,26 @@ struct StreamState {
   uint64_t reporter_id = 0;
 };
 
-void checkLanded(HostWork *w) {
+void checkLanded(HostWork* w) {
   if (w->check_ptr != nullptr) w->check_ok = std::memcmp(w->check_ptr, w->check_want, w->check_len) == 0;
 }
 
-void deviceTask(void *arg) {
-  auto *w = static_cast<HostWork *>(arg);
+void deviceTask(void* arg) {
+  auto* w = static_cast<HostWork*>(arg);
   w->result = checksum(w->input, w->rounds);
   checkLanded(w);
   w->stream->ordered_log.push_back(w->id);
 }
 
-void orderedHostCall(void *arg) {  // blocking callbacks and host functions
-  auto *w = static_cast<HostWork *>(arg);
+void orderedHostCall(void* arg) {  // blocking callbacks and host functions
+  auto* w = static_cast<HostWork*>(arg);
   w->ran_on = selfId();
   checkLanded(w);
   w->stream->ordered_log.push_back(w->id);
 }
 
-void nonBlockingCallback(void *arg) {
-  auto *w = static_cast<HostWork *>(arg);
+void nonBlockingCallback(void* arg) {
+  auto* w = static_cast<HostWork*>(arg);
   w->ran_on = selfId();
   checkLanded(w);
   w->stream->nonblocking_log.push_back(w->id);
@@ -169,9 +171,10 @@ class Worker {
       auto s = std::make_unique<StreamState>();
       s->callbacks = (i % 2) == 0;
       STRESS_CHECK(aclrtCreateStream(&s->stream));
-      for (auto &d : s->dev) STRESS_CHECK(aclrtMalloc(reinterpret_cast<void **>(&d), kBufBytes, ACL_MEM_MALLOC_HUGE_FIRST));
-      STRESS_CHECK(aclrtMallocHost(reinterpret_cast<void **>(&s->upload), kBufBytes * kOpsPerStream));
-      STRESS_CHECK(aclrtMallocHost(reinterpret_cast<void **>(&s->download), kBufBytes * kDownloadSlices));
+      for (auto& d : s->dev)
+        STRESS_CHECK(aclrtMalloc(reinterpret_cast<void**>(&d), kBufBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      STRESS_CHECK(aclrtMallocHost(reinterpret_cast<void**>(&s->upload), kBufBytes * kOpsPerStream));
+      STRESS_CHECK(aclrtMallocHost(reinterpret_cast<void**>(&s->download), kBufBytes * kDownloadSlices));
       // Start from known contents, on the device and in the model.
       for (int b = 0; b < 2; ++b) {
         s->model[b].assign(kBufBytes, static_cast<uint8_t>(index_ * 16 + i * 2 + b));
@@ -180,7 +183,7 @@ class Worker {
       if (s->callbacks) startReporter(*s);
       streams_.push_back(std::move(s));
     }
-    for (auto &s : streams_) {
+    for (auto& s : streams_) {
       while (s->callbacks && !s->subscribed.load()) std::this_thread::yield();
     }
 
@@ -191,24 +194,24 @@ class Worker {
       }
     }
     // A final read-back of both buffers of every stream.
-    for (auto &s : streams_) {
+    for (auto& s : streams_) {
       for (int b = 0; b < 2; ++b) {
         if (!download(*s, b, 0, kBufBytes)) return;
       }
     }
-    for (auto &s : streams_) STRESS_CHECK(aclrtSynchronizeStream(s->stream));
+    for (auto& s : streams_) STRESS_CHECK(aclrtSynchronizeStream(s->stream));
     verify();
     teardown();
   }
 
  private:
-  int indexOf(const StreamState &s) const {
+  int indexOf(const StreamState& s) const {
     for (size_t i = 0; i < streams_.size(); ++i)
       if (streams_[i].get() == &s) return static_cast<int>(i);
     return -1;
   }
 
-  void startReporter(StreamState &s) {
+  void startReporter(StreamState& s) {
     aclrtContext ctx = context_;
     s.reporter = std::thread([ctx, &s] {
       aclError rc = aclrtSetCurrentContext(ctx);
@@ -233,20 +236,20 @@ class Worker {
   size_t pick(size_t lo, size_t hi) { return std::uniform_int_distribution<size_t>(lo, hi)(rng_); }
 
   // A random [offset, offset + len) within a buffer.
-  void range(size_t *off, size_t *len) {
+  void range(size_t* off, size_t* len) {
     *len = pick(1, kBufBytes);
     *off = pick(0, kBufBytes - *len);
   }
 
-  uint8_t *upload(StreamState &s) {
+  uint8_t* upload(StreamState& s) {
     // Each upload has its own slice: a pending async copy's host memory is never rewritten.
     return s.upload + kBufBytes * static_cast<size_t>(s.next_slice++);
   }
 
-  bool download(StreamState &s, int b, size_t off, size_t len) {
+  bool download(StreamState& s, int b, size_t off, size_t len) {
     // Every download gets its own slice (kDownloadSlices covers the worst case), and its record
     // stays alive to the end: host code that checks it may run after the stream completes.
-    uint8_t *dst = s.download + kBufBytes * s.downloads.size();
+    uint8_t* dst = s.download + kBufBytes * s.downloads.size();
     aclError rc = aclrtMemcpyAsync(dst, len, s.dev[b] + off, len, ACL_MEMCPY_DEVICE_TO_HOST, s.stream);
     if (rc != ACL_SUCCESS) return fail("D2H aclrtMemcpyAsync", rc);
     s.downloads.push_back({dst, std::vector<uint8_t>(s.model[b].begin() + off, s.model[b].begin() + off + len)});
@@ -254,29 +257,29 @@ class Worker {
   }
 
   // The last download of the stream, for host code that runs after it to check.
-  void attachLastDownload(StreamState &s, HostWork &w) {
+  void attachLastDownload(StreamState& s, HostWork& w) {
     if (s.downloads.empty()) return;
-    const auto &d = s.downloads.back();
+    const auto& d = s.downloads.back();
     w.check_ptr = d.at;
     w.check_want = d.want.data();
     w.check_len = d.want.size();
   }
 
-  bool fail(const char *what, aclError rc) {
-    const char *msg = aclGetRecentErrMsg();
+  bool fail(const char* what, aclError rc) {
+    const char* msg = aclGetRecentErrMsg();
     g_failures.add(std::string(what) + " -> " + std::to_string(rc) + " (" + (msg ? msg : "") + ")");
     return false;
   }
 
   bool enqueueRandom(int i) {
-    StreamState &s = *streams_[i];
+    StreamState& s = *streams_[i];
     const size_t kind = pick(0, 99);
     size_t off = 0, len = 0;
     range(&off, &len);
     const int b = static_cast<int>(pick(0, 1));
     aclError rc = ACL_SUCCESS;
     if (kind < 20) {  // H2D from a fresh pinned slice
-      uint8_t *src = upload(s);
+      uint8_t* src = upload(s);
       for (size_t k = 0; k < len; ++k) src[k] = static_cast<uint8_t>(rng_());
       rc = aclrtMemcpyAsync(s.dev[b] + off, len, src, len, ACL_MEMCPY_HOST_TO_DEVICE, s.stream);
       if (rc != ACL_SUCCESS) return fail("H2D aclrtMemcpyAsync", rc);
@@ -294,7 +297,7 @@ class Worker {
       if (rc != ACL_SUCCESS) return fail("aclrtMemsetAsync", rc);
       std::memset(s.model[b].data() + off, value, len);
     } else if (kind < 72) {  // device task computing a checksum
-      HostWork &w = newWork(s, true);
+      HostWork& w = newWork(s, true);
       w.input = (static_cast<uint64_t>(rng_()) << 32) | rng_() | 1;
       w.rounds = static_cast<int>(pick(16, 512));
       attachLastDownload(s, w);
@@ -302,12 +305,12 @@ class Worker {
       if (rc != ACL_SUCCESS) return fail("arunLaunchDeviceTask", rc);
     } else if (kind < 87) {  // host call: a callback (either kind) or a host function
       if (s.callbacks && pick(0, 1) == 0) {
-        HostWork &w = newWork(s, false);
+        HostWork& w = newWork(s, false);
         attachLastDownload(s, w);
         rc = aclrtLaunchCallback(&nonBlockingCallback, &w, ACL_CALLBACK_NO_BLOCK, s.stream);
         if (rc != ACL_SUCCESS) return fail("aclrtLaunchCallback(NO_BLOCK)", rc);
       } else {
-        HostWork &w = newWork(s, true);
+        HostWork& w = newWork(s, true);
         attachLastDownload(s, w);
         rc = s.callbacks ? aclrtLaunchCallback(&orderedHostCall, &w, ACL_CALLBACK_BLOCK, s.stream)
                          : aclrtLaunchHostFunc(s.stream, &orderedHostCall, &w);
@@ -319,8 +322,8 @@ class Worker {
     return true;
   }
 
-  HostWork &newWork(StreamState &s, bool ordered) {
-    HostWork &w = s.work.emplace_back();
+  HostWork& newWork(StreamState& s, bool ordered) {
+    HostWork& w = s.work.emplace_back();
     w.stream = &s;
     if (ordered) {
       w.id = static_cast<int>(s.ordered_expected.size());
@@ -334,7 +337,7 @@ class Worker {
 
   // from: record E1; to: wait E1, copy from.dev[b] -> to.dev[1-b], record E2; from: wait E2.
   // The second wait keeps `from` from overwriting its buffer before `to` has read it.
-  bool handshake(StreamState &from, StreamState &to, int b, size_t off, size_t len) {
+  bool handshake(StreamState& from, StreamState& to, int b, size_t off, size_t len) {
     aclrtEvent e1 = nullptr, e2 = nullptr;
     aclError rc = aclrtCreateEvent(&e1);
     if (rc != ACL_SUCCESS) return fail("aclrtCreateEvent", rc);
@@ -354,10 +357,10 @@ class Worker {
     return true;
   }
 
-  void verifyDownloads(StreamState &s) {
+  void verifyDownloads(StreamState& s) {
     const int si = indexOf(s);
     for (size_t k = 0; k < s.downloads.size(); ++k) {
-      const auto &d = s.downloads[k];
+      const auto& d = s.downloads[k];
       if (std::memcmp(d.at, d.want.data(), d.want.size()) != 0) {
         g_failures.add("thread " + std::to_string(index_) + " stream " + std::to_string(si) + ": download " +
                        std::to_string(k) + " (" + std::to_string(d.want.size()) + " bytes) differs from the model");
@@ -366,8 +369,8 @@ class Worker {
   }
 
   void verify() {
-    for (auto &sp : streams_) {
-      StreamState &s = *sp;
+    for (auto& sp : streams_) {
+      StreamState& s = *sp;
       const std::string at = "thread " + std::to_string(index_) + " stream " + std::to_string(indexOf(s)) + ": ";
       verifyDownloads(s);
       // Non-blocking callbacks may still be running after the stream is complete: wait for the
@@ -389,8 +392,10 @@ class Worker {
       if (s.nonblocking_log != s.nonblocking_expected) {
         g_failures.add(at + "non-blocking callbacks ran out of order");
       }
-      for (const HostWork &w : s.work) {
-        if (!w.check_ok) g_failures.add(at + "host work " + std::to_string(w.id) + " found the D2H ahead of it not (correctly) landed");
+      for (const HostWork& w : s.work) {
+        if (!w.check_ok)
+          g_failures.add(at + "host work " + std::to_string(w.id) +
+                         " found the D2H ahead of it not (correctly) landed");
         if (w.rounds != 0 && w.result != checksum(w.input, w.rounds)) {
           g_failures.add(at + "device task " + std::to_string(w.id) + " computed a wrong checksum");
         }
@@ -404,15 +409,15 @@ class Worker {
   }
 
   void teardown() {
-    for (auto &s : streams_) {
+    for (auto& s : streams_) {
       if (s->callbacks) {
         s->stop.store(true);
         s->reporter.join();
       }
     }
     for (aclrtEvent e : events_) STRESS_CHECK(aclrtDestroyEvent(e));
-    for (auto &s : streams_) {
-      for (auto *d : s->dev) STRESS_CHECK(aclrtFree(d));
+    for (auto& s : streams_) {
+      for (auto* d : s->dev) STRESS_CHECK(aclrtFree(d));
       STRESS_CHECK(aclrtFreeHost(s->upload));
       STRESS_CHECK(aclrtFreeHost(s->download));
       STRESS_CHECK(aclrtDestroyStream(s->stream));
@@ -424,7 +429,7 @@ class Worker {
  public:
   // Joins report threads left running by an early failure.
   ~Worker() {
-    for (auto &s : streams_) {
+    for (auto& s : streams_) {
       s->stop.store(true);
       if (s->reporter.joinable()) s->reporter.join();
     }
@@ -459,12 +464,12 @@ TEST(ApiStress, ManyThreadsStreamsAndTaskMixes) {
     workers.push_back(std::make_unique<Worker>(t, static_cast<int32_t>(t % devices)));
   }
   std::vector<std::thread> threads;
-  for (auto &w : workers) threads.emplace_back([&w] { w->run(); });
-  for (auto &t : threads) t.join();
+  for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
+  for (auto& t : threads) t.join();
 
   size_t ordered = 0, nonblocking = 0;
   int handshakes = 0;
-  for (auto &w : workers) {
+  for (auto& w : workers) {
     EXPECT_TRUE(w->done()) << "a worker stopped early";
     ordered += w->ordered();
     nonblocking += w->nonblocking();
