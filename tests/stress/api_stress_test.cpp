@@ -3,7 +3,8 @@
 // Several host threads, each bound to a device, create several streams and submit a seeded random
 // mix of work to them: H2D / D2D / D2H copies between aclrtMallocHost memory and device buffers,
 // aclrtMemsetAsync, device tasks (arunLaunchDeviceTask) that compute a checksum, host callbacks
-// (blocking and not, served by one aclrtSubscribeReport thread per stream), host functions, and
+// (blocking and not, served by one aclrtSubscribeReport thread per stream), host functions (run by
+// the runtime, or by an aclrtSubscribeHostFunc thread), and
 // event handshakes between streams (record / aclrtStreamWaitEvent both ways around a cross-stream
 // copy). While enqueueing, each thread replays the same operations on a host model of its device
 // buffers, so after synchronizing it can verify every byte copied back, every checksum, the order
@@ -39,9 +40,9 @@
 
 namespace {
 
-constexpr int kThreads = 6;
+constexpr int kThreads = 8;
 constexpr int kStreamsPerThread = 4;
-constexpr int kOpsPerStream = 250;
+constexpr int kOpsPerStream = 500;
 constexpr size_t kBufBytes = 2048;  // each device buffer, and each arena slice
 // At most one download per op, plus the final read-back of both buffers.
 constexpr size_t kDownloadSlices = kOpsPerStream + 2;
@@ -106,12 +107,14 @@ struct HostWork {
   const uint8_t* check_want = nullptr;
   size_t check_len = 0;
   bool check_ok = true;  // written by the host code
-  uint64_t ran_on = 0;   // callbacks: the thread that ran it
+  uint64_t ran_on = 0;   // host calls: the thread that ran it
 };
 
 struct StreamState {
   aclrtStream stream = nullptr;
-  bool callbacks = false;                // serves host calls through callbacks (else host functions); never both
+  // How the stream's host calls run. The spec forbids mixing callbacks and host functions on a stream.
+  bool callbacks = false;                // aclrtLaunchCallback, served by `reporter` (else aclrtLaunchHostFunc)
+  bool reported = false;                 // `reporter` serves the stream (callbacks, or host functions subscribed to)
   uint8_t* dev[2] = {nullptr, nullptr};  // A and B
   std::vector<uint8_t> model[2];         // what A and B must hold
   uint8_t *upload = nullptr, *download = nullptr;  // pinned arenas, one slice per op
@@ -170,6 +173,7 @@ class Worker {
     for (int i = 0; i < kStreamsPerThread; ++i) {
       auto s = std::make_unique<StreamState>();
       s->callbacks = (i % 2) == 0;
+      s->reported = s->callbacks || (i % 4) == 3;  // every other host-function stream has its own thread
       STRESS_CHECK(aclrtCreateStream(&s->stream));
       for (auto& d : s->dev)
         STRESS_CHECK(aclrtMalloc(reinterpret_cast<void**>(&d), kBufBytes, ACL_MEM_MALLOC_HUGE_FIRST));
@@ -180,11 +184,11 @@ class Worker {
         s->model[b].assign(kBufBytes, static_cast<uint8_t>(index_ * 16 + i * 2 + b));
         STRESS_CHECK(aclrtMemset(s->dev[b], kBufBytes, s->model[b][0], kBufBytes));
       }
-      if (s->callbacks) startReporter(*s);
+      if (s->reported) startReporter(*s);
       streams_.push_back(std::move(s));
     }
     for (auto& s : streams_) {
-      while (s->callbacks && !s->subscribed.load()) std::this_thread::yield();
+      while (s->reported && !s->subscribed.load()) std::this_thread::yield();
     }
 
     // Round-robin over the streams so their work interleaves on the device.
@@ -211,11 +215,15 @@ class Worker {
     return -1;
   }
 
+  // The thread that serves the stream's host calls: aclrtSubscribeReport + aclrtProcessReport for
+  // callbacks, aclrtSubscribeHostFunc + aclrtProcessHostFunc for host functions.
   void startReporter(StreamState& s) {
     aclrtContext ctx = context_;
     s.reporter = std::thread([ctx, &s] {
+      const bool cb = s.callbacks;
       aclError rc = aclrtSetCurrentContext(ctx);
-      if (rc == ACL_SUCCESS) rc = aclrtSubscribeReport(selfId(), s.stream);
+      if (rc == ACL_SUCCESS)
+        rc = cb ? aclrtSubscribeReport(selfId(), s.stream) : aclrtSubscribeHostFunc(selfId(), s.stream);
       s.reporter_id = selfId();
       s.subscribed.store(true);  // on failure too: the launches then fail and the worker reports it
       if (rc != ACL_SUCCESS) {
@@ -223,13 +231,13 @@ class Worker {
         return;
       }
       while (!s.stop.load()) {
-        rc = aclrtProcessReport(5);
+        rc = cb ? aclrtProcessReport(5) : aclrtProcessHostFunc(5);
         if (rc != ACL_SUCCESS && rc != ACL_ERROR_RT_REPORT_TIMEOUT) {
-          g_failures.add("aclrtProcessReport -> " + std::to_string(rc));
+          g_failures.add("report thread: processing -> " + std::to_string(rc));
           return;
         }
       }
-      STRESS_CHECK(aclrtUnSubscribeReport(selfId(), s.stream));
+      STRESS_CHECK(cb ? aclrtUnSubscribeReport(selfId(), s.stream) : aclrtUnSubscribeHostFunc(selfId(), s.stream));
     });
   }
 
@@ -399,8 +407,8 @@ class Worker {
         if (w.rounds != 0 && w.result != checksum(w.input, w.rounds)) {
           g_failures.add(at + "device task " + std::to_string(w.id) + " computed a wrong checksum");
         }
-        if (s.callbacks && w.rounds == 0 && w.ran_on != s.reporter_id) {
-          g_failures.add(at + "a callback ran on a thread other than the stream's report thread");
+        if (s.reported && w.rounds == 0 && w.ran_on != s.reporter_id) {
+          g_failures.add(at + "a host call ran on a thread other than the one subscribed to the stream");
         }
       }
       ordered_ += s.ordered_expected.size();
@@ -410,7 +418,7 @@ class Worker {
 
   void teardown() {
     for (auto& s : streams_) {
-      if (s->callbacks) {
+      if (s->reported) {
         s->stop.store(true);
         s->reporter.join();
       }
