@@ -459,6 +459,14 @@ class Worker {
   bool done_ = false;
 };
 
+// Turns the failures collected from other threads into test failures, and clears them.
+void reportFailures() {
+  std::lock_guard lock(g_failures.mutex);
+  for (size_t i = 0; i < g_failures.list.size() && i < 20; ++i) ADD_FAILURE() << g_failures.list[i];
+  EXPECT_TRUE(g_failures.list.empty()) << g_failures.list.size() << " failure(s)";
+  g_failures.list.clear();
+}
+
 TEST(ApiStress, ManyThreadsStreamsAndTaskMixes) {
   const std::string config = configPath();
   std::printf("config %s, seed %u (ARUN_STRESS_SEED to reproduce)\n", config.c_str(), seed());
@@ -492,9 +500,112 @@ TEST(ApiStress, ManyThreadsStreamsAndTaskMixes) {
   EXPECT_GT(nonblocking, 0u);
   EXPECT_GT(handshakes, 0);
 
-  std::lock_guard lock(g_failures.mutex);
-  for (size_t i = 0; i < g_failures.list.size() && i < 20; ++i) ADD_FAILURE() << g_failures.list[i];
-  EXPECT_TRUE(g_failures.list.empty()) << g_failures.list.size() << " failure(s)";
+  reportFailures();
+}
+
+// Events across threads: a pipeline of stages, one host thread and stream each, on one device.
+// Stage 0 uploads item j into its slot j and records an event; stage k waits (on the device) for
+// stage k-1's event of item j, copies the slot into its own buffer, runs a device task on the
+// item and records its own event. The host only tells stage k that the event is recorded (an
+// atomic counter); everything else is ordered by the events. Each item's hop count is a plain int
+// that the stage tasks of different threads' streams read and write in turn, so a wait that does
+// not order the waiting stream after the recorded work is a TSan report (or a wrong count).
+TEST(ApiStress, EventsAcrossThreadsPipeline) {
+  constexpr int kStages = 4;
+  constexpr int kItems = 300;
+  constexpr size_t kSlot = 512;
+  g_failures.list.clear();
+  const std::string config = configPath();
+  ASSERT_EQ(ACL_SUCCESS, aclInit(config.c_str())) << aclGetRecentErrMsg();
+  ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+  aclrtContext ctx = nullptr;
+  ASSERT_EQ(ACL_SUCCESS, aclrtGetCurrentContext(&ctx));
+
+  struct Hop {
+    int* count;
+    int stage;
+    bool ok = true;
+  };
+  std::vector<int> hops(kItems, 0);
+  std::deque<Hop> hop_records;  // written only by stage threads before they launch (one per stage)
+  std::mutex hop_mutex;
+  uint8_t *input = nullptr, *output = nullptr;
+  ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost(reinterpret_cast<void**>(&input), kSlot * kItems));
+  ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost(reinterpret_cast<void**>(&output), kSlot * kItems));
+  std::mt19937 rng(seed());
+  for (size_t i = 0; i < kSlot * kItems; ++i) input[i] = static_cast<uint8_t>(rng());
+  std::memset(output, 0, kSlot * kItems);
+  std::vector<uint8_t*> buffers(kStages, nullptr);
+  for (auto& b : buffers) {
+    ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(reinterpret_cast<void**>(&b), kSlot * kItems, ACL_MEM_MALLOC_HUGE_FIRST));
+  }
+  std::vector<std::vector<aclrtEvent>> events(kStages, std::vector<aclrtEvent>(kItems, nullptr));
+  for (auto& stage : events) {
+    for (auto& e : stage) ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+  }
+  // recorded[k]: how many of stage k's events have been recorded (host-side publication only).
+  std::vector<std::atomic<int>> recorded(kStages);
+  for (auto& r : recorded) r.store(0);
+
+  auto stage_main = [&](int k) {
+    // However this stage ends, the next one must not wait for it forever.
+    struct Publish {
+      std::atomic<int>& r;
+      ~Publish() { r.store(kItems, std::memory_order_release); }
+    } publish{recorded[k]};
+    STRESS_CHECK(aclrtSetCurrentContext(ctx));
+    aclrtStream stream = nullptr;
+    STRESS_CHECK(aclrtCreateStream(&stream));
+    for (int j = 0; j < kItems; ++j) {
+      uint8_t* slot = buffers[k] + kSlot * j;
+      if (k == 0) {
+        STRESS_CHECK(aclrtMemcpyAsync(slot, kSlot, input + kSlot * j, kSlot, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+      } else {
+        while (recorded[k - 1].load(std::memory_order_acquire) <= j) std::this_thread::yield();
+        STRESS_CHECK(aclrtStreamWaitEvent(stream, events[k - 1][j]));
+        STRESS_CHECK(
+            aclrtMemcpyAsync(slot, kSlot, buffers[k - 1] + kSlot * j, kSlot, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
+      }
+      Hop* hop = nullptr;
+      {
+        std::lock_guard lock(hop_mutex);
+        hop = &hop_records.emplace_back(Hop{&hops[j], k});
+      }
+      STRESS_CHECK(arunLaunchDeviceTask(
+          [](void* arg) {
+            auto* h = static_cast<Hop*>(arg);
+            h->ok = *h->count == h->stage;  // every earlier stage has run on this item
+            *h->count = h->stage + 1;
+          },
+          hop, stream));
+      if (k == kStages - 1) {
+        STRESS_CHECK(aclrtMemcpyAsync(output + kSlot * j, kSlot, slot, kSlot, ACL_MEMCPY_DEVICE_TO_HOST, stream));
+      }
+      STRESS_CHECK(aclrtRecordEvent(events[k][j], stream));
+      recorded[k].store(j + 1, std::memory_order_release);
+    }
+    STRESS_CHECK(aclrtSynchronizeStream(stream));
+    STRESS_CHECK(aclrtDestroyStream(stream));
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kStages; ++k) threads.emplace_back(stage_main, k);
+  for (auto& t : threads) t.join();
+
+  int wrong_hops = 0;
+  for (int j = 0; j < kItems; ++j) wrong_hops += hops[j] != kStages;
+  for (const Hop& h : hop_records) wrong_hops += h.ok ? 0 : 1;
+  EXPECT_EQ(0, wrong_hops) << "items that a stage saw before the stage ahead of it had finished";
+  EXPECT_EQ(0, std::memcmp(input, output, kSlot * kItems)) << "the last stage did not see the first stage's data";
+  for (auto& stage : events) {
+    for (auto& e : stage) EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+  }
+  for (auto& b : buffers) EXPECT_EQ(ACL_SUCCESS, aclrtFree(b));
+  EXPECT_EQ(ACL_SUCCESS, aclrtFreeHost(input));
+  EXPECT_EQ(ACL_SUCCESS, aclrtFreeHost(output));
+  EXPECT_EQ(ACL_SUCCESS, aclrtResetDevice(0));
+  EXPECT_EQ(ACL_SUCCESS, aclFinalize());
+  std::printf("%d stages x %d items through cross-thread events\n", kStages, kItems);
+  reportFailures();
 }
 
 }  // namespace
