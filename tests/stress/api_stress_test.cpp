@@ -1,19 +1,20 @@
-// Stress test of the C API under concurrency, meant to run under ThreadSanitizer.
+// Stress tests of the C API under concurrency, meant to run under ThreadSanitizer.
 //
-// Several host threads, each bound to a device, create several streams and submit a seeded random
-// mix of work to them: H2D / D2D / D2H copies between aclrtMallocHost memory and device buffers,
-// aclrtMemsetAsync, device tasks (arunLaunchDeviceTask) that compute a checksum, host callbacks
-// (blocking and not, served by one aclrtSubscribeReport thread per stream), host functions (run by
-// the runtime, or by an aclrtSubscribeHostFunc thread), and
-// event handshakes between streams (record / aclrtStreamWaitEvent both ways around a cross-stream
-// copy). While enqueueing, each thread replays the same operations on a host model of its device
-// buffers, so after synchronizing it can verify every byte copied back, every checksum, the order
-// in which ordered host code ran, and how many callbacks ran and on which thread.
+// ManyThreadsStreamsAndTaskMixes: several host threads, each bound to a device, create several
+// streams and submit a seeded random mix of work to them: H2D / D2D / D2H copies between
+// aclrtMallocHost memory and device buffers, aclrtMemsetAsync, device tasks (arunLaunchDeviceTask)
+// that compute a checksum, host callbacks (blocking and not, served by one aclrtSubscribeReport
+// thread per stream), host functions (run by the runtime, or by an aclrtSubscribeHostFunc thread),
+// and event handshakes between streams (record / aclrtStreamWaitEvent both ways around a
+// cross-stream copy). While enqueueing, each thread replays the same operations on a host model of
+// its device buffers, so after synchronizing it can verify every byte copied back, every checksum,
+// the order in which ordered host code ran, and how many callbacks ran and on which thread.
+// EventsAcrossThreadsPipeline: events recorded by one thread's stream and waited for by another's.
+// ThreadsShareOneStream: many threads submitting to, and synchronizing, one stream.
 //
-// The per-stream logs are plain (non-atomic) containers written by whichever runtime thread runs
-// the stream's next task: the test relies on the runtime to order them. A missing happens-before
-// edge between consecutive tasks of a stream, or between completion and aclrtSynchronizeStream, is
-// what TSan reports here.
+// The logs and counters the tasks write are plain (non-atomic) data, ordered only by the runtime:
+// a missing happens-before edge between consecutive tasks of a stream, across an event wait, or
+// between completion and aclrtSynchronizeStream, is what TSan reports here.
 //
 // Bounded by iteration counts, not time. ARUN_STRESS_CONFIG picks the configuration (default: the
 // build tree's default.toml), ARUN_STRESS_SEED the seed (printed, to reproduce a failure).
@@ -605,6 +606,79 @@ TEST(ApiStress, EventsAcrossThreadsPipeline) {
   EXPECT_EQ(ACL_SUCCESS, aclrtResetDevice(0));
   EXPECT_EQ(ACL_SUCCESS, aclFinalize());
   std::printf("%d stages x %d items through cross-thread events\n", kStages, kItems);
+  reportFailures();
+}
+
+// Many threads share one stream: they submit device tasks and copies to it concurrently and
+// synchronize it while the others keep submitting. The stream runs its tasks one at a time, so the
+// tasks' plain counter needs no lock, and each thread's tasks must run in that thread's order.
+TEST(ApiStress, ThreadsShareOneStream) {
+  constexpr int kSharers = 6;
+  constexpr int kTasksEach = 300;
+  g_failures.list.clear();
+  const std::string config = configPath();
+  ASSERT_EQ(ACL_SUCCESS, aclInit(config.c_str())) << aclGetRecentErrMsg();
+  ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+  aclrtContext ctx = nullptr;
+  ASSERT_EQ(ACL_SUCCESS, aclrtGetCurrentContext(&ctx));
+  aclrtStream shared = nullptr;
+  ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&shared));
+
+  struct Shared {
+    int runs = 0;                          // touched only by the stream's tasks
+    std::vector<std::pair<int, int>> log;  // (thread, sequence) in run order
+  } state;
+  struct Item {
+    Shared* state;
+    int thread, seq;
+  };
+  std::vector<std::vector<Item>> items(kSharers, std::vector<Item>(kTasksEach));
+  // One pinned and one device slot per thread, rewritten only after a synchronize.
+  uint8_t *host = nullptr, *dev = nullptr;
+  ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost(reinterpret_cast<void**>(&host), 64 * kSharers));
+  ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(reinterpret_cast<void**>(&dev), 64 * kSharers, ACL_MEM_MALLOC_HUGE_FIRST));
+
+  auto sharer = [&](int t) {
+    STRESS_CHECK(aclrtSetCurrentContext(ctx));
+    std::mt19937 rng(seed() + 31u * t);
+    for (int i = 0; i < kTasksEach; ++i) {
+      items[t][i] = Item{&state, t, i};
+      STRESS_CHECK(arunLaunchDeviceTask(
+          [](void* arg) {
+            auto* it = static_cast<Item*>(arg);
+            ++it->state->runs;
+            it->state->log.emplace_back(it->thread, it->seq);
+          },
+          &items[t][i], shared));
+      if (rng() % 16 == 0) {  // a memset + read-back of this thread's slot, checked after a synchronize
+        const auto value = static_cast<uint8_t>(rng());
+        STRESS_CHECK(aclrtMemsetAsync(dev + 64 * t, 64, value, 64, shared));
+        STRESS_CHECK(aclrtMemcpyAsync(host + 64 * t, 64, dev + 64 * t, 64, ACL_MEMCPY_DEVICE_TO_HOST, shared));
+        STRESS_CHECK(aclrtSynchronizeStream(shared));
+        for (int b = 0; b < 64; ++b) {
+          if (host[64 * t + b] != value) {
+            g_failures.add("thread " + std::to_string(t) + ": read-back after aclrtSynchronizeStream is wrong");
+            return;
+          }
+        }
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kSharers; ++t) threads.emplace_back(sharer, t);
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(shared));
+
+  EXPECT_EQ(kSharers * kTasksEach, state.runs);
+  std::vector<int> next(kSharers, 0);
+  int out_of_order = 0;
+  for (auto [t, seq] : state.log) out_of_order += seq != next[t]++;
+  EXPECT_EQ(0, out_of_order) << "tasks of one thread ran out of that thread's submission order";
+  EXPECT_EQ(ACL_SUCCESS, aclrtFree(dev));
+  EXPECT_EQ(ACL_SUCCESS, aclrtFreeHost(host));
+  EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(shared));
+  EXPECT_EQ(ACL_SUCCESS, aclrtResetDevice(0));
+  EXPECT_EQ(ACL_SUCCESS, aclFinalize());
   reportFailures();
 }
 
