@@ -15,8 +15,8 @@
 #      and the C program with `pkg-config --cflags --libs ascend-run`, and runs them;
 #   4. runs PREFIX/bin/ascend-run info (the plugin and the 2 devices of the default config), with
 #      each installed config, and with a config that does not exist (must fail, naming the file);
-#   5. builds every examples/<topic>/<topic>.c with only `cc -std=c11 -Wall -Wextra -Werror
-#      -I PREFIX/include prog -L PREFIX/lib64 -lascendcl`, runs it, and checks exit status 0 and
+#   5. builds every examples/<topic>/<topic>.c (.cpp) with only `cc -std=c11 (c++ -std=c++20)
+#      -Wall -Wextra -Werror -I PREFIX/include prog -L PREFIX/lib64 -lascendcl`, runs it, and checks exit status 0 and
 #      the line of output that says the example saw what it teaches.
 # Every check runs even after one fails; the summary lists the failures and the exit status is 1.
 #
@@ -369,6 +369,7 @@ declare -A example_line=(
   [stream_priority]="stream priorities: OK"
   [memory_info]="memory info: OK"
   [missing_sync]="missing sync: pitfall shown, fix verified"
+  [cpp_kernel]="cpp kernel: OK"
 )
 # A second line per example, on the specific behaviour shown.
 declare -A example_detail=(
@@ -379,20 +380,28 @@ declare -A example_detail=(
   [stream_priority]="aclrtCreateStreamWithConfig(priority 107) -> aclrtStreamGetPriority 7"
   [memory_info]="(ACL_ERROR_RT_MEMORY_ALLOCATION)"
   [missing_sync]="without synchronizing: 0 of 4194304 bytes are the result"
+  [cpp_kernel]="out-of-bounds access -> 507015 (ACL_ERROR_RT_AICORE_EXCEPTION, as expected)"
 )
 examples_found=0
-for example_src in "$src_dir"/examples/*/*.c; do
-  name=$(basename "$example_src" .c)
-  [ "$(basename "$(dirname "$example_src")")" = "$name" ] || continue  # examples/<topic>/<topic>.c only
+for example_src in "$src_dir"/examples/*/*.c "$src_dir"/examples/*/*.cpp; do
+  [ -f "$example_src" ] || continue
+  ext=${example_src##*.}
+  name=$(basename "$example_src" ".$ext")
+  [ "$(basename "$(dirname "$example_src")")" = "$name" ] || continue  # examples/<topic>/<topic>.{c,cpp} only
   examples_found=$((examples_found + 1))
-  cp "$example_src" "$scratch/example_$name.c"
+  cp "$example_src" "$scratch/example_$name.$ext"
   if [ -z "${example_line[$name]:-}" ]; then
-    fail "examples/$name/$name.c has no expected output line in install_test.sh (example_line)"
+    fail "examples/$name/$name.$ext has no expected output line in install_test.sh (example_line)"
     continue
   fi
-  if ! run_logged "example-build-$name" "$cc_bin" -std=c11 -Wall -Wextra -Werror -I"$prefix/include" \
-         "example_$name.c" -L"$lib" -lascendcl -o "example_$name"; then
-    fail "examples/$name/$name.c does not build with only -I$prefix/include -L$lib -lascendcl"
+  if [ "$ext" = c ]; then
+    build=("$cc_bin" -std=c11)
+  else
+    build=("$cxx_bin" -std=c++20)
+  fi
+  if ! run_logged "example-build-$name" "${build[@]}" -Wall -Wextra -Werror -I"$prefix/include" \
+         "example_$name.$ext" -L"$lib" -lascendcl -o "example_$name"; then
+    fail "examples/$name/$name.$ext does not build with only -I$prefix/include -L$lib -lascendcl"
     continue
   fi
   if ! run_logged "example-run-$name" "./example_$name"; then
