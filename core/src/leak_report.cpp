@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "device_allocator.hpp"
@@ -23,8 +24,9 @@ std::string describe_site(const void* site) {
       std::snprintf(buf, sizeof buf, "%s+0x%tx (%s)", info.dli_sname,
                     static_cast<const char*>(site) - static_cast<const char*>(info.dli_saddr), lib);
     } else {
-      std::snprintf(buf, sizeof buf, "%p (%s+0x%tx)", site, lib,
-                    static_cast<const char*>(site) - static_cast<const char*>(info.dli_fbase));
+      // No exported symbol (an executable built without -rdynamic): say how to look it up.
+      const ptrdiff_t off = static_cast<const char*>(site) - static_cast<const char*>(info.dli_fbase);
+      std::snprintf(buf, sizeof buf, "%s+0x%tx (addr2line -f -e %s 0x%tx)", lib, off, lib, off);
     }
     return buf;
   }
@@ -47,7 +49,7 @@ std::string id_list(const std::vector<LeakReport::Handle>& handles, int32_t devi
 std::string LeakReport::format(const std::string& when, bool call_sites) const {
   std::string out = "leak report at " + when + ": the program did not release";
   // Memory, one group per device (pinned host memory last), largest blocks first.
-  std::map<int32_t, std::vector<const Memory*>> by_device;
+  std::map<int32_t, std::vector<const Memory*>, std::greater<int32_t>> by_device;  // devices, then pinned (-1)
   for (const Memory& m : memory) by_device[m.device].push_back(&m);
   constexpr size_t kListed = 10;
   for (auto& [device, blocks] : by_device) {

@@ -149,6 +149,12 @@ void AclTest::finalize() {
   initialized_ = false;
 }
 
+void AclTest::reinitWith(const std::string &path) {
+  ASSERT_FALSE(initialized_);
+  ASSERT_ACL_OK(aclInit(path.c_str())) << " (config " << path << ")";
+  initialized_ = true;
+}
+
 void AclTest::reinit() {
   ASSERT_FALSE(initialized_);
   ASSERT_ACL_OK(aclInit(config()));
