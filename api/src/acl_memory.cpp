@@ -188,9 +188,10 @@ aclError aclrtFree(void *devPtr) {
     if (!is_device(p)) {
       return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
     }
-    DeviceAllocator* allocator = p.slot->allocator();
-    if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
-    return allocator->free(reinterpret_cast<DevAddr>(devPtr));
+    return p.slot->with_allocator([&](DeviceAllocator* allocator) {
+      if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
+      return allocator->free(reinterpret_cast<DevAddr>(devPtr));
+    });
   });
 }
 

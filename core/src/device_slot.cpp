@@ -18,7 +18,9 @@ Status DeviceSlot::acquire() {
                     "device " + std::to_string(id_) + " (" + backend_ + ") failed to open: " + st.message());
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>(), id_);
-    allocator_ = std::make_unique<DeviceAllocator>(id_, device_);
+    auto allocator = std::make_shared<DeviceAllocator>(id_, device_);
+    std::lock_guard alock(allocator_mu_);
+    allocator_ = std::move(allocator);
     log().debug("device {} ({}) opened, scheduler policy {}", id_, backend_, scheduler_->policy().name());
   }
   ++users_;
@@ -32,10 +34,15 @@ void DeviceSlot::release(LeakReport* leaks) {
     scheduler_->wait_all(-1);
     scheduler_->quiesce();
     // Closing the device frees every block; what the program still held is a leak.
-    if (leaks != nullptr) {
-      for (const auto& b : allocator_->blocks()) leaks->memory.push_back({id_, b.addr, b.requested, b.site});
+    std::shared_ptr<DeviceAllocator> allocator;
+    {
+      std::lock_guard alock(allocator_mu_);
+      allocator = std::move(allocator_);
     }
-    allocator_.reset();
+    if (leaks != nullptr) {
+      for (const auto& b : allocator->blocks()) leaks->memory.push_back({id_, b.addr, b.requested, b.site});
+    }
+    allocator.reset();
     // Close the device before the scheduler goes: closing joins the unit threads, and a unit may
     // still be inside the scheduler's completion path (waking waiters) after the last task counted
     // as complete.

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "arun/arun_ext.h"
 #include "arun/kernel.hpp"
 
 namespace demo {
@@ -354,6 +355,7 @@ int run_on_device(const Options &o) {
     return 1;
   }
   std::printf("\nverified: all %zu results of every run (3 pipelined, 3 serial) match the host computation\n", results);
+  if (const char *mem = arunMemReport(0)) std::printf("\n%s", mem);
   return 0;
 }
 

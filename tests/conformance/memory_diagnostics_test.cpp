@@ -1,4 +1,5 @@
-// The leak report (aclrtResetDevice / aclFinalize) and the out-of-memory message.
+// Memory diagnostics: the leak report (aclrtResetDevice / aclFinalize), the out-of-memory message,
+// and the allocator statistics (arunGetMemStats / arunMemReport).
 //
 // The report is checked through [runtime] leak_report = "error", under which the call that found
 // leaks returns ACL_ERROR_FAILURE with the report as its message; each test writes a copy of the
@@ -12,7 +13,7 @@
 namespace conformance {
 namespace {
 
-class LeakTest : public AclTest {
+class MemoryDiagnosticsTest : public AclTest {
  protected:
   void TearDown() override {
     AclTest::TearDown();
@@ -67,7 +68,7 @@ void expectContains(const std::string &text, const std::string &part) {
   EXPECT_NE(std::string::npos, text.find(part)) << "missing \"" << part << "\" in:\n" << text;
 }
 
-TEST_P(LeakTest, FinalizeReportsEverythingTheProgramDidNotRelease) {
+TEST_P(MemoryDiagnosticsTest, FinalizeReportsEverythingTheProgramDidNotRelease) {
   restartOn(configWith("leak_report = \"error\"\nleak_call_sites = true"));
   ASSERT_ACL_OK(aclrtSetDevice(0));
   void *a = nullptr, *b = nullptr, *freed = nullptr, *pinned = nullptr;
@@ -102,7 +103,7 @@ TEST_P(LeakTest, FinalizeReportsEverythingTheProgramDidNotRelease) {
   EXPECT_EQ(std::string::npos, report.find("4096 bytes")) << "a freed block is not a leak";
 }
 
-TEST_P(LeakTest, ResetDeviceReportsTheMemoryOfTheDeviceItCloses) {
+TEST_P(MemoryDiagnosticsTest, ResetDeviceReportsTheMemoryOfTheDeviceItCloses) {
   restartOn(configWith("leak_report = \"error\""));
   ASSERT_ACL_OK(aclrtSetDevice(0));
   void *p = nullptr;
@@ -119,7 +120,7 @@ TEST_P(LeakTest, ResetDeviceReportsTheMemoryOfTheDeviceItCloses) {
   EXPECT_ACL_OK(finalizeHere());
 }
 
-TEST_P(LeakTest, ResetWhileAnotherContextKeepsTheDeviceOpenReportsNoMemory) {
+TEST_P(MemoryDiagnosticsTest, ResetWhileAnotherContextKeepsTheDeviceOpenReportsNoMemory) {
   restartOn(configWith("leak_report = \"error\""));
   aclrtContext ctx = nullptr;
   ASSERT_ACL_OK(aclrtCreateContext(&ctx, 0));
@@ -134,7 +135,7 @@ TEST_P(LeakTest, ResetWhileAnotherContextKeepsTheDeviceOpenReportsNoMemory) {
   EXPECT_ACL_OK(finalizeHere());
 }
 
-TEST_P(LeakTest, WarnAndOffReportWithoutFailing) {
+TEST_P(MemoryDiagnosticsTest, WarnAndOffReportWithoutFailing) {
   for (const char *mode : {"warn", "off"}) {
     restartOn(configWith(std::string("leak_report = \"") + mode + "\""));
     ASSERT_ACL_OK(aclrtSetDevice(0));
@@ -144,7 +145,7 @@ TEST_P(LeakTest, WarnAndOffReportWithoutFailing) {
   }
 }
 
-TEST_P(LeakTest, AnOutOfMemoryMessageExplainsItself) {
+TEST_P(MemoryDiagnosticsTest, AnOutOfMemoryMessageExplainsItself) {
   ASSERT_ACL_OK(aclrtSetDevice(0));
   size_t freeBytes = 0, total = 0;
   ASSERT_ACL_OK(aclrtGetMemInfo(ACL_HBM_MEM, &freeBytes, &total));
@@ -166,6 +167,42 @@ TEST_P(LeakTest, AnOutOfMemoryMessageExplainsItself) {
   EXPECT_ACL_OK(aclrtResetDevice(0));
 }
 
+TEST_P(MemoryDiagnosticsTest, MemStatsFollowAllocationsAndFrees) {
+  arunMemStats st{};
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, arunGetMemStats(0, nullptr));
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_DEVICEID, arunGetMemStats(static_cast<int32_t>(deviceCount()), &st));
+  ASSERT_ACL_OK(arunGetMemStats(0, &st));
+  EXPECT_EQ(0u, st.allocations) << "device 0 is not open yet";
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  void *big = nullptr, *small = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&big, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+  ASSERT_ACL_OK(aclrtMalloc(&small, 100, ACL_MEM_MALLOC_HUGE_FIRST));
+  ASSERT_ACL_OK(arunGetMemStats(0, &st));
+  EXPECT_EQ(uint64_t(1 << 20) + 100, st.requested.current);
+  EXPECT_GE(st.allocated.current, st.requested.current);
+  EXPECT_GE(st.reserved.current, st.allocated.current);
+  EXPECT_EQ(2u, st.allocations);
+  EXPECT_EQ(2u, st.liveBlocks);
+  EXPECT_STREQ("direct", st.policy);
+  const uint64_t peak = st.requested.peak;
+  ASSERT_ACL_OK(aclrtFree(big));
+  ASSERT_ACL_OK(arunGetMemStats(0, &st));
+  EXPECT_EQ(100u, st.requested.current);
+  EXPECT_EQ(peak, st.requested.peak) << "the peak stays";
+  EXPECT_EQ(uint64_t(1 << 20) + 100, st.requested.total);
+  EXPECT_EQ(1u, st.frees);
+  EXPECT_EQ(1u, st.liveBlocks);
+  const char *report = arunMemReport(0);
+  ASSERT_NE(nullptr, report);
+  expectContains(report, "allocator \"direct\"");
+  expectContains(report, "requested");
+  expectContains(report, "reserved");
+  expectContains(report, "1 live");
+  EXPECT_EQ(nullptr, arunMemReport(-1));
+  ASSERT_ACL_OK(aclrtFree(small));
+  EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
 }  // namespace
-ARUN_CONFORMANCE_INSTANTIATE(LeakTest);
+ARUN_CONFORMANCE_INSTANTIATE(MemoryDiagnosticsTest);
 }  // namespace conformance
