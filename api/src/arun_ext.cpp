@@ -123,7 +123,7 @@ Status fill_mem_stats(Runtime& rt, int32_t deviceId, arunMemStats* out) {
     out->chunkReleases = s.chunk_releases;
     out->cacheHits = s.cache_hits;
     out->ooms = s.ooms;
-    out->streamWaits = s.stream_waits;
+    out->pendingFrees = s.pending_frees;
     out->fragmentation = s.fragmentation();
     policy = a->policy_name();
   });

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "allocator/direct_policy.hpp"
+#include "stream.hpp"
 
 namespace arun {
 
@@ -21,7 +22,9 @@ std::string human_bytes(uint64_t b) {
 }
 
 DeviceAllocator::DeviceAllocator(int32_t device_id, plugin::Device* device)
-    : device_id_(device_id), device_(device), policy_(std::make_unique<DirectPolicy>(static_cast<plugin::ChunkSource*>(this))) {}
+    : device_id_(device_id),
+      device_(device),
+      policy_(std::make_unique<DirectPolicy>(static_cast<plugin::ChunkSource*>(this))) {}
 
 DeviceAllocator::~DeviceAllocator() = default;
 
@@ -38,6 +41,55 @@ Status DeviceAllocator::acquire(uint64_t bytes, plugin::PageKind page, plugin::C
 void DeviceAllocator::release(const plugin::Chunk& chunk) { (void)device_->release(chunk.base); }
 
 plugin::MemoryUsage DeviceAllocator::device_usage() const { return device_->memory_usage(); }
+
+void DeviceAllocator::stream_added(const std::shared_ptr<Stream>& stream) {
+  std::lock_guard lock(mu_);
+  for (auto it = streams_.begin(); it != streams_.end();) it = it->second.expired() ? streams_.erase(it) : ++it;
+  streams_[stream->uid()] = stream;
+}
+
+void DeviceAllocator::stream_retired(uint64_t uid) {
+  // The entry stays while the stream object lives: a force-destroyed stream may still be running
+  // its last task, and reached() must keep answering from its counters until that is done.
+  std::lock_guard lock(mu_);
+  policy_->stream_retired(uid);
+}
+
+uint64_t DeviceAllocator::mark(plugin::StreamId stream) {
+  if (stream != 0) {
+    auto it = streams_.find(stream);
+    auto s = it == streams_.end() ? nullptr : it->second.lock();
+    return s ? s->submitted() : 0;
+  }
+  DeviceMark m;
+  for (const auto& [uid, weak] : streams_) {
+    if (auto s = weak.lock(); s && !s->idle()) m.positions.emplace_back(weak, s->submitted());
+  }
+  if (m.positions.empty()) return 0;  // nothing in flight: reached already
+  const uint64_t id = next_device_mark_++;
+  device_marks_.emplace(id, std::move(m));
+  return id;
+}
+
+bool DeviceAllocator::reached(plugin::StreamId stream, uint64_t mark) {
+  if (mark == 0) return true;
+  if (stream != 0) {
+    auto it = streams_.find(stream);
+    auto s = it == streams_.end() ? nullptr : it->second.lock();
+    // A retired stream has completed (or dropped) everything it was given.
+    return !s || s->completed() >= mark;
+  }
+  auto it = device_marks_.find(mark);
+  if (it == device_marks_.end()) return true;
+  auto& positions = it->second.positions;
+  while (!positions.empty()) {
+    auto s = positions.back().first.lock();
+    if (s && s->completed() < positions.back().second) return false;
+    positions.pop_back();
+  }
+  device_marks_.erase(it);
+  return true;
+}
 
 Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out) {
   std::lock_guard lock(mu_);

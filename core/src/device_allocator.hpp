@@ -19,7 +19,9 @@
 
 namespace arun {
 
-class DeviceAllocator final : private plugin::ChunkSource {
+class Stream;
+
+class DeviceAllocator final : private plugin::ChunkSource, private plugin::StreamOrder {
  public:
   // A block the program holds.
   struct Block {
@@ -39,6 +41,10 @@ class DeviceAllocator final : private plugin::ChunkSource {
   // The program's block that contains [addr, addr + bytes).
   bool find(plugin::DevAddr addr, uint64_t bytes, Block* out) const;
 
+  // Streams of this device, for stream-ordered reuse.
+  void stream_added(const std::shared_ptr<Stream>& stream);
+  void stream_retired(uint64_t uid);
+
   plugin::AllocatorStats stats() const;
   std::vector<Block> blocks() const;  // every block the program still holds, by address
   const char* policy_name() const;
@@ -50,6 +56,10 @@ class DeviceAllocator final : private plugin::ChunkSource {
   void release(const plugin::Chunk& chunk) override;
   plugin::MemoryUsage device_usage() const override;
 
+  // plugin::StreamOrder
+  uint64_t mark(plugin::StreamId stream) override;
+  bool reached(plugin::StreamId stream, uint64_t mark) override;
+
   std::string oom_message(uint64_t bytes, const Status& why) const;  // with mu_ held
 
   const int32_t device_id_;
@@ -58,6 +68,13 @@ class DeviceAllocator final : private plugin::ChunkSource {
   std::unique_ptr<plugin::AllocatorPolicy> policy_;
   std::map<plugin::DevAddr, Block> blocks_;
   plugin::Gauge requested_;
+  // Stream order state, guarded by mu_.
+  std::map<plugin::StreamId, std::weak_ptr<Stream>> streams_;
+  struct DeviceMark {
+    std::vector<std::pair<std::weak_ptr<Stream>, uint64_t>> positions;
+  };
+  std::map<uint64_t, DeviceMark> device_marks_;  // mark(0) snapshots not yet reached
+  uint64_t next_device_mark_ = 1;
 };
 
 // "12.0 MiB" style sizes for messages and reports.

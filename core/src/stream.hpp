@@ -28,7 +28,8 @@ struct UserAllocator {
 class Stream {
  public:
   Stream(Context* context, Scheduler* scheduler, int32_t id, uint32_t priority, uint32_t flags, bool is_default)
-      : context_(context), scheduler_(scheduler), id_(id), priority_(priority), flags_(flags), is_default_(is_default) {}
+      : context_(context), scheduler_(scheduler), id_(id), priority_(priority), flags_(flags), is_default_(is_default),
+        uid_(next_uid()) {}
 
   Context* context() const { return context_; }
   Scheduler* scheduler() const { return scheduler_; }
@@ -36,6 +37,8 @@ class Stream {
   uint32_t priority() const { return priority_; }
   uint32_t flags() const { return flags_; }
   bool is_default() const { return is_default_; }
+  // Process-wide and never reused (allocator policies key per-stream state by it); ids restart per device.
+  uint64_t uid() const { return uid_; }
   void* handle() const { return handle_; }
   void set_handle(void* h) { handle_ = h; }
 
@@ -68,7 +71,13 @@ class Stream {
   uint32_t priority_;
   uint32_t flags_;
   bool is_default_;
+  uint64_t uid_;
   void* handle_ = nullptr;
+
+  static uint64_t next_uid() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+  }
 
   // Guarded by the scheduler mutex.
   std::deque<Task*> queue_;

@@ -50,7 +50,7 @@ typedef struct arunMemStats {
   arunMemGauge requested, allocated, active, reserved;
   uint64_t cachedFree, largestFree;
   uint64_t allocations, frees, liveBlocks;
-  uint64_t chunkAcquires, chunkReleases, cacheHits, ooms, streamWaits;
+  uint64_t chunkAcquires, chunkReleases, cacheHits, ooms, pendingFrees;
   double fragmentation;
   char policy[32]; /* allocator policy name, NUL-terminated */
 } arunMemStats;

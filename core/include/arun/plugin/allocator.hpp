@@ -45,12 +45,12 @@ class ChunkSource {
 
 // Stream-ordered reuse. mark(s) is a point in stream s's order that is reached once everything
 // submitted to s so far has completed (for s == 0: everything submitted to any stream of the device).
+// Queries never block: a policy must not wait for device work while the core's allocator lock is
+// held (a host callback in that work may itself be freeing memory).
 class StreamOrder {
  public:
   virtual uint64_t mark(StreamId stream) = 0;
   virtual bool reached(StreamId stream, uint64_t mark) = 0;
-  // Blocks until the mark is reached (a policy that would otherwise fail with out-of-memory).
-  virtual void wait(StreamId stream, uint64_t mark) = 0;
 
  protected:
   ~StreamOrder() = default;
@@ -81,7 +81,7 @@ struct AllocatorStats {
   uint64_t chunk_acquires = 0, chunk_releases = 0;
   uint64_t cache_hits = 0;        // allocations served without acquiring a chunk
   uint64_t ooms = 0;
-  uint64_t stream_waits = 0;      // host waits on a stream to make freed memory reusable
+  uint64_t pending_frees = 0;     // blocks freed but not yet reusable (their streams have not caught up)
 
   // 1 - largest free / total free over the reserved chunks (0 when nothing is free).
   double fragmentation() const {

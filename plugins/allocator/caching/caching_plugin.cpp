@@ -1,0 +1,83 @@
+// The `caching` allocator plugin: its option schema, and the factory the core calls once per
+// device (through AllocatorPlugin::create).
+#include <cstdio>
+#include <new>
+
+#include "caching_policy.hpp"
+
+namespace arun::caching {
+namespace {
+
+using plugin::OptionSpec;
+using plugin::OptionType;
+
+constexpr double kMaxBytes = 9.0e15;  // far beyond any device; keeps the schema's doubles exact
+
+const OptionSpec kOptions[] = {
+    {"round", OptionType::Bytes, 64, 1 << 20, "512", "blocks are rounded up to a multiple of this (a power of two)"},
+    {"small_size", OptionType::Bytes, 512, kMaxBytes, "\"1MiB\"", "requests up to this size use the small pool"},
+    {"small_chunk", OptionType::Bytes, 512, kMaxBytes, "\"2MiB\"", "chunk size the small pool takes from the device"},
+    {"large_chunk", OptionType::Bytes, 1024, kMaxBytes, "\"20MiB\"",
+     "chunk size the large pool takes for requests up to this size"},
+    {"large_round", OptionType::Bytes, 512, kMaxBytes, "\"2MiB\"",
+     "larger requests get a chunk of their size rounded up to this"},
+    {"max_split", OptionType::Bytes, 0, kMaxBytes, "0",
+     "blocks above this size are never split (0: no limit; else at least large_chunk)"},
+    {"release_threshold", OptionType::Bytes, 0, kMaxBytes, "0",
+     "cached free memory above this goes back to the device on free (0: keep it)"},
+    {"gc_threshold", OptionType::Float, 0, 1, "0.0",
+     "keep the reserve under this fraction of memory_limit by dropping cached chunks (0: off)"},
+    {"memory_limit", OptionType::Bytes, 0, kMaxBytes, "0", "most memory the allocator reserves (0: the device's)"},
+};
+
+class CachingPlugin final : public plugin::AllocatorPlugin {
+ public:
+  explicit CachingPlugin(const CachingOptions& o) : options_(o) {}
+  plugin::AllocatorPolicy* create(plugin::ChunkSource* source, plugin::StreamOrder* order, char* error,
+                                  size_t error_size) override {
+    auto* p = new (std::nothrow) CachingPolicy(source, order, options_);
+    if (p == nullptr) std::snprintf(error, error_size, "out of host memory");
+    return p;
+  }
+
+ private:
+  CachingOptions options_;
+};
+
+plugin::PluginObject* create(plugin::HostServices*, const plugin::OptionValues* values, char* error,
+                             size_t error_size) {
+  CachingOptions o;
+  auto bytes = [&](const char* key, uint64_t* field) { *field = static_cast<uint64_t>(values->get_int(key, *field)); };
+  bytes("round", &o.round);
+  bytes("small_size", &o.small_size);
+  bytes("small_chunk", &o.small_chunk);
+  bytes("large_chunk", &o.large_chunk);
+  bytes("large_round", &o.large_round);
+  bytes("max_split", &o.max_split);
+  bytes("release_threshold", &o.release_threshold);
+  bytes("memory_limit", &o.memory_limit);
+  o.gc_threshold = values->get_double("gc_threshold", o.gc_threshold);
+  std::string why;
+  if (!o.validate(&why)) {
+    std::snprintf(error, error_size, "%s", why.c_str());
+    return nullptr;
+  }
+  return new (std::nothrow) CachingPlugin(o);
+}
+
+}  // namespace
+
+extern const plugin::PluginDescriptor kCachingDescriptor;
+const plugin::PluginDescriptor kCachingDescriptor{ARUN_PLUGIN_HEADER,
+                                                  plugin::PluginKind::Allocator,
+                                                  "caching",
+                                                  "0.1.0",
+                                                  "",
+                                                  "stream-ordered caching allocator with block splitting and merging",
+                                                  kOptions,
+                                                  sizeof kOptions / sizeof kOptions[0],
+                                                  &create};
+
+}  // namespace arun::caching
+
+ARUN_DECLARE_PLUGIN(arun::caching::kCachingDescriptor)

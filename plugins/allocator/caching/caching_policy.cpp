@@ -1,0 +1,381 @@
+#include "caching_policy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace arun::caching {
+
+using plugin::DevAddr;
+using plugin::StreamId;
+
+namespace {
+
+uint64_t round_up(uint64_t v, uint64_t to) { return to == 0 ? v : (v + to - 1) / to * to; }
+bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+std::string bytes_text(uint64_t b) {
+  char buf[32];
+  if (b != 0 && b % (1ull << 20) == 0) {
+    std::snprintf(buf, sizeof buf, "%lluMiB", static_cast<unsigned long long>(b >> 20));
+  } else if (b != 0 && b % 1024 == 0) {
+    std::snprintf(buf, sizeof buf, "%lluKiB", static_cast<unsigned long long>(b >> 10));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(b));
+  }
+  return buf;
+}
+
+}  // namespace
+
+bool CachingOptions::validate(std::string* why) const {
+  if (!is_pow2(round)) return *why = "round must be a power of two", false;
+  if (small_size % round != 0) return *why = "small_size must be a multiple of round", false;
+  if (small_chunk < small_size) return *why = "small_chunk must be at least small_size", false;
+  if (large_chunk <= small_size) return *why = "large_chunk must be larger than small_size", false;
+  if (large_round % round != 0) return *why = "large_round must be a multiple of round", false;
+  if (max_split != 0 && max_split < large_chunk) {
+    return *why = "max_split must be 0 (no limit) or at least large_chunk (" + bytes_text(large_chunk) + ")", false;
+  }
+  if (gc_threshold > 0 && memory_limit == 0) {
+    return *why = "gc_threshold needs memory_limit: the threshold is a fraction of it", false;
+  }
+  return true;
+}
+
+std::string CachingOptions::describe() const {
+  char gc[32];
+  std::snprintf(gc, sizeof gc, "%g", gc_threshold);
+  return "round = " + bytes_text(round) + ", small_size = " + bytes_text(small_size) +
+         ", small_chunk = " + bytes_text(small_chunk) + ", large_chunk = " + bytes_text(large_chunk) +
+         ", large_round = " + bytes_text(large_round) + ", max_split = " + bytes_text(max_split) +
+         ", release_threshold = " + bytes_text(release_threshold) + ", gc_threshold = " + gc +
+         ", memory_limit = " + bytes_text(memory_limit);
+}
+
+bool CachingPolicy::BySize::operator()(const Block* a, const Block* b) const {
+  if (a->stream != b->stream) return a->stream < b->stream;
+  if (a->size != b->size) return a->size < b->size;
+  return a->addr < b->addr;
+}
+
+CachingPolicy::CachingPolicy(plugin::ChunkSource* source, plugin::StreamOrder* order, const CachingOptions& options)
+    : source_(source), order_(order), options_(options) {}
+
+CachingPolicy::~CachingPolicy() {
+  // The device takes back everything it gave; only our bookkeeping goes here.
+  for (auto& [base, seg] : segments_) {
+    for (Block* b = seg->first; b != nullptr;) {
+      Block* next = b->next;
+      delete b;
+      b = next;
+    }
+    source_->release(seg->chunk);
+  }
+}
+
+uint64_t CachingPolicy::rounded(uint64_t bytes) const { return round_up(std::max<uint64_t>(bytes, 1), options_.round); }
+
+CachingPolicy::Block* CachingPolicy::find_in(FreeSet& set, uint64_t size, StreamId stream) {
+  Block key;
+  key.stream = stream;
+  key.size = size;
+  key.addr = 0;
+  for (auto it = set.lower_bound(&key); it != set.end() && (*it)->stream == stream; ++it) {
+    Block* b = *it;
+    if (options_.max_split != 0 && b->size > options_.max_split) {
+      // An oversize block is never split: it fits only a request that wastes little of it.
+      if (size < options_.max_split || b->size - size > options_.large_round) continue;
+    }
+    return b;
+  }
+  return nullptr;
+}
+
+CachingPolicy::Block* CachingPolicy::find_free(uint64_t size, bool small, StreamId stream) {
+  FreeSet& set = pool(small);
+  if (Block* b = find_in(set, size, stream)) return b;
+  if (stream != 0) return find_in(set, size, 0);
+  return nullptr;
+}
+
+bool CachingPolicy::would_exceed_limit(uint64_t more) const {
+  const uint64_t limit = options_.memory_limit;
+  return limit != 0 && stats_.reserved.current + more > limit;
+}
+
+bool CachingPolicy::reusable_by_all(const Block* b) const {
+  return !b->allocated && !b->pending && (b->stream == 0 || order_->reached(b->stream, b->mark));
+}
+
+template <class Enough>
+uint64_t CachingPolicy::release_free_segments(Enough enough) {
+  // Candidates: segments that are one free block no stream's work can still be using.
+  std::vector<Segment*> whole;
+  for (auto& [base, seg] : segments_) {
+    Block* b = seg->first;
+    if (b->next == nullptr && reusable_by_all(b)) whole.push_back(seg.get());
+  }
+  std::sort(whole.begin(), whole.end(),
+            [](const Segment* a, const Segment* b) { return a->chunk.size > b->chunk.size; });
+  uint64_t released = 0;
+  for (Segment* seg : whole) {
+    if (enough()) break;
+    released += seg->chunk.size;
+    release_segment(seg);
+  }
+  return released;
+}
+
+void CachingPolicy::release_segment(Segment* seg) {
+  Block* b = seg->first;
+  remove_free(b);
+  stats_.reserved.sub(seg->chunk.size);
+  ++stats_.chunk_releases;
+  source_->release(seg->chunk);
+  delete b;
+  segments_.erase(seg->chunk.base);
+}
+
+Status CachingPolicy::grow(uint64_t size, bool small, plugin::PageKind page, Block** out) {
+  // Before asking the device: blocks other streams freed may have become reusable.
+  migrate_reached();
+  if (Block* b = find_free(size, small, 0)) {
+    remove_free(b);
+    ++stats_.cache_hits;
+    *out = b;
+    return Status::Ok();
+  }
+  uint64_t chunk = small ? options_.small_chunk
+                         : (size <= options_.large_chunk ? options_.large_chunk : round_up(size, options_.large_round));
+  // Garbage collection: keep the reserve under gc_threshold x memory_limit by dropping cached chunks.
+  if (options_.gc_threshold > 0) {
+    const double budget = options_.gc_threshold * double(options_.memory_limit);
+    release_free_segments([&] { return double(stats_.reserved.current + chunk) <= budget; });
+  }
+  if (would_exceed_limit(chunk)) {
+    release_free_segments([&] { return !would_exceed_limit(chunk); });
+    if (would_exceed_limit(chunk) && !small && chunk > size) {
+      chunk = round_up(size, options_.round);  // a tight chunk may still fit under the limit
+    }
+    if (would_exceed_limit(chunk)) {
+      return Status(Errc::rt_memory_allocation, "memory_limit " + bytes_text(options_.memory_limit) + " reached (" +
+                                                    bytes_text(stats_.reserved.current) + " reserved)");
+    }
+  }
+  plugin::Chunk c;
+  Status st = source_->acquire(chunk, small ? plugin::PageKind::Normal : page, &c);
+  if (!st.ok()) {
+    // The device is full: give back every cached chunk and try once more, tightly sized.
+    const uint64_t freed = release_free_segments([] { return false; });
+    const uint64_t tight = round_up(size, options_.round);
+    if (freed == 0 && tight == chunk) return st;
+    st = source_->acquire(tight, small ? plugin::PageKind::Normal : page, &c);
+    if (!st.ok()) return st;
+  }
+  auto seg = std::make_unique<Segment>();
+  seg->chunk = c;
+  seg->small = small;
+  auto* b = new Block();
+  b->addr = c.base;
+  b->size = c.size;
+  b->segment = seg.get();
+  seg->first = b;
+  segments_[c.base] = std::move(seg);
+  ++stats_.chunk_acquires;
+  stats_.reserved.add(c.size);
+  *out = b;
+  return Status::Ok();
+}
+
+void CachingPolicy::split(Block* b, uint64_t size) {
+  const uint64_t rest = b->size - size;
+  // Small blocks split down to `round`; large ones only when the remainder is itself a large block,
+  // so the large pool is not filled with slivers.
+  const bool worth = b->segment->small ? rest >= options_.round : rest > options_.small_size;
+  if (!worth || (options_.max_split != 0 && b->size > options_.max_split)) return;
+  auto* r = new Block();
+  r->addr = b->addr + size;
+  r->size = rest;
+  r->segment = b->segment;
+  r->prev = b;
+  r->next = b->next;
+  if (b->next != nullptr) b->next->prev = r;
+  b->next = r;
+  b->size = size;
+  r->stream = b->stream;  // the remainder stays in the cache the block came from
+  r->mark = b->mark;
+  insert_free(r);
+}
+
+// The free sets and cached_free change together, here and in insert_free only.
+void CachingPolicy::remove_free(Block* b) {
+  if (pool(b->segment->small).erase(b) != 0) stats_.cached_free -= b->size;
+}
+
+CachingPolicy::Block* CachingPolicy::merge(Block* into, Block* other) {
+  remove_free(other);
+  into->size += other->size;
+  into->mark = std::max(into->mark, other->mark);  // same stream: the later mark covers both
+  into->next = other->next;
+  if (other->next != nullptr) other->next->prev = into;
+  delete other;
+  return into;
+}
+
+void CachingPolicy::insert_free(Block* b) {
+  auto mergeable = [&](const Block* n) {
+    return n != nullptr && !n->allocated && !n->pending && !n->migrating && n->stream == b->stream;
+  };
+  if (mergeable(b->next)) merge(b, b->next);
+  if (mergeable(b->prev)) {
+    Block* p = b->prev;
+    remove_free(p);
+    b = merge(p, b);
+  }
+  if (pool(b->segment->small).insert(b).second) stats_.cached_free += b->size;
+}
+
+void CachingPolicy::process_pending() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!order_->reached(0, it->mark)) {
+      ++it;
+      continue;
+    }
+    Block* b = it->block;  // pending blocks are in no cache and never merged: the pointer is valid
+    it = pending_.erase(it);
+    b->pending = false;
+    b->stream = 0;
+    b->mark = 0;
+    stats_.active.sub(b->size);
+    insert_free(b);
+  }
+  stats_.pending_frees = pending_.size();
+}
+
+void CachingPolicy::migrate_reached(StreamId only_stream) {
+  // Two phases, so that merging while re-inserting never deletes a block still to be visited.
+  std::vector<Block*> moving;
+  for (FreeSet* set : {&small_free_, &large_free_}) {
+    for (Block* b : *set) {
+      if (b->stream == 0 || (only_stream != 0 && b->stream != only_stream)) continue;
+      if (order_->reached(b->stream, b->mark)) moving.push_back(b);
+    }
+  }
+  for (Block* b : moving) {
+    remove_free(b);
+    b->migrating = true;
+    b->stream = 0;
+    b->mark = 0;
+  }
+  for (Block* b : moving) {
+    b->migrating = false;
+    insert_free(b);
+  }
+}
+
+Status CachingPolicy::allocate(const plugin::AllocRequest& request, plugin::Allocation* out) {
+  if (request.alignment > options_.round) {
+    return Status(Errc::invalid_param, "alignment " + std::to_string(request.alignment) +
+                                           " is larger than the caching allocator's round (" +
+                                           bytes_text(options_.round) + ")");
+  }
+  if (!pending_.empty()) process_pending();
+  const uint64_t size = rounded(request.bytes);
+  const bool small = is_small(size);
+  Block* b = find_free(size, small, request.stream);
+  if (b != nullptr) {
+    remove_free(b);
+    ++stats_.cache_hits;
+  } else {
+    Status st = grow(size, small, request.page, &b);
+    if (!st.ok()) {
+      ++stats_.ooms;
+      return st;
+    }
+  }
+  b->allocated = true;
+  split(b, size);  // the remainder goes back into the cache the block came from
+  b->stream = request.stream;
+  b->mark = 0;
+  b->uses.clear();
+  live_[b->addr] = b;
+  ++stats_.allocations;
+  stats_.allocated.add(b->size);
+  stats_.active.add(b->size);
+  out->addr = b->addr;
+  out->size = b->size;
+  return Status::Ok();
+}
+
+void CachingPolicy::deallocate(DevAddr addr, StreamId stream) {
+  auto it = live_.find(addr);
+  if (it == live_.end()) return;  // the core passes only addresses it handed out
+  Block* b = it->second;
+  live_.erase(it);
+  ++stats_.frees;
+  stats_.allocated.sub(b->size);
+  b->allocated = false;
+  // Which streams' work must complete before another stream may reuse the block.
+  const bool other_uses = std::any_of(b->uses.begin(), b->uses.end(), [&](StreamId s) { return s != stream; });
+  const StreamId order_stream = (stream == 0 || other_uses) ? 0 : stream;
+  const uint64_t mark = order_->mark(order_stream);
+  if (order_->reached(order_stream, mark)) {
+    b->stream = 0;  // nothing in flight used it: every stream may take it
+    b->mark = 0;
+    stats_.active.sub(b->size);
+    insert_free(b);
+  } else if (order_stream != 0) {
+    b->stream = order_stream;  // reusable at once on the same stream, by others after the mark
+    b->mark = mark;
+    stats_.active.sub(b->size);
+    insert_free(b);
+  } else {
+    b->pending = true;  // freed without a stream: nobody reuses it until the device caught up
+    pending_.push_back({b, mark});
+  }
+  stats_.pending_frees = pending_.size();
+  if (options_.release_threshold != 0 && stats_.cached_free > options_.release_threshold) {
+    release_free_segments([&] { return stats_.cached_free <= options_.release_threshold; });
+  }
+}
+
+void CachingPolicy::record_use(DevAddr addr, StreamId stream) {
+  auto it = live_.find(addr);
+  if (it == live_.end() || stream == it->second->stream) return;
+  auto& uses = it->second->uses;
+  if (std::find(uses.begin(), uses.end(), stream) == uses.end()) uses.push_back(stream);
+}
+
+void CachingPolicy::stream_retired(StreamId stream) {
+  // A retired stream has finished (or dropped) its work: its cached blocks join the shared cache
+  // instead of being stranded in a cache nobody allocates from any more.
+  migrate_reached(stream);
+}
+
+uint64_t CachingPolicy::trim(uint64_t keep_bytes) {
+  if (!pending_.empty()) process_pending();
+  migrate_reached();
+  return release_free_segments([&] { return stats_.reserved.current <= keep_bytes; });
+}
+
+plugin::AllocatorStats CachingPolicy::stats() const {
+  plugin::AllocatorStats s = stats_;
+  uint64_t largest = 0;
+  for (const FreeSet* set : {&small_free_, &large_free_})
+    for (const Block* b : *set) largest = std::max(largest, b->size);
+  s.largest_free = largest;
+  return s;
+}
+
+void CachingPolicy::visit(plugin::BlockVisitor visitor, void* context) const {
+  for (const auto& [base, seg] : segments_) {
+    for (const Block* b = seg->first; b != nullptr; b = b->next) {
+      const auto state = b->allocated ? plugin::BlockInfo::State::Live
+                         : b->pending ? plugin::BlockInfo::State::Pending
+                                      : plugin::BlockInfo::State::Free;
+      visitor(context, plugin::BlockInfo{b->addr, b->size, base, state, b->stream});
+    }
+  }
+}
+
+}  // namespace arun::caching

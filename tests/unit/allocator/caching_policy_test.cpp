@@ -1,0 +1,437 @@
+// Unit tests of the caching allocator policy (plugins/allocator/caching), driven through the
+// AllocatorPolicy interface with a fake chunk source (address ranges with a capacity, no memory
+// behind them) and a stream order whose progress the test sets by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "caching_policy.hpp"
+
+namespace {
+
+using arun::Errc;
+using arun::Status;
+using arun::caching::CachingOptions;
+using arun::caching::CachingPolicy;
+using arun::plugin::AllocRequest;
+using arun::plugin::Allocation;
+using arun::plugin::BlockInfo;
+using arun::plugin::Chunk;
+using arun::plugin::DevAddr;
+using arun::plugin::MemoryUsage;
+using arun::plugin::PageKind;
+using arun::plugin::StreamId;
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+
+// Hands out address ranges from a bump pointer (2 MiB aligned, never reused) up to a capacity.
+class FakeSource final : public arun::plugin::ChunkSource {
+ public:
+  explicit FakeSource(uint64_t capacity) : capacity_(capacity) {}
+  Status acquire(uint64_t bytes, PageKind, Chunk* out) override {
+    ++acquires;
+    if (used_ + bytes > capacity_) return Status(Errc::rt_memory_allocation, "fake device full");
+    out->base = next_;
+    out->size = bytes;
+    next_ += (bytes + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
+    used_ += bytes;
+    live[out->base] = bytes;
+    return Status::Ok();
+  }
+  void release(const Chunk& c) override {
+    ++releases;
+    EXPECT_EQ(1u, live.erase(c.base)) << "released a chunk twice or one never given";
+    used_ -= c.size;
+  }
+  MemoryUsage device_usage() const override { return {capacity_, capacity_ - used_, capacity_ - used_, live.size()}; }
+  uint64_t used() const { return used_; }
+
+  std::map<DevAddr, uint64_t> live;
+  int acquires = 0, releases = 0;
+
+ private:
+  uint64_t capacity_;
+  uint64_t used_ = 0;
+  DevAddr next_ = 1ull << 40;
+};
+
+// Per-stream submitted / completed positions the test moves by hand; stream 0 means all streams.
+class ManualOrder final : public arun::plugin::StreamOrder {
+ public:
+  uint64_t mark(StreamId s) override {
+    if (s != 0) return submitted[s];
+    // A device-wide mark: remember every stream's position under a new id.
+    std::map<StreamId, uint64_t> snap;
+    for (auto& [id, pos] : submitted)
+      if (completed[id] < pos) snap[id] = pos;
+    if (snap.empty()) return 0;
+    device_marks[++next_id] = snap;
+    return next_id;
+  }
+  bool reached(StreamId s, uint64_t m) override {
+    if (m == 0) return true;
+    if (s != 0) return completed[s] >= m;
+    for (auto& [id, pos] : device_marks[m])
+      if (completed[id] < pos) return false;
+    return true;
+  }
+  void submit(StreamId s) { ++submitted[s]; }            // work that uses memory is in flight on s
+  void finish(StreamId s) { completed[s] = submitted[s]; }  // s has completed it
+  void finish_all() {
+    for (auto& [id, pos] : submitted) completed[id] = pos;
+  }
+
+  std::map<StreamId, uint64_t> submitted, completed;
+  std::map<uint64_t, std::map<StreamId, uint64_t>> device_marks;
+  uint64_t next_id = 0;
+};
+
+struct Fixture {
+  explicit Fixture(CachingOptions o = {}, uint64_t capacity = 1024 * MiB)
+      : source(capacity), policy(&source, &order, o) {}
+  DevAddr alloc(uint64_t bytes, StreamId stream = 0) {
+    AllocRequest r;
+    r.bytes = bytes;
+    r.alignment = 64;
+    r.stream = stream;
+    Allocation a;
+    Status st = policy.allocate(r, &a);
+    EXPECT_TRUE(st.ok()) << st.message();
+    EXPECT_GE(a.size, bytes);
+    return a.addr;
+  }
+  Status try_alloc(uint64_t bytes, DevAddr* out, StreamId stream = 0) {
+    AllocRequest r;
+    r.bytes = bytes;
+    r.alignment = 64;
+    r.stream = stream;
+    Allocation a;
+    Status st = policy.allocate(r, &a);
+    *out = a.addr;
+    return st;
+  }
+  std::vector<BlockInfo> blocks() const {
+    std::vector<BlockInfo> v;
+    policy.visit([](void* c, const BlockInfo& b) { static_cast<std::vector<BlockInfo>*>(c)->push_back(b); }, &v);
+    return v;
+  }
+  // Blocks tile each chunk exactly, in address order, with no gaps or overlaps.
+  void check_tiling() const {
+    std::map<DevAddr, uint64_t> covered;
+    for (const BlockInfo& b : blocks()) covered[b.chunk] += b.size;
+    for (auto& [base, size] : source.live) EXPECT_EQ(size, covered[base]) << "chunk " << base;
+    EXPECT_EQ(covered.size(), source.live.size());
+    DevAddr prev_end = 0, prev_chunk = 0;
+    for (const BlockInfo& b : blocks()) {
+      if (b.chunk == prev_chunk) EXPECT_EQ(prev_end, b.addr) << "gap or overlap";
+      else EXPECT_EQ(b.chunk, b.addr) << "a chunk's first block starts at its base";
+      prev_chunk = b.chunk;
+      prev_end = b.addr + b.size;
+    }
+    // The gauges agree with the blocks.
+    uint64_t free_bytes = 0, live_bytes = 0, pending_bytes = 0, chunk_bytes = 0;
+    for (const BlockInfo& b : blocks()) {
+      (b.state == BlockInfo::State::Free ? free_bytes : b.state == BlockInfo::State::Live ? live_bytes : pending_bytes) +=
+          b.size;
+    }
+    for (auto& [base, size] : source.live) chunk_bytes += size;
+    const auto st = policy.stats();
+    EXPECT_EQ(free_bytes, st.cached_free);
+    EXPECT_EQ(live_bytes, st.allocated.current);
+    EXPECT_EQ(live_bytes + pending_bytes, st.active.current);
+    EXPECT_EQ(chunk_bytes, st.reserved.current);
+  }
+
+  FakeSource source;
+  ManualOrder order;
+  CachingPolicy policy;
+};
+
+TEST(CachingOptions, ValidationNamesTheProblem) {
+  CachingOptions o;
+  std::string why;
+  EXPECT_TRUE(o.validate(&why));
+  o.gc_threshold = 0.8;
+  EXPECT_FALSE(o.validate(&why));
+  EXPECT_NE(std::string::npos, why.find("gc_threshold needs memory_limit")) << why;
+  o.memory_limit = 256 * MiB;
+  EXPECT_TRUE(o.validate(&why));
+  o = {};
+  o.round = 768;
+  EXPECT_FALSE(o.validate(&why));
+  EXPECT_NE(std::string::npos, why.find("power of two"));
+  o = {};
+  o.max_split = 4 * MiB;  // below large_chunk
+  EXPECT_FALSE(o.validate(&why));
+  EXPECT_NE(std::string::npos, why.find("max_split"));
+  o = {};
+  o.small_chunk = 512 * KiB;  // below small_size
+  EXPECT_FALSE(o.validate(&why));
+  o = {};
+  o.large_chunk = 1 * MiB;  // not above small_size
+  EXPECT_FALSE(o.validate(&why));
+}
+
+TEST(CachingPolicy, SmallRequestsShareAChunkAndAreRounded) {
+  Fixture f;
+  DevAddr a = f.alloc(100);
+  DevAddr b = f.alloc(700);
+  DevAddr c = f.alloc(512);
+  EXPECT_EQ(1, f.source.acquires) << "one 2 MiB small chunk serves all three";
+  EXPECT_EQ(a + 512, b);
+  EXPECT_EQ(b + 1024, c) << "700 B rounds to 1024";
+  EXPECT_EQ(0u, a % 512);
+  const auto s = f.policy.stats();
+  EXPECT_EQ(2 * MiB, s.reserved.current);
+  EXPECT_EQ(2048u, s.allocated.current);
+  EXPECT_EQ(3u, s.allocations);
+  EXPECT_EQ(2u, s.cache_hits) << "the second and third came from the cached remainder";
+  f.check_tiling();
+}
+
+TEST(CachingPolicy, FreedBlocksMergeBackIntoTheChunk) {
+  Fixture f;
+  DevAddr a = f.alloc(1000), b = f.alloc(2000), c = f.alloc(3000);
+  f.policy.deallocate(b, 0);
+  f.policy.deallocate(a, 0);
+  f.policy.deallocate(c, 0);
+  auto blocks = f.blocks();
+  ASSERT_EQ(1u, blocks.size()) << "all three and the remainder merged into one free block";
+  EXPECT_EQ(2 * MiB, blocks[0].size);
+  EXPECT_EQ(BlockInfo::State::Free, blocks[0].state);
+  const auto s = f.policy.stats();
+  EXPECT_EQ(2 * MiB, s.cached_free);
+  EXPECT_EQ(2 * MiB, s.largest_free);
+  EXPECT_DOUBLE_EQ(0.0, s.fragmentation());
+  // Reused without touching the device.
+  f.alloc(5000);
+  EXPECT_EQ(1, f.source.acquires);
+}
+
+TEST(CachingPolicy, LargeRequestsGetLargeChunksOrTheirOwnRoundedChunk) {
+  Fixture f;
+  f.alloc(3 * MiB);
+  EXPECT_EQ(20 * MiB, f.policy.stats().reserved.current) << "requests up to large_chunk share a 20 MiB chunk";
+  f.alloc(30 * MiB + 1);
+  EXPECT_EQ(20 * MiB + 32 * MiB, f.policy.stats().reserved.current) << "bigger ones: rounded up to 2 MiB";
+  f.check_tiling();
+}
+
+TEST(CachingPolicy, MaxSplitKeepsBigBlocksWhole) {
+  CachingOptions o;
+  o.max_split = 40 * MiB;
+  Fixture f(o);
+  DevAddr big = f.alloc(64 * MiB);
+  f.policy.deallocate(big, 0);
+  // A smaller large request may not carve the 64 MiB block: it gets a chunk of its own.
+  DevAddr mid = f.alloc(8 * MiB);
+  EXPECT_NE(big, mid);
+  EXPECT_EQ(2, f.source.acquires);
+  // A request within large_round of it takes it whole.
+  DevAddr again = f.alloc(63 * MiB);
+  EXPECT_EQ(big, again);
+  EXPECT_EQ(2, f.source.acquires);
+  f.check_tiling();
+}
+
+TEST(CachingPolicy, SameStreamReusesAtOnceOtherStreamsWaitForTheMark) {
+  Fixture f;
+  const StreamId s1 = 11, s2 = 22;
+  DevAddr a = f.alloc(4096, s1);
+  f.order.submit(s1);  // a kernel on s1 uses `a` and has not finished
+  f.policy.deallocate(a, s1);
+  DevAddr on_s2 = f.alloc(4096, s2);
+  EXPECT_NE(a, on_s2) << "s2 must not get memory s1's unfinished work still uses";
+  DevAddr on_s1 = f.alloc(4096, s1);
+  EXPECT_EQ(a, on_s1) << "s1 may: its new work is ordered after the old";
+  f.policy.deallocate(on_s1, s1);
+  f.order.finish(s1);
+  // Once s1 caught up the block is everyone's (it moves when the cache misses for s2).
+  f.alloc(2 * MiB - 8192 - 4096, s2);  // use up the rest of the chunk s2 got
+  DevAddr later = f.alloc(4096, s2);
+  EXPECT_EQ(a, later);
+  f.check_tiling();
+}
+
+TEST(CachingPolicy, AFreeWithoutAStreamWaitsForTheWholeDevice) {
+  Fixture f;
+  const StreamId s1 = 1, s2 = 2;
+  DevAddr a = f.alloc(8192);
+  f.order.submit(s1);
+  f.order.submit(s2);
+  f.policy.deallocate(a, 0);  // aclrtFree: any stream may have used it
+  EXPECT_EQ(1u, f.policy.stats().pending_frees);
+  EXPECT_NE(a, f.alloc(8192, s1));
+  f.order.finish(s1);
+  EXPECT_NE(a, f.alloc(8192, s1)) << "s2 has not caught up yet";
+  f.order.finish(s2);
+  EXPECT_EQ(a, f.alloc(8192, s1));
+  EXPECT_EQ(0u, f.policy.stats().pending_frees);
+}
+
+TEST(CachingPolicy, UseOnAnotherStreamDelaysReuse) {
+  Fixture f;
+  const StreamId s1 = 1, s2 = 2;
+  DevAddr a = f.alloc(4096, s1);
+  f.policy.record_use(a, s2);
+  f.order.submit(s2);
+  f.policy.deallocate(a, s1);
+  EXPECT_NE(a, f.alloc(4096, s1)) << "s2 still uses it, so even s1 must wait";
+  f.order.finish_all();
+  f.alloc(2 * MiB - 4096 - 4096, s1);
+  EXPECT_EQ(a, f.alloc(4096, s1));
+}
+
+TEST(CachingPolicy, RetiredStreamsDoNotStrandTheirCache) {
+  Fixture f;
+  const StreamId s1 = 1, s2 = 2;
+  DevAddr a = f.alloc(1 * MiB, s1);
+  f.order.submit(s1);
+  f.policy.deallocate(a, s1);
+  f.order.finish(s1);
+  f.policy.stream_retired(s1);
+  EXPECT_EQ(a, f.alloc(1 * MiB, s2)) << "s1's cache went to the shared cache";
+  EXPECT_EQ(1, f.source.acquires);
+}
+
+TEST(CachingPolicy, ReleaseThresholdGivesWholeChunksBack) {
+  CachingOptions o;
+  o.release_threshold = 4 * MiB;
+  Fixture f(o);
+  std::vector<DevAddr> v;
+  for (int i = 0; i < 4; ++i) v.push_back(f.alloc(20 * MiB));
+  EXPECT_EQ(4, f.source.acquires);
+  for (DevAddr a : v) f.policy.deallocate(a, 0);
+  EXPECT_LE(f.policy.stats().cached_free, 4 * MiB);
+  EXPECT_EQ(4, f.source.releases);
+  EXPECT_EQ(0u, f.source.used());
+}
+
+TEST(CachingPolicy, GcThresholdKeepsTheReserveUnderItsFraction) {
+  CachingOptions o;
+  o.gc_threshold = 0.5;
+  o.memory_limit = 100 * MiB;
+  Fixture f(o);
+  DevAddr a = f.alloc(20 * MiB), b = f.alloc(20 * MiB);
+  f.policy.deallocate(a, 0);
+  f.policy.deallocate(b, 0);
+  EXPECT_EQ(40 * MiB, f.policy.stats().reserved.current);
+  // 40 cached + 30 new would pass 50: cached chunks go first. (30 MiB fits neither cached chunk.)
+  f.alloc(30 * MiB);
+  EXPECT_LE(f.policy.stats().reserved.current, 50 * MiB);
+  EXPECT_GE(f.source.releases, 1);
+}
+
+TEST(CachingPolicy, MemoryLimitIsAnOomWithAReason) {
+  CachingOptions o;
+  o.memory_limit = 50 * MiB;
+  Fixture f(o);
+  f.alloc(40 * MiB);
+  DevAddr out = 0;
+  Status st = f.try_alloc(20 * MiB, &out);
+  EXPECT_EQ(Errc::rt_memory_allocation, st.code());
+  EXPECT_NE(std::string::npos, st.message().find("memory_limit")) << st.message();
+  EXPECT_EQ(1u, f.policy.stats().ooms);
+  // A tight chunk still fits under the limit where a 20 MiB one would not.
+  EXPECT_TRUE(f.try_alloc(9 * MiB, &out).ok());
+}
+
+TEST(CachingPolicy, ADeviceOomFirstReturnsTheCacheAndRetries) {
+  Fixture f(CachingOptions{}, 64 * MiB);
+  std::vector<DevAddr> v;
+  for (int i = 0; i < 3; ++i) v.push_back(f.alloc(20 * MiB));
+  for (DevAddr a : v) f.policy.deallocate(a, 0);  // 60 MiB cached in 20 MiB chunks
+  DevAddr big = 0;
+  Status st = f.try_alloc(40 * MiB, &big);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(3, f.source.releases) << "the cached chunks went back so the 40 MiB chunk fits";
+  EXPECT_EQ(1u, f.source.live.size());
+  EXPECT_EQ(Errc::rt_memory_allocation, f.try_alloc(30 * MiB, &big).code()) << "and a real OOM is still one";
+}
+
+TEST(CachingPolicy, TrimKeepsWhatItIsToldAndOnlyFreeChunks) {
+  Fixture f;
+  DevAddr keep = f.alloc(20 * MiB);
+  DevAddr a = f.alloc(20 * MiB), b = f.alloc(20 * MiB);
+  f.policy.deallocate(a, 0);
+  f.policy.deallocate(b, 0);
+  EXPECT_EQ(40 * MiB, f.policy.trim(0));
+  EXPECT_EQ(20 * MiB, f.policy.stats().reserved.current) << "the live block's chunk stays";
+  f.policy.deallocate(keep, 0);
+  EXPECT_EQ(0u, f.policy.trim(20 * MiB));
+  EXPECT_EQ(20 * MiB, f.policy.trim(0));
+}
+
+TEST(CachingPolicy, PendingMemoryIsNeverReturnedToTheDevice) {
+  Fixture f;
+  DevAddr a = f.alloc(20 * MiB, 5);
+  f.order.submit(5);
+  f.policy.deallocate(a, 5);
+  EXPECT_EQ(0u, f.policy.trim(0)) << "stream 5's work may still use the chunk";
+  f.order.finish(5);
+  EXPECT_EQ(20 * MiB, f.policy.trim(0));
+}
+
+// Random allocate/free on a few streams against a reference model: live blocks never overlap, are
+// aligned, keep their contents' ownership (no block is handed out twice), and the chunks stay tiled.
+TEST(CachingPolicy, RandomizedAgainstAReferenceModel) {
+  CachingOptions o;
+  o.max_split = 64 * MiB;
+  o.release_threshold = 256 * MiB;
+  Fixture f(o, 2048 * MiB);
+  std::mt19937_64 rng(20261203);
+  struct Live {
+    uint64_t size;
+    StreamId stream;
+  };
+  std::map<DevAddr, Live> live;  // the model
+  for (int step = 0; step < 20000; ++step) {
+    const int op = int(rng() % 100);
+    if (op < 55 || live.empty()) {
+      // Sizes log-uniform from 1 B to 64 MiB, on stream 0..3.
+      const uint64_t bytes = 1 + (rng() % (uint64_t(1) << (rng() % 26 + 1)));
+      const StreamId s = rng() % 4;
+      DevAddr a = 0;
+      Status st = f.try_alloc(bytes, &a, s);
+      if (!st.ok()) {
+        EXPECT_EQ(Errc::rt_memory_allocation, st.code());
+        continue;
+      }
+      ASSERT_EQ(0u, a % 512) << "alignment";
+      auto next = live.lower_bound(a);
+      if (next != live.end()) ASSERT_LE(a + bytes, next->first) << "overlaps the next live block";
+      if (next != live.begin()) {
+        auto prev = std::prev(next);
+        ASSERT_LE(prev->first + prev->second.size, a) << "overlaps the previous live block";
+      }
+      live[a] = {bytes, s};
+      if (s != 0 && rng() % 2) f.order.submit(s);  // some work on s uses it
+    } else if (op < 95) {
+      auto it = live.begin();
+      std::advance(it, rng() % live.size());
+      const StreamId on = rng() % 3 == 0 ? 0 : it->second.stream;
+      f.policy.deallocate(it->first, on);
+      live.erase(it);
+    } else {
+      f.order.finish(rng() % 4);
+    }
+    if (step % 1000 == 0) f.check_tiling();
+  }
+  const auto s = f.policy.stats();
+  uint64_t model_bytes = 0;
+  for (auto& [a, l] : live) model_bytes += l.size;
+  EXPECT_GE(s.allocated.current, model_bytes);
+  EXPECT_LE(s.allocated.current, s.reserved.current);
+  EXPECT_EQ(s.reserved.current, f.source.used());
+  EXPECT_GT(s.cache_hits, s.chunk_acquires) << "most allocations should come from the cache";
+  f.check_tiling();
+  for (auto& [a, l] : live) f.policy.deallocate(a, 0);
+  f.order.finish_all();
+  f.policy.trim(0);
+  EXPECT_EQ(0u, f.source.used()) << "everything can be given back";
+}
+
+}  // namespace
