@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "api_call.hpp"
+#include "arun/arun_ext.h"
 
 using namespace arun;
 using namespace arun::api;
@@ -46,8 +47,10 @@ PageKind page_kind_for(uint32_t policy, size_t size) {
   }
 }
 
-// `site` is the return address of the API call the program made (for the leak report).
-Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site) {
+// `site` is the return address of the API call the program made (for the leak report); `stream`
+// the stream the block is for (arunMallocAsync; 0 = none).
+Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site,
+                     plugin::StreamId stream) {
   if (devPtr == nullptr) return invalid_param("devPtr is NULL");
   if (size == 0) return invalid_param("size is 0");
   // CANN rounds up to 32 bytes and adds 32 bytes of padding: reject sizes where that overflows.
@@ -56,7 +59,7 @@ Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, c
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   DevAddr addr = 0;
   // The allocator's out-of-memory message explains the failure (device, allocator, what to try).
-  ARUN_RETURN_IF_ERROR(ctx->slot()->allocator()->allocate(size, page_kind_for(policy, size), site, &addr));
+  ARUN_RETURN_IF_ERROR(ctx->slot()->allocator()->allocate(size, page_kind_for(policy, size), site, &addr, stream));
   *devPtr = reinterpret_cast<void*>(addr);
   return Status::Ok();
 }
@@ -165,7 +168,7 @@ extern "C" {
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   const void* site = __builtin_return_address(0);
-  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, raw(policy), site); });
+  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, raw(policy), site, 0); });
 }
 
 aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
@@ -177,20 +180,52 @@ aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy poli
       return invalid_param("policy " + std::to_string(p) +
                            " is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY, HUGE1G_ONLY)");
     }
-    return device_malloc(rt, devPtr, size, p, site);
+    return device_malloc(rt, devPtr, size, p, site, 0);
+  });
+}
+
+// Frees a device block; `stream` as DeviceAllocator::free.
+Status device_free(Runtime& rt, void* devPtr, plugin::StreamId stream) {
+  if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+  PointerInfo p = rt.classify(devPtr, 1);
+  if (!is_device(p)) return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
+  return p.slot->with_allocator([&](DeviceAllocator* allocator) {
+    if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
+    return allocator->free(reinterpret_cast<DevAddr>(devPtr), stream);
   });
 }
 
 aclError aclrtFree(void *devPtr) {
-  return api_call("aclrtFree", [&](Runtime& rt) {
+  return api_call("aclrtFree", [&](Runtime& rt) { return device_free(rt, devPtr, 0); });
+}
+
+aclError arunMallocAsync(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream) {
+  const void* site = __builtin_return_address(0);
+  return api_call("arunMallocAsync", [&](Runtime& rt) {
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    return device_malloc(rt, devPtr, size, raw(policy), site, s->uid());
+  });
+}
+
+aclError arunFreeAsync(void *devPtr, aclrtStream stream) {
+  return api_call("arunFreeAsync", [&](Runtime& rt) {
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    return device_free(rt, devPtr, s->uid());
+  });
+}
+
+aclError arunMemRecordStream(void *devPtr, aclrtStream stream) {
+  return api_call("arunMemRecordStream", [&](Runtime& rt) {
     if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
     PointerInfo p = rt.classify(devPtr, 1);
-    if (!is_device(p)) {
-      return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
-    }
+    if (!is_device(p)) return invalid_param("pointer is not device memory allocated by aclrtMalloc");
     return p.slot->with_allocator([&](DeviceAllocator* allocator) {
       if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
-      return allocator->free(reinterpret_cast<DevAddr>(devPtr));
+      return allocator->record_use(reinterpret_cast<DevAddr>(devPtr), s->uid());
     });
   });
 }

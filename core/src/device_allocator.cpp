@@ -28,6 +28,30 @@ DeviceAllocator::DeviceAllocator(int32_t device_id, plugin::Device* device)
 
 DeviceAllocator::~DeviceAllocator() = default;
 
+Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const AllocatorChoice& choice,
+                               std::shared_ptr<DeviceAllocator>* out) {
+  auto a = std::make_shared<DeviceAllocator>(device_id, device);
+  if (choice.plugin) {
+    char error[256] = {0};
+    plugin::AllocatorPolicy* p = nullptr;
+    try {
+      p = choice.plugin->create(static_cast<plugin::ChunkSource*>(a.get()), static_cast<plugin::StreamOrder*>(a.get()),
+                                error, sizeof error);
+    } catch (...) {
+      p = nullptr;
+    }
+    if (p == nullptr) {
+      return Status(Errc::rt_dev_setup_error, "allocator policy \"" + choice.name + "\" could not start on device " +
+                                                  std::to_string(device_id) + ": " +
+                                                  (error[0] != 0 ? error : "the plugin gave no reason"));
+    }
+    a->policy_.reset(p);
+    a->plugin_ = choice.plugin;
+  }
+  *out = std::move(a);
+  return Status::Ok();
+}
+
 Status DeviceAllocator::acquire(uint64_t bytes, plugin::PageKind page, plugin::Chunk* out) {
   plugin::DevAddr addr = 0;
   ARUN_RETURN_IF_ERROR(device_->allocate(bytes, page, &addr));
@@ -91,35 +115,47 @@ bool DeviceAllocator::reached(plugin::StreamId stream, uint64_t mark) {
   return true;
 }
 
-Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out) {
+Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out,
+                                 plugin::StreamId stream) {
   std::lock_guard lock(mu_);
   plugin::AllocRequest request;
   request.bytes = bytes;
   request.alignment = 64;  // CANN's base alignment for aclrtMalloc
   request.page = page;
+  request.stream = stream;
   plugin::Allocation a;
   Status st = policy_->allocate(request, &a);
   if (!st.ok()) {
     return Status(st.code() == Errc::ok ? Errc::rt_memory_allocation : st.code(), oom_message(bytes, st));
   }
-  blocks_[a.addr] = Block{a.addr, bytes, a.size, site};
+  blocks_[a.addr] = Block{a.addr, bytes, a.size, site, stream};
   requested_.add(bytes);
   *out = a.addr;
   return Status::Ok();
 }
 
-Status DeviceAllocator::free(plugin::DevAddr addr) {
+namespace {
+Status not_a_block(plugin::DevAddr addr, int32_t device) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64 " is not the start of a live allocation of device %d", addr, device);
+  return Status(Errc::rt_memory_free, buf);
+}
+}  // namespace
+
+Status DeviceAllocator::free(plugin::DevAddr addr, plugin::StreamId stream) {
   std::lock_guard lock(mu_);
   auto it = blocks_.find(addr);
-  if (it == blocks_.end()) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "0x%" PRIx64 " is not the start of a live allocation of device %d", addr,
-                  device_id_);
-    return Status(Errc::rt_memory_free, buf);
-  }
+  if (it == blocks_.end()) return not_a_block(addr, device_id_);
   requested_.sub(it->second.requested);
   blocks_.erase(it);
-  policy_->deallocate(addr, 0);
+  policy_->deallocate(addr, stream);
+  return Status::Ok();
+}
+
+Status DeviceAllocator::record_use(plugin::DevAddr addr, plugin::StreamId stream) {
+  std::lock_guard lock(mu_);
+  if (blocks_.find(addr) == blocks_.end()) return not_a_block(addr, device_id_);
+  policy_->record_use(addr, stream);
   return Status::Ok();
 }
 

@@ -21,6 +21,14 @@ namespace arun {
 
 class Stream;
 
+// Which allocator policy each device gets: the built-in `direct`, or one from an allocator plugin.
+struct AllocatorChoice {
+  std::string name = "direct";
+  std::string source = "default";  // "config", "ASCEND_RUN_ALLOC", "default"
+  std::string options;             // as the policy describes them, for reports
+  std::shared_ptr<plugin::AllocatorPlugin> plugin;  // null: direct; holds the plugin library
+};
+
 class DeviceAllocator final : private plugin::ChunkSource, private plugin::StreamOrder {
  public:
   // A block the program holds.
@@ -29,15 +37,23 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
     uint64_t requested = 0;
     uint64_t size = 0;
     const void* site = nullptr;  // return address of the allocating API call, or nullptr
+    plugin::StreamId stream = 0;
   };
 
-  // Uses the built-in `direct` policy.
-  DeviceAllocator(int32_t device_id, plugin::Device* device);
+  // A device's allocator with the chosen policy; fails if the plugin cannot build one.
+  static Status create(int32_t device_id, plugin::Device* device, const AllocatorChoice& choice,
+                       std::shared_ptr<DeviceAllocator>* out);
+  DeviceAllocator(int32_t device_id, plugin::Device* device);  // the built-in direct policy
   ~DeviceAllocator();
 
-  Status allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out);
+  // `stream` (a Stream::uid, 0 = none) is the stream the block will be used on (arunMallocAsync).
+  Status allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out,
+                  plugin::StreamId stream = 0);
   // `addr` must be the start of a block the program holds; Errc::rt_memory_free otherwise.
-  Status free(plugin::DevAddr addr);
+  // `stream` 0: aclrtFree, ordered after every stream; else only that stream used it (arunFreeAsync).
+  Status free(plugin::DevAddr addr, plugin::StreamId stream = 0);
+  // The block at `addr` is also used on `stream` (arunMemRecordStream).
+  Status record_use(plugin::DevAddr addr, plugin::StreamId stream);
   // The program's block that contains [addr, addr + bytes).
   bool find(plugin::DevAddr addr, uint64_t bytes, Block* out) const;
 
@@ -65,6 +81,7 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   const int32_t device_id_;
   plugin::Device* const device_;
   mutable std::mutex mu_;
+  std::shared_ptr<plugin::AllocatorPlugin> plugin_;  // declared first: the policy's code lives in its library
   std::unique_ptr<plugin::AllocatorPolicy> policy_;
   std::map<plugin::DevAddr, Block> blocks_;
   plugin::Gauge requested_;

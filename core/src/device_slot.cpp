@@ -18,7 +18,14 @@ Status DeviceSlot::acquire() {
                     "device " + std::to_string(id_) + " (" + backend_ + ") failed to open: " + st.message());
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>(), id_);
-    auto allocator = std::make_shared<DeviceAllocator>(id_, device_);
+    std::shared_ptr<DeviceAllocator> allocator;
+    Status made = allocator_choice_ ? DeviceAllocator::create(id_, device_, *allocator_choice_, &allocator)
+                                    : DeviceAllocator::create(id_, device_, AllocatorChoice{}, &allocator);
+    if (!made.ok()) {
+      scheduler_.reset();
+      device_->close();
+      return made;
+    }
     std::lock_guard alock(allocator_mu_);
     allocator_ = std::move(allocator);
     log().debug("device {} ({}) opened, scheduler policy {}", id_, backend_, scheduler_->policy().name());

@@ -45,6 +45,8 @@ class DeviceSlot {
   }
 
   int32_t next_stream_id() { return stream_ids_.fetch_add(1); }
+  // The allocator policy the device gets when it opens (set once, before first use).
+  void set_allocator_choice(std::shared_ptr<const AllocatorChoice> choice) { allocator_choice_ = std::move(choice); }
 
   // Default-context bookkeeping, guarded by mu.
   std::mutex mu;
@@ -62,6 +64,7 @@ class DeviceSlot {
   mutable std::mutex open_mu_;
   int users_ = 0;
   std::unique_ptr<Scheduler> scheduler_;
+  std::shared_ptr<const AllocatorChoice> allocator_choice_;
   mutable std::mutex allocator_mu_;
   std::shared_ptr<DeviceAllocator> allocator_;
   std::atomic<int32_t> stream_ids_{0};

@@ -267,6 +267,9 @@ std::shared_ptr<Stream> Runtime::make_stream(Context* context, uint32_t priority
   auto stream = std::make_shared<Stream>(context, slot->scheduler(), slot->next_stream_id(), priority, flags, is_default);
   streams_.add(stream);
   slot->scheduler()->add_stream(stream);
+  slot->with_allocator([&](DeviceAllocator* a) {
+    if (a != nullptr) a->stream_added(stream);
+  });
   return stream;
 }
 
@@ -345,6 +348,9 @@ void Runtime::release_context(const std::shared_ptr<Context>& context, LeakRepor
     sched->remove_stream(s, false);
     host_calls_.forget(*s);
     streams_.remove(s->handle());
+    context->slot()->with_allocator([&](DeviceAllocator* a) {
+      if (a != nullptr) a->stream_retired(s->uid());
+    });
   }
   for (auto& e : events) events_.remove(e->handle());
   context->default_stream.reset();
@@ -433,6 +439,9 @@ Status Runtime::destroy_stream(void* handle, bool force) {
   if (force) host_calls_.forget(*s);
   s->scheduler()->remove_stream(s, force);
   if (!force) host_calls_.forget(*s);
+  ctx->slot()->with_allocator([&](DeviceAllocator* a) {
+    if (a != nullptr) a->stream_retired(s->uid());
+  });
   return Status::Ok();
 }
 

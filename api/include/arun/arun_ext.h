@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "acl/acl_base.h"
+#include "acl/acl_rt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,21 @@ ACL_FUNC_VISIBILITY aclError arunGetMemStats(int32_t deviceId, arunMemStats *sta
 
 /* The same statistics as a readable table (valid until the next call on this thread; NULL on error). */
 ACL_FUNC_VISIBILITY const char *arunMemReport(int32_t deviceId);
+
+/*
+ * Stream-ordered device memory. aclrtMalloc / aclrtFree know no stream, so a caching allocator must
+ * assume a freed block may still be in use by any stream and reuses it only once the whole device
+ * has completed the work submitted before the free. These calls let a program say more:
+ *  - arunMallocAsync: the block will be used on `stream` (NULL = the current context's default);
+ *  - arunFreeAsync: only work on `stream` (and streams named with arunMemRecordStream) used it, so
+ *    `stream` may reuse the block at once and other streams once `stream` has caught up;
+ *  - arunMemRecordStream: the block is also used on `stream`.
+ * Under the `direct` policy they behave as aclrtMalloc / aclrtFree. Errors as aclrtMalloc /
+ * aclrtFree, plus the stream's (ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_CONTEXT).
+ */
+ACL_FUNC_VISIBILITY aclError arunMallocAsync(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError arunFreeAsync(void *devPtr, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError arunMemRecordStream(void *devPtr, aclrtStream stream);
 
 /* Version string of the ascend-run runtime ("0.1.0"). */
 ACL_FUNC_VISIBILITY const char *arunGetVersion(void);
