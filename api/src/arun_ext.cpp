@@ -39,6 +39,28 @@ extern "C" aclError arunLaunchDeviceTask(arunDeviceTaskFn fn, void *userData, ac
   });
 }
 
+extern "C" aclError arunSetSchedulerPolicy(const char *spec) {
+  return api_call_no_runtime("arunSetSchedulerPolicy", [&] {
+    ARUN_RETURN_IF_ERROR(Runtime::set_scheduler_override(spec));
+    if (Runtime::instance() != nullptr) {
+      log().info("arunSetSchedulerPolicy: the runtime is initialised; \"{}\" applies from the next aclInit",
+                 spec ? spec : "");
+    }
+    return Status::Ok();
+  });
+}
+
+extern "C" aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t *depth, uint32_t *capacity) {
+  return api_call("arunStreamGetQueueDepth", [&](Runtime& rt) {
+    if (depth == nullptr) return invalid_param("depth is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *depth = static_cast<uint32_t>(s->depth());
+    if (capacity != nullptr) *capacity = s->scheduler()->queue_depth();
+    return Status::Ok();
+  });
+}
+
 namespace {
 
 std::string human_bytes(uint64_t b) {
@@ -67,7 +89,8 @@ extern "C" const char *arunRuntimeReport(void) {
       out += "config:    " + (c.source_path.empty() ? std::string("<none>") : c.source_path) + " (" + c.source_kind +
              (c.from_acl_json ? ", CANN acl.json; plugins from the installed default" : "") + ")\n";
       out += std::string("log level: ") + log_level_name(log_level()) + "\n";
-      out += "scheduler: " + c.scheduler_policy + "\nallocator: " + c.allocator_policy + "\n";
+      out += "scheduler: " + rt->scheduler().describe() + ", from " + rt->scheduler().source + "\n";
+      out += "allocator: " + c.allocator_policy + "\n";
       out += std::string("profiler:  ") + (c.profiler_enabled ? "enabled" : "disabled") + "\n";
       out += "\nplugins loaded:\n";
       for (const auto& p : rt->plugins()) {
