@@ -531,6 +531,38 @@ TEST_P(StreamTest, SetStreamConfigOpt) {
   EXPECT_EQ(3u, handle.priority) << "a rejected call changed the handle";
 }
 
+TEST_P(StreamTest, CreateStreamV2FromAConfigHandle) {
+  aclrtStreamConfigHandle *handle = aclrtCreateStreamConfigHandle();
+  ASSERT_NE(nullptr, handle);
+  EXPECT_EQ(0u, handle->priority) << "a new handle describes aclrtCreateStream's stream";
+  uint32_t priority = 5;
+  ASSERT_ACL_OK(aclrtSetStreamConfigOpt(handle, ACL_RT_STREAM_PRIORITY, &priority, sizeof(priority)));
+  size_t flag = ACL_STREAM_FAST_SYNC;
+  ASSERT_ACL_OK(aclrtSetStreamConfigOpt(handle, ACL_RT_STREAM_FLAG, &flag, sizeof(flag)));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStreamV2(&s, handle));
+  uint32_t got = 99, flags = 0;
+  EXPECT_ACL_OK(aclrtStreamGetPriority(s, &got));
+  EXPECT_EQ(5u, got);
+  EXPECT_ACL_OK(aclrtStreamGetFlags(s, &flags));
+  EXPECT_EQ(static_cast<uint32_t>(ACL_STREAM_FAST_SYNC), flags);
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+
+  // The handle struct is public: a priority written directly past 7 is clamped like
+  // aclrtCreateStreamWithConfig's.
+  handle->priority = 12;
+  ASSERT_ACL_OK(aclrtCreateStreamV2(&s, handle));
+  EXPECT_ACL_OK(aclrtStreamGetPriority(s, &got));
+  EXPECT_EQ(7u, got);
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtCreateStreamV2(nullptr, handle));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtCreateStreamV2(&s, nullptr));
+  EXPECT_ACL_OK(aclrtDestroyStreamConfigHandle(handle));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtDestroyStreamConfigHandle(nullptr));
+}
+
 struct StreamStateLog {
   std::mutex mutex;
   std::vector<std::pair<aclrtStream, aclrtStreamState>> calls;
