@@ -9,11 +9,17 @@ plugin::ReadyTask PluginPolicy::view(Task& task) {
   return {&task, task.stream->id(), task.stream->priority(), task.unit_kind, task.seq};
 }
 
-void PluginPolicy::stream_added(Stream& stream) { policy_->stream_added({stream.id(), stream.priority()}); }
+void PluginPolicy::stream_added(Stream& stream) {
+  policy_->stream_added({stream.id(), stream.priority()});
+}
 
-void PluginPolicy::stream_removed(Stream& stream) { policy_->stream_removed(stream.id()); }
+void PluginPolicy::stream_removed(Stream& stream) {
+  policy_->stream_removed(stream.id());
+}
 
-void PluginPolicy::ready(Task* task) { policy_->ready(view(*task)); }
+void PluginPolicy::ready(Task* task) {
+  policy_->ready(view(*task));
+}
 
 Task* PluginPolicy::pick(plugin::UnitKind kind) {
   plugin::ReadyTask out{};
@@ -21,10 +27,16 @@ Task* PluginPolicy::pick(plugin::UnitKind kind) {
   return static_cast<Task*>(out.token);
 }
 
-bool PluginPolicy::discard(Stream& stream) { return policy_->discard(stream.id()); }
+bool PluginPolicy::discard(Stream& stream) {
+  return policy_->discard(stream.id());
+}
 
-void PluginPolicy::started(Task& task) { policy_->started(view(task)); }
+void PluginPolicy::started(Task& task) {
+  policy_->started(view(task));
+}
 
-void PluginPolicy::finished(Task& task, uint64_t run_ns) { policy_->finished(view(task), run_ns); }
+void PluginPolicy::finished(Task& task, uint64_t run_ns) {
+  policy_->finished(view(task), run_ns);
+}
 
 }  // namespace arun

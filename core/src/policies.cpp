@@ -9,8 +9,12 @@
 namespace arun {
 
 namespace {
-uint32_t kind_index(const Task* t) { return static_cast<uint32_t>(t->unit_kind); }
-uint32_t level_of(const Task* t) { return std::min(t->stream->priority(), kPriorityLevels - 1); }
+uint32_t kind_index(const Task* t) {
+  return static_cast<uint32_t>(t->unit_kind);
+}
+uint32_t level_of(const Task* t) {
+  return std::min(t->stream->priority(), kPriorityLevels - 1);
+}
 }  // namespace
 
 // ---- priority ----
@@ -61,9 +65,13 @@ bool PriorityPolicy::discard(Stream& stream) {
 
 // ---- round_robin / wrr ----
 
-void RotatingPolicy::stream_added(Stream& stream) { order_of(&stream); }
+void RotatingPolicy::stream_added(Stream& stream) {
+  order_of(&stream);
+}
 
-void RotatingPolicy::stream_removed(Stream& stream) { order_.erase(&stream); }
+void RotatingPolicy::stream_removed(Stream& stream) {
+  order_.erase(&stream);
+}
 
 uint64_t RotatingPolicy::order_of(Stream* stream) {
   // Streams created before the policy saw them (or re-added) get their order on first use.
@@ -72,7 +80,9 @@ uint64_t RotatingPolicy::order_of(Stream* stream) {
   return it->second;
 }
 
-void RotatingPolicy::ready(Task* task) { ready_[kind_index(task)].emplace(order_of(task->stream), task); }
+void RotatingPolicy::ready(Task* task) {
+  ready_[kind_index(task)].emplace(order_of(task->stream), task);
+}
 
 bool RotatingPolicy::discard(Stream& stream) {
   auto found = order_.find(&stream);
@@ -121,7 +131,8 @@ Task* WrrPolicy::pick(plugin::UnitKind kind) {
 uint32_t FairPolicy::weight_of(uint32_t priority) {
   static const auto table = [] {
     std::array<uint32_t, kPriorityLevels> w{};
-    for (uint32_t p = 0; p < kPriorityLevels; ++p) w[p] = static_cast<uint32_t>(std::lround(1024 * std::pow(1.25, 7 - p)));
+    for (uint32_t p = 0; p < kPriorityLevels; ++p)
+      w[p] = static_cast<uint32_t>(std::lround(1024 * std::pow(1.25, 7 - p)));
     return w;
   }();
   return table[std::min(priority, kPriorityLevels - 1)];
@@ -136,9 +147,13 @@ FairPolicy::State& FairPolicy::state(Stream* stream) {
   return it->second;
 }
 
-void FairPolicy::stream_added(Stream& stream) { state(&stream); }
+void FairPolicy::stream_added(Stream& stream) {
+  state(&stream);
+}
 
-void FairPolicy::stream_removed(Stream& stream) { streams_.erase(&stream); }
+void FairPolicy::stream_removed(Stream& stream) {
+  streams_.erase(&stream);
+}
 
 uint64_t FairPolicy::vruntime(Stream& stream) const {
   auto it = streams_.find(&stream);

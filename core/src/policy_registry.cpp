@@ -27,7 +27,7 @@ struct PolicyDef {
 
 const std::vector<PolicyDef>& policy_defs() {
   static const std::vector<PolicyDef> defs{
-      {"priority", {&kAging, &kQueueDepth}}, {"fifo", {&kQueueDepth}},        {"round_robin", {&kQueueDepth}},
+      {"priority", {&kAging, &kQueueDepth}}, {"fifo", {&kQueueDepth}}, {"round_robin", {&kQueueDepth}},
       {"wrr", {&kWeights, &kQueueDepth}},    {"fair", {&kQueueDepth}},
   };
   return defs;
@@ -91,9 +91,13 @@ bool parse_weights(const std::string& text, int64_t lo, int64_t hi, std::vector<
 
 }  // namespace
 
-const char* builtin_policy_names() { return "priority, fifo, round_robin, wrr, fair"; }
+const char* builtin_policy_names() {
+  return "priority, fifo, round_robin, wrr, fair";
+}
 
-bool is_builtin_policy(std::string_view name) { return find_policy(name) != nullptr; }
+bool is_builtin_policy(std::string_view name) {
+  return find_policy(name) != nullptr;
+}
 
 std::string SchedulerChoice::describe() const {
   std::string s = name + " (";
@@ -120,8 +124,8 @@ Status parse_scheduler_spec(std::string_view text, const std::string& origin, Sc
     spec.name = trim(text);
   }
   if (spec.name.empty()) {
-    return Status(Errc::invalid_param, origin + ": no policy name (valid: " + builtin_policy_names() +
-                                           ", or a scheduler plugin's name)");
+    return Status(Errc::invalid_param,
+                  origin + ": no policy name (valid: " + builtin_policy_names() + ", or a scheduler plugin's name)");
   }
   // Split at commas, then glue pieces without '=' back onto the previous option: "w=8,4,q=2".
   std::vector<std::string> items;
@@ -141,7 +145,8 @@ Status parse_scheduler_spec(std::string_view text, const std::string& origin, Sc
     auto eq = item.find('=');
     std::string key = trim(std::string_view(item).substr(0, eq == std::string::npos ? item.size() : eq));
     if (eq == std::string::npos || !valid_key(key)) {
-      return Status(Errc::invalid_param, origin + ": \"" + item + "\" is not key=value (expected NAME[:key=value,...])");
+      return Status(Errc::invalid_param,
+                    origin + ": \"" + item + "\" is not key=value (expected NAME[:key=value,...])");
     }
     std::string value = trim(std::string_view(item).substr(eq + 1));
     bool inserted = false;
@@ -189,7 +194,8 @@ Status resolve_scheduler(const SchedulerSpec& spec, Errc code, SchedulerChoice* 
     }
     if (opt->integer) {
       auto v = node.value<int64_t>();
-      if (!node.is_integer() || !v) return fail(std::string("expected an integer, got ") + (node.is_string() ? "a string" : "another type"));
+      if (!node.is_integer() || !v)
+        return fail(std::string("expected an integer, got ") + (node.is_string() ? "a string" : "another type"));
       if (*v < opt->min || *v > opt->max) {
         return fail(std::to_string(*v) + " is out of range [" + std::to_string(opt->min) + ", " +
                     std::to_string(opt->max) + "]");

@@ -25,9 +25,9 @@ inline constexpr int64_t kMaxQueueDepth = 1 << 20;
 
 struct SchedulerSpec {
   std::string name;
-  toml::table options;   // as written; validated by resolve_scheduler
-  std::string origin;    // names the source in messages: "f.toml", "ASCEND_RUN_SCHED", ...
-  std::string source;    // for the report: "config", "ASCEND_RUN_SCHED", "arunSetSchedulerPolicy", "default"
+  toml::table options;     // as written; validated by resolve_scheduler
+  std::string origin;      // names the source in messages: "f.toml", "ASCEND_RUN_SCHED", ...
+  std::string source;      // for the report: "config", "ASCEND_RUN_SCHED", "arunSetSchedulerPolicy", "default"
   bool from_toml = false;  // option keys carry file positions and are written scheduler.<key>
 };
 
@@ -35,10 +35,10 @@ struct SchedulerChoice {
   std::string name;
   std::string source;
   uint32_t queue_depth = kDefaultQueueDepth;
-  uint64_t aging_ns = 0;                       // priority
-  std::vector<uint32_t> weights;               // wrr: one per priority level
-  bool plugin = false;                         // a scheduler plugin (libarun_scheduler_<name>.so)
-  std::string describe() const;                // "priority (aging_us=0, queue_depth=1024)"
+  uint64_t aging_ns = 0;          // priority
+  std::vector<uint32_t> weights;  // wrr: one per priority level
+  bool plugin = false;            // a scheduler plugin (libarun_scheduler_<name>.so)
+  std::string describe() const;   // "priority (aging_us=0, queue_depth=1024)"
 };
 
 // "NAME[:key=value,...]" -> spec. A value is read as TOML when it parses as one (123, true,

@@ -24,7 +24,8 @@ inline constexpr uint32_t kPriorityLevels = 8;
 using PolicyClock = uint64_t (*)();
 inline uint64_t steady_now_ns() {
   return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 class SchedulerPolicy {

@@ -17,7 +17,9 @@ using arun::test::ManualDevice;
 
 namespace {
 
-void* tag(uintptr_t n) { return reinterpret_cast<void*>(n); }
+void* tag(uintptr_t n) {
+  return reinterpret_cast<void*>(n);
+}
 using Tags = std::vector<void*>;
 
 constexpr uint32_t kDepth = 4;

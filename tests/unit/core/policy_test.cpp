@@ -18,11 +18,15 @@ using arun::test::ManualDevice;
 
 namespace {
 
-void* tag(uintptr_t n) { return reinterpret_cast<void*>(n); }
+void* tag(uintptr_t n) {
+  return reinterpret_cast<void*>(n);
+}
 using Tags = std::vector<void*>;
 
 std::atomic<uint64_t> g_fake_now{0};
-uint64_t fake_now() { return g_fake_now.load(); }
+uint64_t fake_now() {
+  return g_fake_now.load();
+}
 
 struct PolicyTest : ::testing::Test {
   void start(std::unique_ptr<SchedulerPolicy> policy, uint32_t compute = 1) {
