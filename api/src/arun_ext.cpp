@@ -1,4 +1,5 @@
 // ascend-run extensions (arun/arun_ext.h).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -129,6 +130,21 @@ extern "C" const char *arunRuntimeReport(void) {
                std::to_string(p.compute_units) + "  vector cores " + std::to_string(p.vector_units) +
                "  copy engines " + std::to_string(p.copy_units) + "  L2 " + human_bytes(p.l2_bytes) + "\n";
       }
+    }
+    if (rt != nullptr) {
+      // Queue depth of every stream with work pending: what a backlog looks like right now.
+      auto streams = rt->live_streams();
+      std::sort(streams.begin(), streams.end(), [](const auto& a, const auto& b) { return a->id() < b->id(); });
+      out += "\nstreams: " + std::to_string(streams.size()) + " live";
+      std::string pending;
+      for (const auto& st : streams) {
+        if (st->depth() == 0) continue;
+        int32_t dev = st->context() != nullptr ? st->context()->slot()->id() : -1;
+        pending += "  device " + std::to_string(dev) + " stream " + std::to_string(st->id()) + " (priority " +
+                   std::to_string(st->priority()) + "): " + std::to_string(st->depth()) + " of " +
+                   std::to_string(st->scheduler()->queue_depth()) + " queued\n";
+      }
+      out += pending.empty() ? ", none with tasks pending\n" : ", with tasks pending:\n" + pending;
     }
   } catch (...) {
     out += "(report incomplete: internal error)\n";

@@ -68,6 +68,8 @@ class Runtime {
   // ---- streams ----
   // NULL = the current context's default stream. A stream of another context is rt_stream_context.
   Status resolve_stream(void* handle, std::shared_ptr<Stream>* out) const;
+  // Every live stream, default streams included (for the report).
+  std::vector<std::shared_ptr<Stream>> live_streams() const { return streams_.snapshot(); }
   Status create_stream(uint32_t priority, uint32_t flags, void** handle);
   Status destroy_stream(void* handle, bool force);
   Status synchronize_stream(Stream& stream, int32_t timeout_ms);
