@@ -1,5 +1,6 @@
 #include "plugin_policy.hpp"
 
+#include "policies.hpp"
 #include "stream.hpp"
 #include "task.hpp"
 
@@ -10,7 +11,7 @@ plugin::ReadyTask PluginPolicy::view(Task& task) {
 }
 
 void PluginPolicy::stream_added(Stream& stream) {
-  policy_->stream_added({stream.id(), stream.priority()});
+  policy_->stream_added({stream.id(), stream.priority(), FairPolicy::weight_of(stream.priority())});
 }
 
 void PluginPolicy::stream_removed(Stream& stream) {

@@ -9,6 +9,8 @@
 #include "event.hpp"
 #include "fifo_policy.hpp"
 #include "manual_device.hpp"
+#include "plugin_loader.hpp"
+#include "plugin_policy.hpp"
 #include "policies.hpp"
 #include "policy_registry.hpp"
 #include "scheduler.hpp"
@@ -290,6 +292,36 @@ TEST_F(PolicyTest, FairNewStreamStartsAtTheCurrentMinimumVirtualTime) {
   int late_runs = static_cast<int>(std::count_if(tail.begin(), tail.end(), [](uintptr_t t) { return t >= 900; }));
   EXPECT_EQ(late_runs, 4);
   EXPECT_LE(std::count_if(tail.begin(), tail.begin() + 4, [](uintptr_t t) { return t >= 900; }), 3);
+}
+
+// The sjf scheduler plugin, loaded as the runtime loads it and run behind PluginPolicy.
+TEST_F(PolicyTest, SjfPluginRunsTheStreamWithShorterMeasuredTasksFirst) {
+  LoadedPlugin loaded;
+  plugin::PluginKind kind = plugin::PluginKind::Scheduler;
+  std::string name = "sjf";
+  Status st = load_plugin_library(ARUN_BUILD_PLUGIN_DIR "/libarun_scheduler_sjf.so", &kind, &name, &loaded);
+  ASSERT_TRUE(st.ok()) << st.message();
+  std::shared_ptr<plugin::SchedulerPlugin> sjf;
+  ASSERT_TRUE(create_plugin_object(loaded, plugin::OptionValues{}, &sjf).ok());
+  char error[128] = {0};
+  std::unique_ptr<plugin::SchedulingPolicy> p(sjf->create_policy({}, error, sizeof error));
+  ASSERT_NE(p, nullptr) << error;
+  start(std::make_unique<PluginPolicy>("sjf", sjf, std::move(p)));
+  EXPECT_STREQ(policy_->name(), "sjf");
+  auto long_tasks = stream(0);
+  auto short_tasks = stream(7);  // sjf ignores priority
+  work(*long_tasks, 100);
+  for (uintptr_t i = 1; i <= 4; ++i) work(*short_tasks, i);
+  work(*long_tasks, 101);
+  work(*long_tasks, 102);
+  // Each task reports its cost through its tag: 100+ take 1000 ns, the others 10 ns. An unmeasured
+  // stream counts as 0, so the short stream's first task goes before long's second; from then on
+  // its measured mean (10) beats long's (1000).
+  for (int i = 0; i < 7; ++i) {
+    bool is_long = reinterpret_cast<uintptr_t>(device->running_tags().front()) >= 100;
+    step(is_long ? 1000 : 10);
+  }
+  EXPECT_EQ(history(), (V{100, 1, 2, 3, 4, 101, 102}));
 }
 
 TEST(PolicyUnits, EveryPolicyKeepsCopiesOnCopyUnitsAndStreamsInOrder) {

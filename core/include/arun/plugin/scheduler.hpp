@@ -31,6 +31,9 @@ struct ReadyTask {
 struct StreamInfo {
   int32_t stream_id;
   uint32_t priority;
+  // The stream's share weight from its priority, as the built-in fair policy uses it: 1024 at
+  // level 7, 1.25x per level more urgent (CFS's nice-0 weight and step).
+  uint32_t weight;
 };
 
 // One per open device; created by SchedulerPlugin::create_policy, destroyed with the device.
