@@ -90,7 +90,8 @@ extern "C" const char *arunRuntimeReport(void) {
       out += "config:    " + (c.source_path.empty() ? std::string("<none>") : c.source_path) + " (" + c.source_kind +
              (c.from_acl_json ? ", CANN acl.json; plugins from the installed default" : "") + ")\n";
       out += std::string("log level: ") + log_level_name(log_level()) + "\n";
-      out += "scheduler: " + rt->scheduler().describe() + ", from " + rt->scheduler().source + "\n";
+      out += "scheduler: " + rt->scheduler().describe() + ", from " + rt->scheduler().source +
+             "\n           built in: " + builtin_policy_names() + "; plugins: see below\n";
       out += "allocator: " + c.allocator_policy + "\n";
       out += std::string("profiler:  ") + (c.profiler_enabled ? "enabled" : "disabled") + "\n";
       out += "\nplugins loaded:\n";
