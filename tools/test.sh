@@ -17,6 +17,16 @@ echo "== normal build"
 "$root/tools/build.sh" "$base" -DARUN_BUILD_BENCH=ON -DCMAKE_INSTALL_PREFIX="$base/test-prefix"
 run_ctest "$base"
 
+# The suite must hold under every scheduling policy, not only the default: once per policy (the
+# scheduler plugin included), against each backend and the one-AI-core configuration.
+echo "== conformance under each scheduling policy"
+cfgdir="$base/share/ascend-run/configs"
+for policy in "priority:aging_us=100" fifo round_robin "wrr:weights=4,2,1" fair sjf; do
+  echo "-- ASCEND_RUN_SCHED=$policy"
+  ASCEND_RUN_SCHED=$policy ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/stub.toml:$cfgdir/single-core.toml" \
+    "$base/bin/conformance_tests" --gtest_brief=1
+done
+
 if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   echo "== ASan + UBSan"
   "$root/tools/build.sh" "$base-asan" -DARUN_SANITIZE=address,undefined -DARUN_BUILD_BENCH=OFF \

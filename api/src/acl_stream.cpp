@@ -1,6 +1,7 @@
 // Spec 2.4: stream management.
 #include <map>
 #include <mutex>
+#include <new>
 
 #include "api_call.hpp"
 
@@ -176,6 +177,28 @@ aclError aclrtStreamStop(aclrtStream stream) {
     // Asks the running task to halt; the tasks queued behind it stay and run next.
     s->scheduler()->stop_running(*s);
     return Status::Ok();
+  });
+}
+
+aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void) {
+  // Zeroed: what aclrtCreateStream gives (priority 0, no flags). No runtime needed, as in CANN.
+  return new (std::nothrow) aclrtStreamConfigHandle{nullptr, 0, 0, 0};
+}
+
+aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle) {
+  return api_call_no_runtime("aclrtDestroyStreamConfigHandle", [&] {
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    delete handle;
+    return Status::Ok();
+  });
+}
+
+aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle) {
+  return api_call("aclrtCreateStreamV2", [&](Runtime& rt) {
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    // The work area (WORK_ADDR_PTR / WORK_SIZE) is a hint for the device's task memory; the
+    // simulated devices allocate their own, so it is accepted and not used.
+    return create_stream(rt, stream, handle->priority, static_cast<uint32_t>(handle->flag));
   });
 }
 

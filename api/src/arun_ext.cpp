@@ -1,4 +1,5 @@
 // ascend-run extensions (arun/arun_ext.h).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -40,6 +41,28 @@ extern "C" aclError arunLaunchDeviceTask(arunDeviceTaskFn fn, void *userData, ac
   });
 }
 
+extern "C" aclError arunSetSchedulerPolicy(const char *spec) {
+  return api_call_no_runtime("arunSetSchedulerPolicy", [&] {
+    ARUN_RETURN_IF_ERROR(Runtime::set_scheduler_override(spec));
+    if (Runtime::instance() != nullptr) {
+      log().info("arunSetSchedulerPolicy: the runtime is initialised; \"{}\" applies from the next aclInit",
+                 spec ? spec : "");
+    }
+    return Status::Ok();
+  });
+}
+
+extern "C" aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t *depth, uint32_t *capacity) {
+  return api_call("arunStreamGetQueueDepth", [&](Runtime& rt) {
+    if (depth == nullptr) return invalid_param("depth is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *depth = static_cast<uint32_t>(s->depth());
+    if (capacity != nullptr) *capacity = s->scheduler()->queue_depth();
+    return Status::Ok();
+  });
+}
+
 
 extern "C" const char *arunRuntimeReport(void) {
   static thread_local std::string out;
@@ -52,7 +75,9 @@ extern "C" const char *arunRuntimeReport(void) {
       out += "config:    " + (c.source_path.empty() ? std::string("<none>") : c.source_path) + " (" + c.source_kind +
              (c.from_acl_json ? ", CANN acl.json; plugins from the installed default" : "") + ")\n";
       out += std::string("log level: ") + log_level_name(log_level()) + "\n";
-      out += "scheduler: " + c.scheduler_policy + "\nallocator: " + c.allocator_policy + "\n";
+      out += "scheduler: " + rt->scheduler().describe() + ", from " + rt->scheduler().source +
+             "\n           built in: " + builtin_policy_names() + "; plugins: see below\n";
+      out += "allocator: " + c.allocator_policy + "\n";
       out += std::string("profiler:  ") + (c.profiler_enabled ? "enabled" : "disabled") + "\n";
       out += "\nplugins loaded:\n";
       for (const auto& p : rt->plugins()) {
@@ -91,6 +116,21 @@ extern "C" const char *arunRuntimeReport(void) {
                std::to_string(p.compute_units) + "  vector cores " + std::to_string(p.vector_units) +
                "  copy engines " + std::to_string(p.copy_units) + "  L2 " + human_bytes(p.l2_bytes) + "\n";
       }
+    }
+    if (rt != nullptr) {
+      // Queue depth of every stream with work pending: what a backlog looks like right now.
+      auto streams = rt->live_streams();
+      std::sort(streams.begin(), streams.end(), [](const auto& a, const auto& b) { return a->id() < b->id(); });
+      out += "\nstreams: " + std::to_string(streams.size()) + " live";
+      std::string pending;
+      for (const auto& st : streams) {
+        if (st->depth() == 0) continue;
+        int32_t dev = st->context() != nullptr ? st->context()->slot()->id() : -1;
+        pending += "  device " + std::to_string(dev) + " stream " + std::to_string(st->id()) + " (priority " +
+                   std::to_string(st->priority()) + "): " + std::to_string(st->depth()) + " of " +
+                   std::to_string(st->scheduler()->queue_depth()) + " queued\n";
+      }
+      out += pending.empty() ? ", none with tasks pending\n" : ", with tasks pending:\n" + pending;
     }
   } catch (...) {
     out += "(report incomplete: internal error)\n";

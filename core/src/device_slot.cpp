@@ -1,13 +1,17 @@
 #include "device_slot.hpp"
 
-#include "fifo_policy.hpp"
 #include "logging.hpp"
 
 namespace arun {
 
 DeviceSlot::DeviceSlot(int32_t id, plugin::Device* device, std::shared_ptr<plugin::DevicePlugin> owner,
-                       std::string backend, std::string policy)
-    : id_(id), device_(device), owner_(std::move(owner)), backend_(std::move(backend)), policy_(std::move(policy)) {}
+                       std::string backend, PolicyFactory policy, uint32_t queue_depth)
+    : id_(id),
+      device_(device),
+      owner_(std::move(owner)),
+      backend_(std::move(backend)),
+      policy_(std::move(policy)),
+      queue_depth_(queue_depth) {}
 
 Status DeviceSlot::acquire() {
   std::lock_guard lock(open_mu_);
@@ -17,7 +21,13 @@ Status DeviceSlot::acquire() {
       return Status(st.code() == Errc::ok ? Errc::rt_dev_setup_error : st.code(),
                     "device " + std::to_string(id_) + " (" + backend_ + ") failed to open: " + st.message());
     }
-    scheduler_ = std::make_unique<Scheduler>(device_, std::make_unique<FifoPolicy>(), id_);
+    auto policy = policy_();
+    if (!policy) {
+      device_->close();
+      return Status(Errc::rt_dev_setup_error,
+                    "device " + std::to_string(id_) + " (" + backend_ + "): the scheduling policy could not be created");
+    }
+    scheduler_ = std::make_unique<Scheduler>(device_, std::move(policy), id_, queue_depth_);
     std::shared_ptr<DeviceAllocator> allocator;
     Status made = allocator_choice_ ? DeviceAllocator::create(id_, device_, *allocator_choice_, &allocator)
                                     : DeviceAllocator::create(id_, device_, AllocatorChoice{}, &allocator);

@@ -2,6 +2,7 @@
 // config order). Opens the device on first use and closes it when the last context on it goes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -16,10 +17,13 @@
 
 namespace arun {
 
+// Makes the scheduling policy of a device when it opens (one instance per open).
+using PolicyFactory = std::function<std::unique_ptr<SchedulerPolicy>()>;
+
 class DeviceSlot {
  public:
   DeviceSlot(int32_t id, plugin::Device* device, std::shared_ptr<plugin::DevicePlugin> owner, std::string backend,
-             std::string policy);
+             PolicyFactory policy, uint32_t queue_depth);
 
   int32_t id() const { return id_; }
   plugin::Device* device() const { return device_; }
@@ -60,7 +64,8 @@ class DeviceSlot {
   plugin::Device* device_;
   std::shared_ptr<plugin::DevicePlugin> owner_;  // keeps the plugin (and its library) alive
   std::string backend_;
-  std::string policy_;
+  PolicyFactory policy_;
+  uint32_t queue_depth_;
   mutable std::mutex open_mu_;
   int users_ = 0;
   std::unique_ptr<Scheduler> scheduler_;

@@ -3,10 +3,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "install_paths.hpp"
 #include "logging.hpp"
+#include "plugin_policy.hpp"
 
 namespace arun {
 
@@ -18,6 +20,9 @@ std::mutex g_init_mu;
 int g_init_refs = 0;
 std::string g_init_identity;  // what the first aclInit was given, to detect a differing repeat
 std::atomic<uint64_t> g_generation{0};
+
+std::mutex g_sched_override_mu;
+std::optional<std::string> g_sched_override;  // arunSetSchedulerPolicy, for the next aclInit
 
 struct ThreadState {
   Context* context = nullptr;
@@ -140,15 +145,7 @@ Status Runtime::finalize() {
 
 Status Runtime::setup(RuntimeConfig config) {
   config_ = std::move(config);  // moved: TOML++ keeps source positions only in the original tables
-  if (config_.scheduler_policy != "fifo") {
-    return Status(Errc::file_attr_invalid, config_.source_path + ": scheduler.policy: unknown policy \"" +
-                                               config_.scheduler_policy + "\" (valid: fifo)");
-  }
-  if (!config_.scheduler_options.empty()) {
-    return Status(Errc::file_attr_invalid, config_.source_path + ": scheduler." +
-                                               std::string(config_.scheduler_options.begin()->first.str()) +
-                                               ": the fifo policy takes no options");
-  }
+  ARUN_RETURN_IF_ERROR(choose_scheduler());
   if (config_.allocator_policy != "direct") {
     return Status(Errc::file_attr_invalid, config_.source_path + ": allocator.policy: unknown policy \"" +
                                                config_.allocator_policy + "\" (valid: direct)");
@@ -163,6 +160,11 @@ Status Runtime::setup(RuntimeConfig config) {
                   config_.source_path + ": profiler.enabled: profiling is not available in this version of ascend-run");
   }
   for (const auto& entry : config_.plugins) {
+    if (entry.kind == plugin::PluginKind::Scheduler) {
+      // Loaded only when it is the policy in use (below): a config may list several.
+      if (scheduler_.plugin && entry.name == scheduler_.name) scheduler_entry_ = &entry;
+      continue;
+    }
     LoadedPlugin loaded;
     ARUN_RETURN_IF_ERROR(load_plugin_entry(entry, config_.plugin_search_paths, &loaded, nullptr));
     if (entry.kind != plugin::PluginKind::Device) {
@@ -171,6 +173,112 @@ Status Runtime::setup(RuntimeConfig config) {
     }
     ARUN_RETURN_IF_ERROR(load_device_plugin(entry, loaded));
   }
+  if (scheduler_.plugin) ARUN_RETURN_IF_ERROR(load_scheduler_plugin());
+  return Status::Ok();
+}
+
+Status Runtime::set_scheduler_override(const char* spec) {
+  std::lock_guard lock(g_sched_override_mu);
+  if (spec == nullptr || spec[0] == '\0') {
+    g_sched_override.reset();
+    return Status::Ok();
+  }
+  SchedulerSpec parsed;  // the syntax is checked now; the name and options at aclInit
+  ARUN_RETURN_IF_ERROR(parse_scheduler_spec(spec, std::string("arunSetSchedulerPolicy(\"") + spec + "\")", &parsed));
+  g_sched_override = spec;
+  return Status::Ok();
+}
+
+Status Runtime::choose_scheduler() {
+  SchedulerSpec spec;
+  Errc code = Errc::invalid_param;
+  std::optional<std::string> override_spec;
+  {
+    std::lock_guard lock(g_sched_override_mu);
+    override_spec = g_sched_override;
+  }
+  const char* env = std::getenv("ASCEND_RUN_SCHED");
+  if (override_spec) {
+    ARUN_RETURN_IF_ERROR(
+        parse_scheduler_spec(*override_spec, "arunSetSchedulerPolicy(\"" + *override_spec + "\")", &spec));
+    spec.source = "arunSetSchedulerPolicy";
+  } else if (env != nullptr && env[0] != '\0') {
+    ARUN_RETURN_IF_ERROR(parse_scheduler_spec(env, std::string("ASCEND_RUN_SCHED=\"") + env + "\"", &spec));
+    spec.source = "ASCEND_RUN_SCHED";
+  } else {
+    spec.name = config_.scheduler_policy;
+    spec.options = std::move(config_.scheduler_options);  // moved: keeps the source positions
+    spec.origin = config_.source_path.empty() ? std::string("built-in defaults") : config_.source_path;
+    spec.source = config_.source_path.empty() ? "default" : "config";
+    spec.from_toml = true;
+    code = Errc::file_attr_invalid;
+  }
+  if (!is_builtin_policy(spec.name)) {
+    // Not built in: a scheduler plugin of that name, listed in the config or in a plugin folder.
+    bool listed = false;
+    for (const auto& entry : config_.plugins) {
+      listed = listed || (entry.kind == plugin::PluginKind::Scheduler && entry.name == spec.name);
+    }
+    bool found = listed;
+    std::string plugins;
+    std::vector<std::string> dirs = config_.plugin_search_paths;
+    dirs.push_back(builtin_plugin_dir());
+    for (const auto& dir : dirs) {
+      for (const auto& probe : probe_plugin_dir(dir)) {
+        if (!probe.ok || probe.kind != "scheduler") continue;
+        plugins += ", " + probe.name;
+        found = found || probe.name == spec.name;
+      }
+    }
+    if (!found) {
+      std::string where = spec.origin + (spec.from_toml ? ": scheduler.policy" : "");
+      return Status(code, where + ": unknown scheduling policy \"" + spec.name + "\" (valid: " +
+                              builtin_policy_names() + plugins + ")");
+    }
+  }
+  ARUN_RETURN_IF_ERROR(resolve_scheduler(spec, code, &scheduler_));
+  if (!scheduler_.plugin) {
+    SchedulerChoice choice = scheduler_;
+    policy_factory_ = [choice] { return make_builtin_policy(choice); };
+  }
+  log().debug("scheduler: {} from {}", scheduler_.describe(), scheduler_.source);
+  return Status::Ok();
+}
+
+Status Runtime::load_scheduler_plugin() {
+  PluginEntry implicit;
+  const PluginEntry* entry = scheduler_entry_;
+  if (entry == nullptr) {
+    implicit.kind = plugin::PluginKind::Scheduler;
+    implicit.name = scheduler_.name;
+    implicit.origin = "scheduler policy \"" + scheduler_.name + "\"";
+    entry = &implicit;
+  }
+  LoadedPlugin loaded;
+  ARUN_RETURN_IF_ERROR(load_plugin_entry(*entry, config_.plugin_search_paths, &loaded, nullptr));
+  const auto& d = *loaded.descriptor;
+  plugin::OptionValues options;
+  ARUN_RETURN_IF_ERROR(
+      validate_plugin_options(entry->options, d.options, d.option_count, entry->origin + ".options", &options));
+  std::shared_ptr<plugin::SchedulerPlugin> sched;
+  ARUN_RETURN_IF_ERROR(create_plugin_object(loaded, options, &sched));
+  plugins_.push_back({plugin::kind_name(d.kind), d.name, d.version, loaded.path, d.build_id ? d.build_id : "",
+                      entry->origin, d.abi_major, d.abi_minor, 0});
+  std::string name = scheduler_.name;
+  policy_factory_ = [sched, name]() -> std::unique_ptr<SchedulerPolicy> {
+    char error[256] = {0};
+    plugin::SchedulingPolicy* p = nullptr;
+    try {
+      p = sched->create_policy({}, error, sizeof error);
+    } catch (...) {
+      p = nullptr;
+    }
+    if (p == nullptr) {
+      log().error("scheduler plugin {}: no policy for the device: {}", name, error[0] ? error : "no reason given");
+      return nullptr;
+    }
+    return std::make_unique<PluginPolicy>(name, sched, std::unique_ptr<plugin::SchedulingPolicy>(p));
+  };
   return Status::Ok();
 }
 
@@ -187,7 +295,9 @@ Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin&
   plugins_.push_back(info);
   for (uint32_t i = 0; i < backend->device_count(); ++i) {
     auto id = static_cast<int32_t>(devices_.size());
-    devices_.push_back(std::make_unique<DeviceSlot>(id, backend->device(i), backend, d.name, config_.scheduler_policy));
+    // The factory is a forwarder: a scheduler plugin, if any, is loaded after the devices.
+    devices_.push_back(std::make_unique<DeviceSlot>(
+        id, backend->device(i), backend, d.name, [this] { return policy_factory_(); }, scheduler_.queue_depth));
   }
   return Status::Ok();
 }

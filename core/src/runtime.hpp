@@ -17,6 +17,7 @@
 #include "host_calls.hpp"
 #include "memory_registry.hpp"
 #include "plugin_loader.hpp"
+#include "policy_registry.hpp"
 
 namespace arun {
 
@@ -43,6 +44,11 @@ class Runtime {
   static Runtime* instance() { return instance_.load(std::memory_order_acquire); }
 
   const RuntimeConfig& config() const { return config_; }
+  // The scheduling policy in use, its options and where they came from.
+  const SchedulerChoice& scheduler() const { return scheduler_; }
+  // arunSetSchedulerPolicy: a "NAME[:key=value,...]" spec (NULL or "" clears it) that the next
+  // aclInit uses over ASCEND_RUN_SCHED and the config. Only the syntax is checked here.
+  static Status set_scheduler_override(const char* spec);
   const std::vector<LoadedPluginInfo>& plugins() const { return plugins_; }
   uint32_t device_count() const { return static_cast<uint32_t>(devices_.size()); }
   DeviceSlot* device(int32_t id) const;
@@ -62,6 +68,8 @@ class Runtime {
   // ---- streams ----
   // NULL = the current context's default stream. A stream of another context is rt_stream_context.
   Status resolve_stream(void* handle, std::shared_ptr<Stream>* out) const;
+  // Every live stream, default streams included (for the report).
+  std::vector<std::shared_ptr<Stream>> live_streams() const { return streams_.snapshot(); }
   Status create_stream(uint32_t priority, uint32_t flags, void** handle);
   Status destroy_stream(void* handle, bool force);
   Status synchronize_stream(Stream& stream, int32_t timeout_ms);
@@ -95,12 +103,17 @@ class Runtime {
   void teardown(LeakReport* leaks = nullptr);
   Status report_leaks(const LeakReport& leaks, const std::string& when) const;
   Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
+  Status choose_scheduler();
+  Status load_scheduler_plugin();
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
   std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
 
   static std::atomic<Runtime*> instance_;
 
   RuntimeConfig config_;
+  SchedulerChoice scheduler_;
+  PolicyFactory policy_factory_;
+  const PluginEntry* scheduler_entry_ = nullptr;  // the [[plugin]] entry of a plugin policy, if listed
   std::vector<LoadedPluginInfo> plugins_;
   std::vector<std::unique_ptr<DeviceSlot>> devices_;
   HandleTable<Context> contexts_{HandleKind::Context};

@@ -25,6 +25,7 @@ struct Scheduler::Batch {
   boost::container::small_vector<Stream*, 4> resumed;
   std::shared_ptr<Stream> dropped;  // a detached stream whose last task completed
   bool progressed = false;
+  bool room = false;  // a stream with blocked submitters got room (or stopped accepting)
 };
 
 namespace {
@@ -43,8 +44,9 @@ bool stops_on_failure(const Stream& s) {
 
 void Scheduler::set_failure_listener(FailureListener listener) { g_failure_listener.store(listener); }
 
-Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id)
-    : device_(device), policy_(std::move(policy)), device_id_(device_id) {
+Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id,
+                     uint32_t queue_depth)
+    : device_(device), policy_(std::move(policy)), device_id_(device_id), queue_depth_(std::max(queue_depth, 1u)) {
   for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
     uint32_t n = device_->unit_count(static_cast<plugin::UnitKind>(k));
     // Highest index at the back: units are handed out from unit 0 upwards.
@@ -96,6 +98,7 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
   s->submitted_.store(last, std::memory_order_release);
   if (!head_running) s->completed_.store(last, std::memory_order_release);
   batch.progressed = true;
+  if (s->room_waiters_ != 0) batch.room = true;
   for (Stream* w : unblocked) {
     w->head_busy_ = false;
     advance(w, batch);
@@ -119,6 +122,7 @@ void Scheduler::abort(Stream& stream) {
   {
     std::lock_guard lock(mu_);
     stream.aborting_ = true;
+    if (stream.room_waiters_ != 0) batch.room = true;
     stream.stop_error_ = 0;
     stream.first_error_ = 0;
     stream.abort_epoch_.fetch_add(1, std::memory_order_acq_rel);
@@ -185,6 +189,11 @@ void Scheduler::remove_stream(const std::shared_ptr<Stream>& stream, bool discar
   }
 }
 
+uint32_t Scheduler::blocked_submitters(const Stream& stream) const {
+  std::lock_guard lock(mu_);
+  return stream.room_waiters_;
+}
+
 uint32_t Scheduler::busy_units(plugin::UnitKind kind) const {
   std::lock_guard lock(mu_);
   auto k = static_cast<uint32_t>(kind);
@@ -200,8 +209,15 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   int stop_error = 0;
   Batch batch;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     Stream* s = task->stream;
+    // Backlog: wait for room before anything else, then decide on the stream's state as it is
+    // after the wait (it may have been stopped or aborted meanwhile, which also wakes us).
+    if (s->queue_.size() >= queue_depth_ && s->stop_error_ == 0 && !s->aborting_) {
+      ++s->room_waiters_;
+      room_.wait(lock, [&] { return s->queue_.size() < queue_depth_ || s->stop_error_ != 0 || s->aborting_; });
+      --s->room_waiters_;
+    }
     if (s->stop_error_ != 0 || s->aborting_) {
       stop_error = s->stop_error_;  // 0: submitted while the stream is being aborted, dropped silently
     } else {
@@ -297,6 +313,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
 
 void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
   s->queue_.pop_front();
+  if (s->room_waiters_ != 0) batch.room = true;
   s->head_busy_ = false;
   s->completed_.store(t->seq, std::memory_order_seq_cst);
   if (t->seq >= s->notify_at_.load(std::memory_order_seq_cst)) {
@@ -324,6 +341,7 @@ void Scheduler::dispatch(Batch& batch) {
 void Scheduler::flush(Batch& batch) {
   for (auto& l : batch.launches) device_->launch(l.kind, l.unit, l.task);
   if (batch.progressed) notifier_.notify();
+  if (batch.room) room_.notify_all();
   for (Task* t : batch.retired) delete t;
 }
 

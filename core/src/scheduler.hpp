@@ -8,6 +8,7 @@
 // back-to-back tasks without any thread hand-off.
 #pragma once
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,7 +36,9 @@ using FailureListener = void (*)(const TaskFailure& failure);
 
 class Scheduler {
  public:
-  Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id = 0);
+  // `queue_depth`: how many submitted, not yet completed tasks a stream may hold (at least 1).
+  Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id = 0,
+            uint32_t queue_depth = 1024);
 
   // Process-wide: who hears about failed tasks (the C API's exception callbacks).
   static void set_failure_listener(FailureListener listener);
@@ -50,8 +53,9 @@ class Scheduler {
   // keeps the stream alive until then.
   void remove_stream(const std::shared_ptr<Stream>& stream, bool discard);
 
-  // Takes ownership of `task` (allocated with new) and appends it to task->stream. Never blocks.
-  // Returns the task's position in its stream (wait_for(stream, seq) waits for it), or 0 if the
+  // Takes ownership of `task` (allocated with new) and appends it to task->stream. If the stream
+  // already holds queue_depth() tasks, first blocks until one completes or is dropped, or until the
+  // stream is stopped or aborted (then the task is refused as below). Returns the task's position in its stream (wait_for(stream, seq) waits for it), or 0 if the
   // task was not enqueued: a stream stopped by a failure (ACL_STOP_ON_FAILURE) refuses it (*refused
   // gets the failure's code), a stream being aborted drops it (*refused stays Ok). Either way the
   // task is freed.
@@ -65,6 +69,9 @@ class Scheduler {
   bool stop_running(Stream& stream);
   // A blocking host call has returned (or was skipped): its stream may go on.
   void host_call_done(Task* task);
+  uint32_t queue_depth() const { return queue_depth_; }
+  // Host threads blocked in submit() on a full stream (for tests and the report).
+  uint32_t blocked_submitters(const Stream& stream) const;
   // Units of `kind` running a task right now.
   uint32_t busy_units(plugin::UnitKind kind) const;
 
@@ -108,6 +115,8 @@ class Scheduler {
   std::map<const Stream*, std::shared_ptr<Stream>> streams_;
   std::vector<uint32_t> free_units_[plugin::kUnitKindCount];
   Notifier notifier_;
+  uint32_t queue_depth_;
+  std::condition_variable room_;  // a full stream got room, or was stopped / aborted
 };
 
 }  // namespace arun

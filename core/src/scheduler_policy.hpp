@@ -2,9 +2,12 @@
 // The scheduler keeps order within each stream and resolves event dependencies itself; a policy
 // only ever sees stream heads that are ready to run (at most one task per stream at a time) and
 // is called with the scheduler mutex held, so it needs no locking of its own. Nothing is
-// preempted: once picked, a task runs to completion.
+// preempted: once picked, a task runs to completion. Calls never block and must not fail: a policy
+// that returns nullptr from pick() while it holds a ready task of that kind stalls the device.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "arun/plugin/device.hpp"
@@ -14,11 +17,24 @@ namespace arun {
 class Stream;
 struct Task;
 
+// Stream priorities as CANN numbers them: 0 is the most urgent, 7 the least.
+inline constexpr uint32_t kPriorityLevels = 8;
+
+// Host monotonic time in ns. Policies read the clock through a pointer so that tests can drive time.
+using PolicyClock = uint64_t (*)();
+inline uint64_t steady_now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
 class SchedulerPolicy {
  public:
   virtual ~SchedulerPolicy() = default;
   virtual const char* name() const = 0;
 
+  // A stream joined or left the device (stream.priority() is fixed for its lifetime). A removed
+  // stream may still have a running task, which is reported to finished() later.
   virtual void stream_added(Stream& stream) {}
   virtual void stream_removed(Stream& stream) {}
 
@@ -30,7 +46,16 @@ class SchedulerPolicy {
   virtual bool discard(Stream& stream) = 0;
 
   virtual void started(Task& task) {}
+  // `run_ns`: the task's execution time as the device measured it.
   virtual void finished(Task& task, uint64_t run_ns) {}
+
+  void set_clock(PolicyClock clock) { clock_ = clock; }
+
+ protected:
+  uint64_t now_ns() const { return clock_(); }
+
+ private:
+  PolicyClock clock_ = &steady_now_ns;
 };
 
 }  // namespace arun

@@ -45,6 +45,12 @@ class Stream {
   uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
   bool idle() const { return completed() >= submitted(); }
+  // Tasks submitted and not yet completed (queued, blocked on an event, or running).
+  uint64_t depth() const {
+    uint64_t done = completed();
+    uint64_t sub = submitted();
+    return sub > done ? sub - done : 0;
+  }
 
   // aclrtSetStreamFailureMode (ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE), set at most once.
   // A stream that never set it follows its context (see Context::stop_on_failure).
@@ -86,6 +92,7 @@ class Stream {
   bool detached_ = false;      // force-destroyed while a task ran: dropped when that task completes
   bool aborting_ = false;      // aclrtStreamAbort in progress: new submissions are dropped
   int stop_error_ = 0;         // stopped by a failure under ACL_STOP_ON_FAILURE: submissions refused
+  uint32_t room_waiters_ = 0;  // submitters blocked because the queue is full
 
   std::atomic<uint64_t> submitted_{0};
   std::atomic<uint64_t> completed_{0};

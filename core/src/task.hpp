@@ -32,6 +32,10 @@ struct Task : plugin::Work {
   Stream* stream = nullptr;          // the stream outlives its tasks (destroying a stream drains it)
   Scheduler* scheduler = nullptr;
   uint64_t seq = 0;                  // position in the stream, from 1
+  // Set by the policy when the task became ready: its clock (policies that age tasks) and a
+  // device-wide counter (ties and FIFO order across streams).
+  uint64_t ready_ns = 0;
+  uint64_t ready_seq = 0;
   std::shared_ptr<EventRecord> record;  // EventRecord / EventWait: the record it completes or waits for
   std::shared_ptr<Event> event;         // EventWait / EventReset
   // ascend-run device tasks (arunLaunchDeviceTask): a plain host function run on a compute unit

@@ -531,6 +531,67 @@ TEST_P(StreamTest, SetStreamConfigOpt) {
   EXPECT_EQ(3u, handle.priority) << "a rejected call changed the handle";
 }
 
+TEST_P(StreamTest, CreateStreamV2FromAConfigHandle) {
+  aclrtStreamConfigHandle *handle = aclrtCreateStreamConfigHandle();
+  ASSERT_NE(nullptr, handle);
+  EXPECT_EQ(0u, handle->priority) << "a new handle describes aclrtCreateStream's stream";
+  uint32_t priority = 5;
+  ASSERT_ACL_OK(aclrtSetStreamConfigOpt(handle, ACL_RT_STREAM_PRIORITY, &priority, sizeof(priority)));
+  size_t flag = ACL_STREAM_FAST_SYNC;
+  ASSERT_ACL_OK(aclrtSetStreamConfigOpt(handle, ACL_RT_STREAM_FLAG, &flag, sizeof(flag)));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStreamV2(&s, handle));
+  uint32_t got = 99, flags = 0;
+  EXPECT_ACL_OK(aclrtStreamGetPriority(s, &got));
+  EXPECT_EQ(5u, got);
+  EXPECT_ACL_OK(aclrtStreamGetFlags(s, &flags));
+  EXPECT_EQ(static_cast<uint32_t>(ACL_STREAM_FAST_SYNC), flags);
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+
+  // The handle struct is public: a priority written directly past 7 is clamped like
+  // aclrtCreateStreamWithConfig's.
+  handle->priority = 12;
+  ASSERT_ACL_OK(aclrtCreateStreamV2(&s, handle));
+  EXPECT_ACL_OK(aclrtStreamGetPriority(s, &got));
+  EXPECT_EQ(7u, got);
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtCreateStreamV2(nullptr, handle));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtCreateStreamV2(&s, nullptr));
+  EXPECT_ACL_OK(aclrtDestroyStreamConfigHandle(handle));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtDestroyStreamConfigHandle(nullptr));
+}
+
+// ascend-run extension: the stream's backlog as arunStreamGetQueueDepth and the runtime report see it.
+TEST_P(StreamTest, QueueDepthCountsPendingTasks) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStreamWithConfig(&s, 3, 0));
+  uint32_t depth = 99, capacity = 0;
+  ASSERT_ACL_OK(arunStreamGetQueueDepth(s, &depth, &capacity));
+  EXPECT_EQ(0u, depth);
+  EXPECT_GE(capacity, 5u) << "the bound (default 1024) must leave room for this test";
+  Gate gate;
+  ASSERT_ACL_OK(arunLaunchDeviceTask(&Gate::taskFn, &gate, s));
+  ASSERT_TRUE(gate.waitEntered(1));
+  for (int i = 0; i < 4; ++i) ASSERT_ACL_OK(arunLaunchDeviceTask(&Gate::taskFn, &gate, s));
+  ASSERT_ACL_OK(arunStreamGetQueueDepth(s, &depth, nullptr));
+  EXPECT_EQ(5u, depth) << "one running + four queued";
+  int32_t id = -1;
+  ASSERT_ACL_OK(aclrtStreamGetId(s, &id));
+  std::string report = arunRuntimeReport();
+  std::string line = "stream " + std::to_string(id) + " (priority 3): 5 of " + std::to_string(capacity) + " queued";
+  EXPECT_NE(std::string::npos, report.find(line)) << report;
+  gate.open();
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  ASSERT_ACL_OK(arunStreamGetQueueDepth(s, &depth, nullptr));
+  EXPECT_EQ(0u, depth);
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, arunStreamGetQueueDepth(s, nullptr, &capacity));
+  ASSERT_ACL_OK(aclrtDestroyStream(s));
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, arunStreamGetQueueDepth(s, &depth, nullptr));
+  EXPECT_ACL_OK(arunStreamGetQueueDepth(nullptr, &depth, nullptr));  // the default stream
+}
+
 struct StreamStateLog {
   std::mutex mutex;
   std::vector<std::pair<aclrtStream, aclrtStreamState>> calls;

@@ -1,5 +1,7 @@
 add_executable(core_test
   ${CMAKE_CURRENT_LIST_DIR}/core/scheduler_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/core/policy_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/core/backlog_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/scheduler_stress_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/primitives_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/runtime_test.cpp)
@@ -8,5 +10,5 @@ target_link_libraries(core_test PRIVATE arun_core GTest::gtest_main)
 target_compile_definitions(core_test PRIVATE
   ARUN_BUILD_PLUGIN_DIR="${ARUN_BUILD_PLUGIN_DIR}"
   ARUN_STUB_PLUGIN="${ARUN_BUILD_PLUGIN_DIR}/libarun_device_stub.so")
-add_dependencies(core_test arun_device_stub)
+add_dependencies(core_test arun_device_stub arun_scheduler_sjf)
 gtest_discover_tests(core_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 120)

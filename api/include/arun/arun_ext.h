@@ -79,6 +79,23 @@ ACL_FUNC_VISIBILITY const char *arunMemReport(int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError arunMallocAsync(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError arunFreeAsync(void *devPtr, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError arunMemRecordStream(void *devPtr, aclrtStream stream);
+/*
+ * Chooses the scheduling policy of the next aclInit, over ASCEND_RUN_SCHED and the config's
+ * [scheduler] table: spec is "NAME[:key=value,...]" as ASCEND_RUN_SCHED takes it, e.g. "fair",
+ * "priority:aging_us=500", "wrr:weights=8,4,2,1,queue_depth=256". NULL or "" clears the choice.
+ * A runtime that is already initialised keeps its policy; the choice applies from the next aclInit.
+ * Only the syntax is checked here (malformed -> ACL_ERROR_INVALID_PARAM); an unknown name or option
+ * makes that aclInit fail with ACL_ERROR_INVALID_PARAM and a message listing the valid ones.
+ */
+ACL_FUNC_VISIBILITY aclError arunSetSchedulerPolicy(const char *spec);
+
+/*
+ * Tasks of `stream` (NULL = default stream) submitted and not yet completed: queued, waiting for an
+ * event, or running. `capacity` (may be NULL) receives the bound of the queue ([scheduler]
+ * queue_depth): a launch onto a stream that holds that many tasks blocks until one completes.
+ * Errors: depth NULL -> ACL_ERROR_INVALID_PARAM; stream not live -> ACL_ERROR_RT_INVALID_HANDLE.
+ */
+ACL_FUNC_VISIBILITY aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t *depth, uint32_t *capacity);
 
 /* Version string of the ascend-run runtime ("0.1.0"). */
 ACL_FUNC_VISIBILITY const char *arunGetVersion(void);

@@ -99,7 +99,7 @@ TEST(ConfigToml, EmptyTextGivesDefaults) {
   EXPECT_FALSE(cfg.log_level.has_value());
   EXPECT_TRUE(cfg.plugin_search_paths.empty());
   EXPECT_TRUE(cfg.plugins.empty());
-  EXPECT_EQ(cfg.scheduler_policy, "fifo");
+  EXPECT_EQ(cfg.scheduler_policy, "priority");
   EXPECT_TRUE(cfg.scheduler_options.empty());
   EXPECT_EQ(cfg.allocator_policy, "direct");
   EXPECT_TRUE(cfg.allocator_options.empty());
@@ -113,7 +113,7 @@ TEST(ConfigToml, EmptyTextGivesDefaults) {
 TEST(ConfigToml, CommentsOnlyAndEmptyTablesGiveDefaults) {
   RuntimeConfig cfg;
   ASSERT_TRUE(parse("# nothing\n\n[runtime]\n[scheduler]\n[allocator]\n[profiler]\n", &cfg).ok());
-  EXPECT_EQ(cfg.scheduler_policy, "fifo");
+  EXPECT_EQ(cfg.scheduler_policy, "priority");
   EXPECT_EQ(cfg.allocator_policy, "direct");
   EXPECT_TRUE(cfg.plugins.empty());
 }
@@ -462,7 +462,7 @@ TEST(ConfigFile, EmptyFileIsValid) {
   EXPECT_EQ(cfg.source_path, kDataDir + "/empty.toml");
   EXPECT_EQ(cfg.source_kind, "argument");  // the caller's field is kept
   EXPECT_TRUE(cfg.plugins.empty());
-  EXPECT_EQ(cfg.scheduler_policy, "fifo");
+  EXPECT_EQ(cfg.scheduler_policy, "priority");
   EXPECT_FALSE(cfg.from_acl_json);
 }
 
@@ -522,7 +522,7 @@ TEST(AclJson, EmptyObject) {
   EXPECT_EQ(cfg.source_path, kDataDir + "/empty_object.json");
   EXPECT_TRUE(cfg.notices.empty());
   EXPECT_TRUE(cfg.plugins.empty());
-  EXPECT_EQ(cfg.scheduler_policy, "fifo");
+  EXPECT_EQ(cfg.scheduler_policy, "priority");
 }
 
 TEST(AclJson, EmptyFileIsLikeEmptyObject) {
@@ -902,8 +902,10 @@ TEST(ShippedConfigs, DefaultToml) {
   EXPECT_EQ(p.kind, PluginKind::Device);
   EXPECT_EQ(p.name, "ascend");
   EXPECT_TRUE(p.path.empty());
-  EXPECT_EQ(cfg.scheduler_policy, "fifo");
-  EXPECT_TRUE(cfg.scheduler_options.empty());
+  EXPECT_EQ(cfg.scheduler_policy, "priority");
+  EXPECT_EQ(cfg.scheduler_options["queue_depth"].value<int64_t>(), 1024);
+  EXPECT_EQ(cfg.scheduler_options["aging_us"].value<int64_t>(), 0);
+  EXPECT_EQ(cfg.scheduler_options.size(), 2u);
   EXPECT_EQ(cfg.allocator_policy, "direct");
   EXPECT_TRUE(cfg.allocator_options.empty());
   EXPECT_FALSE(cfg.profiler_enabled);

@@ -48,7 +48,8 @@ class ManualDevice final : public plugin::Device {
   plugin::WorkResult execute_now(plugin::Work*) override { return {}; }
 
   // Completes the running work whose args == tag (args carries a test tag); returns false if none.
-  bool complete(void* tag, int status = 0) {
+  // `run_ns` is the execution time the completion reports (what measuring policies charge).
+  bool complete(void* tag, int status = 0, uint64_t run_ns = 1) {
     Launched l{};
     {
       std::lock_guard lock(mu_);
@@ -61,7 +62,7 @@ class ManualDevice final : public plugin::Device {
     r.status = status;
     r.unit = l.unit;
     r.start_ns = now_ns();
-    r.end_ns = now_ns();
+    r.end_ns = r.start_ns + run_ns;
     l.work->on_complete(l.work, r);
     return true;
   }

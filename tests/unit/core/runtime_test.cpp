@@ -119,3 +119,122 @@ TEST_F(RuntimeTest, DestroyedHandlesAreRecognised) {
   EXPECT_EQ(rt.set_current_context(ctx).code(), Errc::rt_invalid_handle);
   EXPECT_EQ(rt.current_context(), nullptr);
 }
+
+namespace {
+
+std::string sched_config(const std::string& scheduler_table, const std::string& extra_plugins = "") {
+  return "[runtime]\nplugin_search_paths = [\"" ARUN_BUILD_PLUGIN_DIR "\"]\n" + stub_config(1) + extra_plugins +
+         "[scheduler]\n" + scheduler_table;
+}
+
+// Sets or clears ASCEND_RUN_SCHED for one scope.
+struct EnvSched {
+  explicit EnvSched(const char* value) { ::setenv("ASCEND_RUN_SCHED", value, 1); }
+  ~EnvSched() { ::unsetenv("ASCEND_RUN_SCHED"); }
+};
+
+// The policy the device's scheduler runs, after opening device 0.
+std::string device_policy(Runtime& rt, uint32_t* queue_depth = nullptr) {
+  void* ctx = nullptr;
+  if (!rt.create_context(0, &ctx).ok()) return "<no context>";
+  Scheduler* s = rt.device(0)->scheduler();
+  std::string name = s->policy().name();
+  if (queue_depth) *queue_depth = s->queue_depth();
+  (void)rt.destroy_context(ctx);
+  return name;
+}
+
+}  // namespace
+
+TEST_F(RuntimeTest, SchedulerPolicyPrecedenceIsApiThenEnvThenConfigThenDefault) {
+  std::string dflt = write_config("sd.toml", stub_config(1));
+  ASSERT_TRUE(Runtime::initialize(dflt.c_str()).ok());
+  EXPECT_EQ(Runtime::instance()->scheduler().describe(), "priority (aging_us=0, queue_depth=1024)");
+  EXPECT_EQ(device_policy(*Runtime::instance()), "priority");
+  ASSERT_TRUE(Runtime::finalize().ok());
+
+  std::string cfg = write_config("sc.toml", sched_config("policy = \"fair\"\nqueue_depth = 16\n"));
+  ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+  uint32_t depth = 0;
+  EXPECT_EQ(device_policy(*Runtime::instance(), &depth), "fair");
+  EXPECT_EQ(depth, 16u);
+  EXPECT_EQ(Runtime::instance()->scheduler().source, "config");
+  ASSERT_TRUE(Runtime::finalize().ok());
+
+  {
+    EnvSched env("round_robin:queue_depth=8");
+    ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+    EXPECT_EQ(device_policy(*Runtime::instance(), &depth), "round_robin");
+    EXPECT_EQ(depth, 8u);  // taken whole: the config's queue_depth is not merged in
+    EXPECT_EQ(Runtime::instance()->scheduler().source, "ASCEND_RUN_SCHED");
+    ASSERT_TRUE(Runtime::finalize().ok());
+
+    ASSERT_TRUE(Runtime::set_scheduler_override("wrr:weights=4,2").ok());
+    ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+    EXPECT_EQ(device_policy(*Runtime::instance(), &depth), "wrr");
+    EXPECT_EQ(depth, 1024u);
+    EXPECT_EQ(Runtime::instance()->scheduler().describe(), "wrr (weights=4,2,2,2,2,2,2,2, queue_depth=1024)");
+    EXPECT_EQ(Runtime::instance()->scheduler().source, "arunSetSchedulerPolicy");
+    ASSERT_TRUE(Runtime::finalize().ok());
+    ASSERT_TRUE(Runtime::set_scheduler_override(nullptr).ok());
+  }
+  EXPECT_EQ(Runtime::set_scheduler_override("fair:oops").code(), Errc::invalid_param);
+}
+
+TEST_F(RuntimeTest, UnknownSchedulerPolicyOrOptionFailsInitListingTheValidOnes) {
+  {
+    EnvSched env("lottery");
+    std::string cfg = write_config("su.toml", sched_config("policy = \"fifo\"\n"));
+    Status st = Runtime::initialize(cfg.c_str());
+    EXPECT_EQ(st.code(), Errc::invalid_param);
+    EXPECT_TRUE(contains(st.message(), "ASCEND_RUN_SCHED=\"lottery\": unknown scheduling policy \"lottery\""))
+        << st.message();
+    EXPECT_TRUE(contains(st.message(), "valid: priority, fifo, round_robin, wrr, fair, sjf")) << st.message();
+    EXPECT_EQ(Runtime::instance(), nullptr);
+  }
+  {
+    EnvSched env("priority:aging=5");
+    std::string cfg = write_config("su2.toml", stub_config(1));
+    Status st = Runtime::initialize(cfg.c_str());
+    EXPECT_EQ(st.code(), Errc::invalid_param);
+    EXPECT_TRUE(contains(st.message(), "aging: unknown option of the \"priority\" policy (valid: aging_us, queue_depth)"))
+        << st.message();
+  }
+  std::string bad = write_config("so.toml", sched_config("policy = \"fifo\"\naging_us = 5\n"));
+  Status st = Runtime::initialize(bad.c_str());
+  EXPECT_EQ(st.code(), Errc::file_attr_invalid);
+  // The file, line and column of the key, and the key as written in the file.
+  EXPECT_TRUE(contains(st.message(), "so.toml:11:12: scheduler.aging_us: unknown option of the \"fifo\" policy"))
+      << st.message();
+  std::string range = write_config("sr.toml", sched_config("queue_depth = 0\n"));
+  st = Runtime::initialize(range.c_str());
+  EXPECT_EQ(st.code(), Errc::file_attr_invalid);
+  EXPECT_TRUE(contains(st.message(), "scheduler.queue_depth: 0 is out of range [1, 1048576]")) << st.message();
+  EXPECT_EQ(Runtime::instance(), nullptr);
+}
+
+TEST_F(RuntimeTest, SchedulerPluginIsLoadedByPolicyName) {
+  std::string cfg = write_config("sp.toml", sched_config("policy = \"sjf\"\nqueue_depth = 32\n"));
+  Status st = Runtime::initialize(cfg.c_str());
+  ASSERT_TRUE(st.ok()) << st.message();
+  uint32_t depth = 0;
+  EXPECT_EQ(device_policy(*Runtime::instance(), &depth), "sjf");
+  EXPECT_EQ(depth, 32u);
+  EXPECT_TRUE(Runtime::instance()->scheduler().plugin);
+  bool listed = false;
+  for (const auto& p : Runtime::instance()->plugins()) listed = listed || (p.kind == "scheduler" && p.name == "sjf");
+  EXPECT_TRUE(listed);
+  ASSERT_TRUE(Runtime::finalize().ok());
+
+  // Its own options go in its [[plugin]] entry and are checked against its schema.
+  std::string entry = "[[plugin]]\nkind = \"scheduler\"\nname = \"sjf\"\n[plugin.options]\newma = 2.0\n";
+  std::string bad = write_config("sp2.toml", sched_config("policy = \"sjf\"\n", entry));
+  st = Runtime::initialize(bad.c_str());
+  EXPECT_EQ(st.code(), Errc::file_attr_invalid);
+  EXPECT_TRUE(contains(st.message(), "ewma")) << st.message();
+  // A plugin policy takes only queue_depth in [scheduler].
+  std::string extra = write_config("sp3.toml", sched_config("policy = \"sjf\"\naging_us = 1\n"));
+  st = Runtime::initialize(extra.c_str());
+  EXPECT_EQ(st.code(), Errc::file_attr_invalid);
+  EXPECT_TRUE(contains(st.message(), "(valid: queue_depth)")) << st.message();
+}

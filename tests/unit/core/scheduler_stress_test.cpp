@@ -7,7 +7,7 @@
 #include <deque>
 #include <thread>
 
-#include "fifo_policy.hpp"
+#include "policy_registry.hpp"
 #include "scheduler.hpp"
 
 using namespace arun;
@@ -105,17 +105,25 @@ void body(plugin::KernelContext&, void* args) {
 
 }  // namespace
 
-TEST(SchedulerStress, ManyThreadsManyStreamsOrderHolds) {
+// Under every built-in policy, with streams of different priorities and a queue bound of 16 so
+// that producers keep blocking on full streams while units complete work.
+class SchedulerStress : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SchedulerStress, ManyThreadsManyStreamsOrderHolds) {
   constexpr int kThreads = 4;
   constexpr int kTasks = 3000;
   ThreadedDevice device(3);
-  Scheduler sched(&device, std::make_unique<FifoPolicy>());
+  SchedulerSpec spec;
+  ASSERT_TRUE(parse_scheduler_spec(GetParam(), "test", &spec).ok());
+  SchedulerChoice choice;
+  ASSERT_TRUE(resolve_scheduler(spec, Errc::invalid_param, &choice).ok());
+  Scheduler sched(&device, make_builtin_policy(choice), 0, /*queue_depth=*/16);
   std::atomic<int> violations{0};
   std::atomic<uint64_t> ran{0};
   std::vector<std::shared_ptr<Stream>> streams;
   std::vector<std::unique_ptr<std::atomic<uint64_t>>> last;
   for (int i = 0; i < kThreads; ++i) {
-    streams.push_back(std::make_shared<Stream>(nullptr, &sched, i, 0, 0, false));
+    streams.push_back(std::make_shared<Stream>(nullptr, &sched, i, uint32_t(i * 2), 0, false));
     sched.add_stream(streams.back());
     last.push_back(std::make_unique<std::atomic<uint64_t>>(0));
   }
@@ -141,3 +149,6 @@ TEST(SchedulerStress, ManyThreadsManyStreamsOrderHolds) {
   EXPECT_EQ(sched.outstanding(), 0u);
   for (auto& s : streams) sched.remove_stream(s, false);
 }
+
+INSTANTIATE_TEST_SUITE_P(Policies, SchedulerStress,
+                         ::testing::Values("priority", "priority:aging_us=50", "fifo", "round_robin", "wrr", "fair"));

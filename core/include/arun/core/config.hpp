@@ -41,8 +41,8 @@ struct RuntimeConfig {
   // [[plugin]]
   std::vector<PluginEntry> plugins;
   // [scheduler]
-  std::string scheduler_policy = "fifo";
-  toml::table scheduler_options;    // policy-specific keys (validated by the scheduler issue's code)
+  std::string scheduler_policy = "priority";
+  toml::table scheduler_options;    // the other keys of [scheduler], validated by resolve_scheduler
   // [allocator]
   std::string allocator_policy = "direct";
   toml::table allocator_options;

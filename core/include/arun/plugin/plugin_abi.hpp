@@ -4,7 +4,8 @@
 // (use ARUN_DECLARE_PLUGIN). The descriptor has a C layout so the loader can read and check it
 // before trusting anything else in the library: magic, ABI major/minor, struct size, kind, name,
 // version, build id, option schema and factory. The factory returns a C++ object of the interface
-// that belongs to the plugin's kind (DevicePlugin for kind Device, ...). Rules across the boundary:
+// that belongs to the plugin's kind (DevicePlugin for kind Device, SchedulerPlugin for kind
+// Scheduler, ...). Rules across the boundary:
 //  - no exception escapes a plugin entry point: errors are Status values or error strings;
 //  - plugins log through the HostServices the core passes in (spdlog registries do not cross .so files);
 //  - plugins and the core must be built with the same C++ standard library ABI; the ABI major number
@@ -25,7 +26,8 @@ namespace arun::plugin {
 inline constexpr uint32_t kPluginMagic = 0x4e555241u;  // "ARUN" in little-endian byte order
 inline constexpr uint16_t kAbiMajor = 1;
 // Minor 1: Work::cancel (devices built against minor 0 never read it and run work to the end).
-inline constexpr uint16_t kAbiMinor = 1;
+// Minor 2: scheduler plugins (scheduler.hpp).
+inline constexpr uint16_t kAbiMinor = 2;
 
 enum class PluginKind : uint32_t {
   Device = 1,

@@ -1,0 +1,123 @@
+// StarPU: empty CPU-codelet tasks with no data, on 2 CPU workers and the eager policy (the
+// configuration of the StarPU rows in shared/research/peer-baselines.md).
+#include <starpu.h>
+
+#include "peer_bench.hpp"
+
+namespace sched_bench {
+namespace {
+
+void empty_cpu(void**, void*) {}
+
+starpu_codelet g_cl;
+
+starpu_task* make_task() {
+  starpu_task* t = starpu_task_create();
+  t->cl = &g_cl;
+  return t;
+}
+
+void submit(starpu_task* t) {
+  int rc = starpu_task_submit(t);
+  if (rc != 0) {
+    std::fprintf(stderr, "starpu_task_submit failed: %d\n", rc);
+    std::exit(2);
+  }
+}
+
+bool setup(std::string* why) {
+  starpu_codelet_init(&g_cl);
+  g_cl.cpu_funcs[0] = &empty_cpu;
+  g_cl.nbuffers = 0;
+  g_cl.name = "empty";
+  starpu_conf conf;
+  starpu_conf_init(&conf);
+  conf.ncpus = 2;
+  conf.ncuda = 0;
+  conf.nopencl = 0;
+  conf.sched_policy_name = "eager";
+  int rc = starpu_init(&conf);
+  if (rc != 0) {
+    *why = "starpu_init failed: " + std::to_string(rc);
+    return false;
+  }
+  for (int i = 0; i < 2000; ++i) submit(make_task());
+  starpu_task_wait_for_all();
+  return true;
+}
+
+void teardown() {
+  starpu_task_wait_for_all();
+  starpu_shutdown();
+}
+
+void BM_HostCost(benchmark::State& state) {
+  int64_t ns = 0;
+  for (auto _ : state) {
+    int64_t t0 = now_ns();
+    for (int64_t i = 0; i < kPeerHostBatch; ++i) submit(make_task());
+    int64_t t1 = now_ns();
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    ns += t1 - t0;
+    starpu_task_wait_for_all();
+  }
+  state.counters["ns_per_task"] = double(ns) / double(state.iterations() * kPeerHostBatch);
+}
+
+void BM_Throughput(benchmark::State& state) {
+  int64_t ns = 0;
+  for (auto _ : state) {
+    int64_t t0 = now_ns();
+    for (int64_t i = 0; i < kPeerThroughputTasks; ++i) submit(make_task());
+    starpu_task_wait_for_all();
+    int64_t t1 = now_ns();
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    ns += t1 - t0;
+  }
+  state.counters["tasks_per_s"] = double(state.iterations() * kPeerThroughputTasks) / (double(ns) / 1e9);
+}
+
+void BM_RoundTrip(benchmark::State& state) {
+  std::vector<int64_t> lat;
+  for (auto _ : state) {
+    int64_t t0 = now_ns();
+    starpu_task* t = make_task();
+    t->synchronous = 1;
+    submit(t);
+    lat.push_back(now_ns() - t0);
+  }
+  report_quantiles(state, lat);
+}
+
+// Task B depends on task A (an explicit task dependency, StarPU's counterpart of an event).
+void BM_CrossStream(benchmark::State& state) {
+  std::vector<int64_t> lat;
+  for (auto _ : state) {
+    int64_t t0 = now_ns();
+    starpu_task* a = make_task();
+    starpu_task* b = make_task();
+    b->detach = 0;
+    starpu_task_declare_deps_array(b, 1, &a);
+    submit(a);
+    submit(b);
+    if (starpu_task_wait(b) != 0) std::exit(2);
+    lat.push_back(now_ns() - t0);
+  }
+  report_quantiles(state, lat);
+}
+
+void register_all() {
+  benchmark::RegisterBenchmark("starpu/host_cost", BM_HostCost)->UseManualTime()->Iterations(20);
+  benchmark::RegisterBenchmark("starpu/throughput", BM_Throughput)->UseManualTime()->Iterations(3)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("starpu/round_trip", BM_RoundTrip)->UseRealTime()->Iterations(kPeerLatencyIters)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("starpu/cross_stream", BM_CrossStream)->UseRealTime()
+      ->Iterations(kPeerLatencyIters)->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+Peer starpu_peer() { return {"starpu", &setup, &register_all, &teardown}; }
+
+}  // namespace sched_bench
