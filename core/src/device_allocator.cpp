@@ -1,5 +1,6 @@
 #include "device_allocator.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -53,12 +54,17 @@ Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const 
 }
 
 Status DeviceAllocator::acquire(uint64_t bytes, plugin::PageKind page, plugin::Chunk* out) {
+  // Every allocation on this device goes through here under mu_, so the drop in the device's free
+  // memory is this chunk's footprint (its rounding and padding included).
+  const uint64_t free_before = device_->memory_usage().free;
   plugin::DevAddr addr = 0;
   ARUN_RETURN_IF_ERROR(device_->allocate(bytes, page, &addr));
+  const uint64_t free_after = device_->memory_usage().free;
   plugin::DevAddr base = addr;
   uint64_t size = bytes;
   if (!device_->find_allocation(addr, &base, &size)) size = bytes;
-  *out = {addr, size};
+  const uint64_t footprint = free_before > free_after ? free_before - free_after : size;
+  *out = {addr, size, std::max(footprint, size)};
   return Status::Ok();
 }
 

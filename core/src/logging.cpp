@@ -5,7 +5,6 @@
 #include <atomic>
 
 namespace arun {
-namespace {
 
 spdlog::level::level_enum to_spdlog(plugin::LogLevel level) {
   switch (level) {
@@ -18,17 +17,9 @@ spdlog::level::level_enum to_spdlog(plugin::LogLevel level) {
   return spdlog::level::warn;
 }
 
-std::atomic<plugin::LogLevel> g_level{plugin::LogLevel::Warning};
+namespace {
 
-class RuntimeHostServices final : public plugin::HostServices {
- public:
-  void log(plugin::LogLevel level, std::string_view source, std::string_view message) override {
-    arun::log().log(to_spdlog(level), "[{}] {}", source, message);
-  }
-  bool log_enabled(plugin::LogLevel level) const override {
-    return level != plugin::LogLevel::Off && level >= g_level.load(std::memory_order_relaxed);
-  }
-};
+std::atomic<plugin::LogLevel> g_level{plugin::LogLevel::Warning};
 
 }  // namespace
 
@@ -63,9 +54,5 @@ const char* log_level_name(plugin::LogLevel level) {
   return "?";
 }
 
-plugin::HostServices* host_services() {
-  static RuntimeHostServices services;
-  return &services;
-}
 
 }  // namespace arun

@@ -12,7 +12,7 @@ void set_log_level(plugin::LogLevel level);
 plugin::LogLevel log_level();
 const char* log_level_name(plugin::LogLevel level);
 
-// The HostServices every plugin receives: forwards to the runtime logger, tagged with the source.
-plugin::HostServices* host_services();
+// Maps the plugins' log levels to spdlog's (host_services.cpp forwards plugin messages).
+spdlog::level::level_enum to_spdlog(plugin::LogLevel level);
 
 }  // namespace arun

@@ -6,6 +6,7 @@
 #include <boost/dll/import.hpp>
 #include <filesystem>
 
+#include "host_services.hpp"
 #include "install_paths.hpp"
 #include "logging.hpp"
 

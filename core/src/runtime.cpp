@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "host_services.hpp"
 #include "install_paths.hpp"
 #include "logging.hpp"
 #include "plugin_policy.hpp"
@@ -118,6 +119,7 @@ Status Runtime::initialize(const char* config_path) {
   Status st = rt->setup(std::move(config));
   if (!st.ok()) {
     rt->teardown();
+    set_memory_live_check(nullptr);
     return st;
   }
   for (const auto& notice : rt->config_.notices) log().warn("{}", notice);
@@ -138,6 +140,7 @@ Status Runtime::finalize() {
   g_init_refs = 0;
   LeakReport leaks;
   rt->teardown(&leaks);
+  set_memory_live_check(nullptr);
   Status st = rt->report_leaks(leaks, "aclFinalize");
   delete rt;
   return st;
@@ -146,15 +149,9 @@ Status Runtime::finalize() {
 Status Runtime::setup(RuntimeConfig config) {
   config_ = std::move(config);  // moved: TOML++ keeps source positions only in the original tables
   ARUN_RETURN_IF_ERROR(choose_scheduler());
-  if (config_.allocator_policy != "direct") {
-    return Status(Errc::file_attr_invalid, config_.source_path + ": allocator.policy: unknown policy \"" +
-                                               config_.allocator_policy + "\" (valid: direct)");
-  }
-  if (!config_.allocator_options.empty()) {
-    return Status(Errc::file_attr_invalid, config_.source_path + ": allocator." +
-                                               std::string(config_.allocator_options.begin()->first.str()) +
-                                               ": the direct allocator takes no options");
-  }
+  ARUN_RETURN_IF_ERROR(choose_allocator());
+  // A policy that carves program blocks out of device allocations: devices check each block too.
+  if (allocator_->plugin) set_memory_live_check(&Runtime::memory_live);
   if (config_.profiler_enabled) {
     return Status(Errc::file_attr_invalid,
                   config_.source_path + ": profiler.enabled: profiling is not available in this version of ascend-run");
@@ -165,6 +162,7 @@ Status Runtime::setup(RuntimeConfig config) {
       if (scheduler_.plugin && entry.name == scheduler_.name) scheduler_entry_ = &entry;
       continue;
     }
+    if (entry.kind == plugin::PluginKind::Allocator) continue;  // choose_allocator loaded the one in use
     LoadedPlugin loaded;
     ARUN_RETURN_IF_ERROR(load_plugin_entry(entry, config_.plugin_search_paths, &loaded, nullptr));
     if (entry.kind != plugin::PluginKind::Device) {
@@ -298,6 +296,7 @@ Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin&
     // The factory is a forwarder: a scheduler plugin, if any, is loaded after the devices.
     devices_.push_back(std::make_unique<DeviceSlot>(
         id, backend->device(i), backend, d.name, [this] { return policy_factory_(); }, scheduler_.queue_depth));
+    devices_.back()->set_allocator_choice(allocator_);
   }
   return Status::Ok();
 }
@@ -423,6 +422,16 @@ Status Runtime::reset_device(int32_t id, bool force) {
   release_context(doomed, &leaks);
   if (t_state.context == doomed.get()) t_state.context = nullptr;
   return report_leaks(leaks, "aclrtResetDevice(" + std::to_string(id) + ")");
+}
+
+bool Runtime::memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes) {
+  Runtime* rt = instance();
+  if (rt == nullptr) return true;  // finalizing: the devices are closing, nothing new runs
+  for (const auto& slot : rt->devices_) {
+    if (slot->device() != device) continue;
+    return slot->with_allocator([&](DeviceAllocator* a) { return a == nullptr || a->find(addr, bytes, nullptr); });
+  }
+  return true;
 }
 
 Status Runtime::report_leaks(const LeakReport& leaks, const std::string& when) const {
@@ -696,6 +705,13 @@ PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
       info.base = base;
       info.size = size;
       info.in_allocation = addr + bytes <= base + size && addr + bytes >= addr;
+    }
+    if (info.in_allocation && allocator_ && allocator_->plugin) {
+      // The device allocation is a chunk of the policy's: what counts is the program's block.
+      DeviceAllocator::Block block;
+      info.in_allocation = slot->with_allocator([&](DeviceAllocator* a) { return a && a->find(addr, bytes, &block); });
+      info.base = info.in_allocation ? block.addr : 0;
+      info.size = info.in_allocation ? block.size : 0;
     }
     return info;
   }

@@ -104,6 +104,9 @@ class Runtime {
   Status report_leaks(const LeakReport& leaks, const std::string& when) const;
   Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
   Status choose_scheduler();
+  Status choose_allocator();  // allocator_selection.cpp
+  // HostServices::memory_live while a sub-allocating policy is in use.
+  static bool memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes);
   Status load_scheduler_plugin();
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
   std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
@@ -112,6 +115,7 @@ class Runtime {
 
   RuntimeConfig config_;
   SchedulerChoice scheduler_;
+  std::shared_ptr<const AllocatorChoice> allocator_;  // every device's allocator policy
   PolicyFactory policy_factory_;
   const PluginEntry* scheduler_entry_ = nullptr;  // the [[plugin]] entry of a plugin policy, if listed
   std::vector<LoadedPluginInfo> plugins_;

@@ -13,7 +13,7 @@ AscendDevice::AscendDevice(uint32_t index, const AscendConfig& config, plugin::H
       config_(config),
       log_(host, "ascend"),
       memory_("ascend device " + std::to_string(index)),
-      executor_(this, memory_, clock_, log_, board_) {
+      executor_(this, memory_, clock_, log_, board_, host) {
   properties_.soc_name = config.soc_name;
   properties_.memory_bytes = config.memory_bytes / DeviceMemory::kBlockAlignment * DeviceMemory::kBlockAlignment;
   properties_.compute_units = config.ai_cores;
@@ -109,7 +109,7 @@ bool AscendDevice::owns(plugin::DevAddr addr) const { return memory_.owns(addr);
 bool AscendDevice::find_allocation(plugin::DevAddr addr, plugin::DevAddr* base, uint64_t* size) const {
   return memory_.find_allocation(addr, base, size);
 }
-void* AscendDevice::map(plugin::DevAddr addr, uint64_t bytes) { return memory_.map(addr, bytes); }
+void* AscendDevice::map(plugin::DevAddr addr, uint64_t bytes) { return executor_.map_checked(addr, bytes); }
 
 uint32_t AscendDevice::unit_count(UnitKind kind) const {
   switch (kind) {

@@ -23,14 +23,14 @@ constexpr int kTaskAbort = static_cast<int>(Errc::rt_device_task_abort);
 // are usually consequences of it, so only the first is logged.
 class BlockContext final : public plugin::KernelContext {
  public:
-  BlockContext(const DeviceMemory& memory, BlockBoard::Launch& launch, uint32_t block, const HostLog& log)
-      : memory_(memory), launch_(launch), block_(block), log_(log) {}
+  BlockContext(const WorkExecutor& executor, BlockBoard::Launch& launch, uint32_t block, const HostLog& log)
+      : executor_(executor), launch_(launch), block_(block), log_(log) {}
 
   uint32_t block_idx() const override { return block_; }
   uint32_t block_dim() const override { return launch_.block_dim; }
 
   void* map(plugin::DevAddr addr, uint64_t bytes) override {
-    void* p = memory_.map(addr, bytes);
+    void* p = executor_.map_checked(addr, bytes);
     if (p == nullptr) {
       char buf[160];
       std::snprintf(buf, sizeof buf,
@@ -51,7 +51,7 @@ class BlockContext final : public plugin::KernelContext {
   }
 
  private:
-  const DeviceMemory& memory_;
+  const WorkExecutor& executor_;
   BlockBoard::Launch& launch_;
   const uint32_t block_;
   const HostLog& log_;
@@ -71,13 +71,19 @@ bool extent_2d(uint64_t width, uint64_t height, uint64_t pitch, uint64_t* out) {
 
 }  // namespace
 
+void* WorkExecutor::map_checked(plugin::DevAddr addr, uint64_t bytes) const {
+  void* p = memory_.map(addr, bytes);
+  if (p != nullptr && host_ != nullptr && !host_->memory_live(self_, addr, bytes)) return nullptr;
+  return p;
+}
+
 void* WorkExecutor::resolve(const MemRef& ref, uint64_t bytes) const {
   if (ref.device == nullptr) {
     // A device address labelled as host memory would crash the unit thread on PROT_NONE pages.
     if (memory_.owns(ref.addr)) return nullptr;
     return reinterpret_cast<void*>(static_cast<uintptr_t>(ref.addr));
   }
-  if (ref.device == self_) return memory_.map(ref.addr, bytes);
+  if (ref.device == self_) return map_checked(ref.addr, bytes);
   return ref.device->map(ref.addr, bytes);  // a peer device
 }
 
@@ -124,7 +130,7 @@ int WorkExecutor::memset(const Work& w) const {
 
 bool WorkExecutor::run_block(BlockBoard::Launch& launch, uint32_t block) const {
   const plugin::Work& w = *launch.work;
-  BlockContext ctx(memory_, launch, block, log_);
+  BlockContext ctx(*this, launch, block, log_);
   if (w.cancel != nullptr && w.cancel->load(std::memory_order_relaxed)) {
     // A halt on request is not a fault: it is the status, but it is not logged as an error.
     int expected = 0;

@@ -27,8 +27,8 @@ namespace arun::ascend {
 class WorkExecutor {
  public:
   WorkExecutor(plugin::Device* self, const DeviceMemory& memory, const DeviceClock& clock, const HostLog& log,
-               BlockBoard& board)
-      : self_(self), memory_(memory), clock_(clock), log_(log), board_(board) {}
+               BlockBoard& board, plugin::HostServices* host)
+      : self_(self), memory_(memory), clock_(clock), log_(log), board_(board), host_(host) {}
 
   // Runs `work` on the calling thread; result.unit is left 0 (the caller fills it in).
   plugin::WorkResult run(const plugin::Work& work) const noexcept;
@@ -45,6 +45,9 @@ class WorkExecutor {
 
   // Translates one side of a copy covering `bytes`, or nullptr if it is not valid memory.
   void* resolve(const plugin::MemRef& ref, uint64_t bytes) const;
+  // Host view of this device's [addr, addr + bytes): inside one live allocation, and inside a block
+  // the program holds (HostServices::memory_live), or nullptr.
+  void* map_checked(plugin::DevAddr addr, uint64_t bytes) const;
 
  private:
   int copy(const plugin::Work& work) const;
@@ -59,6 +62,7 @@ class WorkExecutor {
   const DeviceClock& clock_;
   const HostLog& log_;
   BlockBoard& board_;
+  plugin::HostServices* host_;
 };
 
 }  // namespace arun::ascend

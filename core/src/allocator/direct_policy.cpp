@@ -14,7 +14,7 @@ Status DirectPolicy::allocate(const plugin::AllocRequest& request, plugin::Alloc
   ++stats_.allocations;
   stats_.allocated.add(chunk.size);
   stats_.active.add(chunk.size);
-  stats_.reserved.add(chunk.size);
+  stats_.reserved.add(chunk.footprint);
   out->addr = chunk.base;
   out->size = chunk.size;
   return Status::Ok();
@@ -30,7 +30,7 @@ void DirectPolicy::deallocate(plugin::DevAddr addr, plugin::StreamId) {
   ++stats_.frees;
   stats_.allocated.sub(chunk.size);
   stats_.active.sub(chunk.size);
-  stats_.reserved.sub(chunk.size);
+  stats_.reserved.sub(chunk.footprint);
 }
 
 void DirectPolicy::visit(plugin::BlockVisitor visitor, void* context) const {

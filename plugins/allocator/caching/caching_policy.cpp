@@ -99,7 +99,7 @@ CachingPolicy::Block* CachingPolicy::find_free(uint64_t size, bool small, Stream
 }
 
 bool CachingPolicy::would_exceed_limit(uint64_t more) const {
-  const uint64_t limit = options_.memory_limit;
+  const uint64_t limit = options_.memory_limit;  // compared with footprints; `more` is a request size
   return limit != 0 && stats_.reserved.current + more > limit;
 }
 
@@ -129,7 +129,7 @@ uint64_t CachingPolicy::release_free_segments(Enough enough) {
 void CachingPolicy::release_segment(Segment* seg) {
   Block* b = seg->first;
   remove_free(b);
-  stats_.reserved.sub(seg->chunk.size);
+  stats_.reserved.sub(seg->chunk.footprint);
   ++stats_.chunk_releases;
   source_->release(seg->chunk);
   delete b;
@@ -182,7 +182,7 @@ Status CachingPolicy::grow(uint64_t size, bool small, plugin::PageKind page, Blo
   seg->first = b;
   segments_[c.base] = std::move(seg);
   ++stats_.chunk_acquires;
-  stats_.reserved.add(c.size);
+  stats_.reserved.add(c.footprint);
   *out = b;
   return Status::Ok();
 }

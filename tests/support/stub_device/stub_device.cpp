@@ -98,7 +98,7 @@ class StubKernelContext final : public plugin::KernelContext {
 
 class StubDevice final : public plugin::Device {
  public:
-  StubDevice(uint32_t compute, uint32_t copy, uint64_t memory) {
+  StubDevice(uint32_t compute, uint32_t copy, uint64_t memory, plugin::HostServices* host) : host_(host) {
     props_.soc_name = "StubDevice";
     props_.memory_bytes = memory;
     props_.compute_units = compute;
@@ -193,9 +193,13 @@ class StubDevice final : public plugin::Device {
   }
 
   void* map(DevAddr addr, uint64_t bytes) override {
-    std::lock_guard lock(mem_mutex_);
-    auto it = find_locked(addr);
-    if (it == live_.end() || bytes > it->second.requested - (addr - it->first)) return nullptr;
+    {
+      std::lock_guard lock(mem_mutex_);
+      auto it = find_locked(addr);
+      if (it == live_.end() || bytes > it->second.requested - (addr - it->first)) return nullptr;
+    }
+    // Blocks an allocator policy carved out of this allocation are checked by the core.
+    if (host_ != nullptr && !host_->memory_live(this, addr, bytes)) return nullptr;
     return reinterpret_cast<void*>(addr);
   }
 
@@ -309,6 +313,7 @@ class StubDevice final : public plugin::Device {
 
   friend class StubUnit;
 
+  plugin::HostServices* host_;
   plugin::DeviceProperties props_;
   std::mutex lifecycle_;
   std::atomic<bool> open_{false};
@@ -351,7 +356,7 @@ plugin::PluginObject* create_stub(plugin::HostServices* host, const plugin::Opti
     const auto compute = static_cast<uint32_t>(std::clamp<int64_t>(o.get_int("compute_units", 1), 1, 64));
     const auto copy = static_cast<uint32_t>(std::clamp<int64_t>(o.get_int("copy_units", 1), 1, 16));
     const auto memory = static_cast<uint64_t>(std::max<int64_t>(o.get_int("memory", int64_t{64} << 20), 4096));
-    for (int64_t i = 0; i < count; ++i) result->devices_.push_back(std::make_unique<StubDevice>(compute, copy, memory));
+    for (int64_t i = 0; i < count; ++i) result->devices_.push_back(std::make_unique<StubDevice>(compute, copy, memory, host));
     if (host != nullptr && host->log_enabled(plugin::LogLevel::Debug))
       host->log(plugin::LogLevel::Debug, "stub", std::to_string(count) + " stub device(s)");
     return result.release();

@@ -36,6 +36,7 @@ class FakeSource final : public arun::plugin::ChunkSource {
     if (used_ + bytes > capacity_) return Status(Errc::rt_memory_allocation, "fake device full");
     out->base = next_;
     out->size = bytes;
+    out->footprint = bytes;
     next_ += (bytes + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
     used_ += bytes;
     live[out->base] = bytes;

@@ -28,7 +28,8 @@ using StreamId = uint64_t;
 // A contiguous range of device memory obtained from the device in one piece.
 struct Chunk {
   DevAddr base = 0;
-  uint64_t size = 0;
+  uint64_t size = 0;       // usable bytes from base
+  uint64_t footprint = 0;  // device memory it occupies (>= size: the device rounds and pads)
 };
 
 // Raw device memory, as the device plugin provides it. acquire() fails with
@@ -72,7 +73,7 @@ struct Gauge {
 
 // What every policy reports. `requested` is what the program asked for; `allocated` is what it was
 // handed (after rounding); `active` adds blocks freed but not yet reusable (waiting on a stream);
-// `reserved` is what the policy holds from the device.
+// `reserved` is what the policy holds from the device (chunk footprints).
 struct AllocatorStats {
   Gauge requested, allocated, active, reserved;
   uint64_t cached_free = 0;       // free bytes inside reserved chunks

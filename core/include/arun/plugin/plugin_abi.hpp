@@ -27,7 +27,8 @@ inline constexpr uint32_t kPluginMagic = 0x4e555241u;  // "ARUN" in little-endia
 inline constexpr uint16_t kAbiMajor = 1;
 // Minor 1: Work::cancel (devices built against minor 0 never read it and run work to the end).
 // Minor 2: scheduler plugins (scheduler.hpp).
-inline constexpr uint16_t kAbiMinor = 2;
+// Minor 3: allocator plugins (allocator.hpp); HostServices::memory_live.
+inline constexpr uint16_t kAbiMinor = 3;
 
 enum class PluginKind : uint32_t {
   Device = 1,
@@ -85,10 +86,20 @@ class OptionValues {
 
 enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3, Off = 4 };
 
+class Device;
+
 class HostServices {
  public:
   virtual void log(LogLevel level, std::string_view source, std::string_view message) = 0;
   virtual bool log_enabled(LogLevel level) const = 0;
+  // Is [addr, addr + bytes) of `device` inside a block the program holds? A device asks after its
+  // own check of its allocations, whenever a copy or kernel touches device memory: an allocator
+  // policy may carve many program blocks out of one device allocation and keep freed blocks
+  // cached, and a freed block must fault although its device allocation lives on.
+  virtual bool memory_live(const Device* device, uint64_t addr, uint64_t bytes) {
+    (void)device, (void)addr, (void)bytes;
+    return true;
+  }
 
  protected:
   ~HostServices() = default;
