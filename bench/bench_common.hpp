@@ -31,6 +31,8 @@ namespace bench {
 
 constexpr size_t kTinyBytes = 64;               // the "does nothing" memset
 constexpr size_t kMaxCopyBytes = 64ull << 20;   // largest copy size measured
+constexpr int64_t kEnqueueBatch = 10000;            // tasks per timed enqueue loop
+constexpr int64_t kRoundTripIters = 2000;          // as the PoCL baseline (2000 iterations per repetition)
 
 struct Globals {
   aclrtStream stream = nullptr;    // stream A: every single-stream benchmark

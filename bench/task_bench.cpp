@@ -109,8 +109,6 @@ void BM_SyncIdleStream(benchmark::State& state) {
   for (auto _ : state) BENCH_CHECK(aclrtSynchronizeStream(s.stream));
 }
 
-constexpr int64_t kEnqueueBatch = 10000;
-constexpr int64_t kRoundTripIters = 2000;  // as the PoCL baseline (2000 iterations per repetition)
 
 BENCHMARK(BM_Enqueue<Tiny::Memset64B>)->Name("Enqueue/memset64B")->Arg(kEnqueueBatch)->UseManualTime()
     ->Iterations(10)->Unit(benchmark::kMillisecond);

@@ -46,7 +46,8 @@ PageKind page_kind_for(uint32_t policy, size_t size) {
   }
 }
 
-Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy) {
+// `site` is the return address of the API call the program made (for the leak report).
+Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site) {
   if (devPtr == nullptr) return invalid_param("devPtr is NULL");
   if (size == 0) return invalid_param("size is 0");
   // CANN rounds up to 32 bytes and adds 32 bytes of padding: reject sizes where that overflows.
@@ -54,14 +55,8 @@ Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy) {
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   DevAddr addr = 0;
-  Status st = ctx->slot()->device()->allocate(size, page_kind_for(policy, size), &addr);
-  if (!st.ok()) {
-    auto usage = ctx->slot()->device()->memory_usage();
-    return Status(st.code(), "device " + std::to_string(ctx->slot()->id()) + ": cannot allocate " +
-                                 std::to_string(size) + " bytes (" + st.message() + "); device total " +
-                                 std::to_string(usage.total) + ", free " + std::to_string(usage.free) +
-                                 ", largest free block " + std::to_string(usage.largest_free));
-  }
+  // The allocator's out-of-memory message explains the failure (device, allocator, what to try).
+  ARUN_RETURN_IF_ERROR(ctx->slot()->allocator()->allocate(size, page_kind_for(policy, size), site, &addr));
   *devPtr = reinterpret_cast<void*>(addr);
   return Status::Ok();
 }
@@ -169,10 +164,12 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
 extern "C" {
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, raw(policy)); });
+  const void* site = __builtin_return_address(0);
+  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, raw(policy), site); });
 }
 
 aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  const void* site = __builtin_return_address(0);
   return api_call("aclrtMallocCached", [&](Runtime& rt) {
     const auto p = raw(policy);
     if (p != ACL_MEM_MALLOC_HUGE_FIRST && p != ACL_MEM_MALLOC_HUGE_ONLY && p != ACL_MEM_MALLOC_NORMAL_ONLY &&
@@ -180,7 +177,7 @@ aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy poli
       return invalid_param("policy " + std::to_string(p) +
                            " is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY, HUGE1G_ONLY)");
     }
-    return device_malloc(rt, devPtr, size, p);
+    return device_malloc(rt, devPtr, size, p, site);
   });
 }
 
@@ -191,11 +188,15 @@ aclError aclrtFree(void *devPtr) {
     if (!is_device(p)) {
       return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
     }
-    return p.slot->device()->release(reinterpret_cast<DevAddr>(devPtr));
+    return p.slot->with_allocator([&](DeviceAllocator* allocator) {
+      if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
+      return allocator->free(reinterpret_cast<DevAddr>(devPtr));
+    });
   });
 }
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
+  const void* site = __builtin_return_address(0);
   return api_call("aclrtMallocHost", [&](Runtime& rt) {
     if (hostPtr == nullptr) return invalid_param("hostPtr is NULL");
     if (size == 0) return invalid_param("size is 0");
@@ -209,7 +210,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
 #define MADV_POPULATE_WRITE 23
 #endif
     (void)madvise(p, (size + 4095) & ~size_t(4095), MADV_POPULATE_WRITE);
-    rt.pinned().add(p, size);
+    rt.pinned().add(p, size, site);
     *hostPtr = p;
     return Status::Ok();
   });

@@ -1,5 +1,6 @@
 // ascend-run extensions (arun/arun_ext.h).
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -62,22 +63,6 @@ extern "C" aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t *depth,
   });
 }
 
-namespace {
-
-std::string human_bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
-
-}  // namespace
 
 extern "C" const char *arunRuntimeReport(void) {
   static thread_local std::string out;
@@ -150,5 +135,71 @@ extern "C" const char *arunRuntimeReport(void) {
   } catch (...) {
     out += "(report incomplete: internal error)\n";
   }
+  return out.c_str();
+}
+
+namespace {
+
+Status fill_mem_stats(Runtime& rt, int32_t deviceId, arunMemStats* out) {
+  if (out == nullptr) return invalid_param("stats is NULL");
+  ARUN_RETURN_IF_ERROR(rt.check_device_id(deviceId));
+  *out = arunMemStats{};
+  DeviceSlot* slot = rt.device(deviceId);
+  std::string policy = rt.config().allocator_policy;
+  slot->with_allocator([&](DeviceAllocator* a) {
+    if (a == nullptr) return;
+    const plugin::AllocatorStats s = a->stats();
+    auto gauge = [](const plugin::Gauge& g) { return arunMemGauge{g.current, g.peak, g.total}; };
+    out->requested = gauge(s.requested);
+    out->allocated = gauge(s.allocated);
+    out->active = gauge(s.active);
+    out->reserved = gauge(s.reserved);
+    out->cachedFree = s.cached_free;
+    out->largestFree = s.largest_free;
+    out->allocations = s.allocations;
+    out->frees = s.frees;
+    out->liveBlocks = a->blocks().size();
+    out->chunkAcquires = s.chunk_acquires;
+    out->chunkReleases = s.chunk_releases;
+    out->cacheHits = s.cache_hits;
+    out->ooms = s.ooms;
+    out->streamWaits = s.stream_waits;
+    out->fragmentation = s.fragmentation();
+    policy = a->policy_name();
+  });
+  std::snprintf(out->policy, sizeof out->policy, "%s", policy.c_str());
+  return Status::Ok();
+}
+
+}  // namespace
+
+extern "C" aclError arunGetMemStats(int32_t deviceId, arunMemStats *stats) {
+  return api_call("arunGetMemStats", [&](Runtime& rt) { return fill_mem_stats(rt, deviceId, stats); });
+}
+
+extern "C" const char *arunMemReport(int32_t deviceId) {
+  static thread_local std::string out;
+  arunMemStats s{};
+  aclError rc = api_call("arunMemReport", [&](Runtime& rt) { return fill_mem_stats(rt, deviceId, &s); });
+  if (rc != ACL_SUCCESS) return nullptr;
+  char line[160];
+  out = "device " + std::to_string(deviceId) + " memory, allocator \"" + s.policy + "\"\n";
+  std::snprintf(line, sizeof line, "  %-10s %12s %12s %12s\n", "", "current", "peak", "total");
+  out += line;
+  const std::pair<const char*, const arunMemGauge*> rows[] = {
+      {"requested", &s.requested}, {"allocated", &s.allocated}, {"active", &s.active}, {"reserved", &s.reserved}};
+  for (const auto& [name, g] : rows) {
+    std::snprintf(line, sizeof line, "  %-10s %12s %12s %12s\n", name, human_bytes(g->current).c_str(),
+                  human_bytes(g->peak).c_str(), human_bytes(g->total).c_str());
+    out += line;
+  }
+  std::snprintf(line, sizeof line,
+                "  blocks: %" PRIu64 " live, %" PRIu64 " allocations, %" PRIu64 " frees; chunks: %" PRIu64
+                " acquired, %" PRIu64 " released; cache hits %" PRIu64 "; OOMs %" PRIu64 "\n",
+                s.liveBlocks, s.allocations, s.frees, s.chunkAcquires, s.chunkReleases, s.cacheHits, s.ooms);
+  out += line;
+  std::snprintf(line, sizeof line, "  cached free %s, largest free block %s, fragmentation %.0f%%\n",
+                human_bytes(s.cachedFree).c_str(), human_bytes(s.largestFree).c_str(), s.fragmentation * 100);
+  out += line;
   return out.c_str();
 }

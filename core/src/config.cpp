@@ -253,8 +253,23 @@ Status parse_runtime(const std::string& origin, const std::string& base, const t
       ARUN_RETURN_IF_ERROR(read_string_list(origin, node, path, &dirs));
       cfg->plugin_search_paths.clear();
       for (auto& d : dirs) cfg->plugin_search_paths.push_back(resolve_path(base, d));
+    } else if (key == "leak_report") {
+      std::string mode;
+      ARUN_RETURN_IF_ERROR(read_string(origin, node, path, &mode));
+      if (mode == "off") {
+        cfg->leak_report = LeakReportMode::Off;
+      } else if (mode == "warn") {
+        cfg->leak_report = LeakReportMode::Warn;
+      } else if (mode == "error") {
+        cfg->leak_report = LeakReportMode::Error;
+      } else {
+        return error_at(Errc::file_attr_invalid, origin, node.source(), path,
+                        quote(mode) + " is not a leak report mode (valid: off, warn, error)");
+      }
+    } else if (key == "leak_call_sites") {
+      ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->leak_call_sites));
     } else {
-      return unknown_key(origin, key, path, "log_level, plugin_search_paths");
+      return unknown_key(origin, key, path, "log_level, plugin_search_paths, leak_report, leak_call_sites");
     }
   }
   return Status::Ok();

@@ -28,18 +28,31 @@ Status DeviceSlot::acquire() {
                     "device " + std::to_string(id_) + " (" + backend_ + "): the scheduling policy could not be created");
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::move(policy), id_, queue_depth_);
+    auto allocator = std::make_shared<DeviceAllocator>(id_, device_);
+    std::lock_guard alock(allocator_mu_);
+    allocator_ = std::move(allocator);
     log().debug("device {} ({}) opened, scheduler policy {}", id_, backend_, scheduler_->policy().name());
   }
   ++users_;
   return Status::Ok();
 }
 
-void DeviceSlot::release() {
+void DeviceSlot::release(LeakReport* leaks) {
   std::lock_guard lock(open_mu_);
   if (users_ == 0) return;
   if (--users_ == 0) {
     scheduler_->wait_all(-1);
     scheduler_->quiesce();
+    // Closing the device frees every block; what the program still held is a leak.
+    std::shared_ptr<DeviceAllocator> allocator;
+    {
+      std::lock_guard alock(allocator_mu_);
+      allocator = std::move(allocator_);
+    }
+    if (leaks != nullptr) {
+      for (const auto& b : allocator->blocks()) leaks->memory.push_back({id_, b.addr, b.requested, b.site});
+    }
+    allocator.reset();
     // Close the device before the scheduler goes: closing joins the unit threads, and a unit may
     // still be inside the scheduler's completion path (waking waiters) after the last task counted
     // as complete.

@@ -11,6 +11,8 @@
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
 #include "context.hpp"
+#include "device_allocator.hpp"
+#include "leak_report.hpp"
 #include "scheduler.hpp"
 
 namespace arun {
@@ -27,11 +29,24 @@ class DeviceSlot {
   plugin::Device* device() const { return device_; }
   const std::string& backend() const { return backend_; }
 
-  // Opens the device (first user) and counts a user; release() undoes one acquire.
+  // Opens the device (first user) and counts a user; release() undoes one acquire. The release that
+  // closes the device adds the memory the program still held to `leaks` (when given).
   Status acquire();
-  void release();
+  void release(LeakReport* leaks = nullptr);
   bool is_open() const;
   Scheduler* scheduler() const { return scheduler_.get(); }  // non-null while open
+  // The allocator, for a caller that holds the device open (a context on it). Others use
+  // with_allocator(), which holds the device open around f(DeviceAllocator*) (nullptr when closed).
+  DeviceAllocator* allocator() const { return allocator_.get(); }
+  template <class F>
+  auto with_allocator(F&& f) const {
+    std::shared_ptr<DeviceAllocator> a;
+    {
+      std::lock_guard lock(allocator_mu_);  // never held across device work: callbacks may free memory
+      a = allocator_;
+    }
+    return f(a.get());
+  }
 
   int32_t next_stream_id() { return stream_ids_.fetch_add(1); }
 
@@ -52,6 +67,8 @@ class DeviceSlot {
   mutable std::mutex open_mu_;
   int users_ = 0;
   std::unique_ptr<Scheduler> scheduler_;
+  mutable std::mutex allocator_mu_;
+  std::shared_ptr<DeviceAllocator> allocator_;
   std::atomic<int32_t> stream_ids_{0};
 };
 

@@ -2,16 +2,16 @@
 
 namespace arun {
 
-void MemoryRegistry::add(void* base, uint64_t size) {
+void MemoryRegistry::add(void* base, uint64_t size, const void* site) {
   std::lock_guard lock(mu_);
-  ranges_[reinterpret_cast<uintptr_t>(base)] = size;
+  ranges_[reinterpret_cast<uintptr_t>(base)] = Entry{size, site};
 }
 
 bool MemoryRegistry::remove(void* base, uint64_t* size) {
   std::lock_guard lock(mu_);
   auto it = ranges_.find(reinterpret_cast<uintptr_t>(base));
   if (it == ranges_.end()) return false;
-  if (size) *size = it->second;
+  if (size) *size = it->second.size;
   ranges_.erase(it);
   return true;
 }
@@ -22,9 +22,9 @@ bool MemoryRegistry::find(const void* ptr, uint64_t bytes, void** base, uint64_t
   auto it = ranges_.upper_bound(p);
   if (it == ranges_.begin()) return false;
   --it;
-  if (p < it->first || p + bytes > it->first + it->second || p + bytes < p) return false;
+  if (p < it->first || p + bytes > it->first + it->second.size || p + bytes < p) return false;
   if (base) *base = reinterpret_cast<void*>(it->first);
-  if (size) *size = it->second;
+  if (size) *size = it->second.size;
   return true;
 }
 
@@ -36,7 +36,7 @@ uint64_t MemoryRegistry::count() const {
 uint64_t MemoryRegistry::bytes() const {
   std::lock_guard lock(mu_);
   uint64_t n = 0;
-  for (auto& [b, s] : ranges_) n += s;
+  for (auto& [b, e] : ranges_) n += e.size;
   return n;
 }
 

@@ -136,9 +136,11 @@ Status Runtime::finalize() {
   }
   instance_.store(nullptr, std::memory_order_release);
   g_init_refs = 0;
-  rt->teardown();
+  LeakReport leaks;
+  rt->teardown(&leaks);
+  Status st = rt->report_leaks(leaks, "aclFinalize");
   delete rt;
-  return Status::Ok();
+  return st;
 }
 
 Status Runtime::setup(RuntimeConfig config) {
@@ -300,7 +302,7 @@ Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin&
   return Status::Ok();
 }
 
-void Runtime::teardown() {
+void Runtime::teardown(LeakReport* leaks) {
   // Contexts first (drains and releases their streams), then devices, then plugins. Callbacks whose
   // thread still subscribes are dropped first: nobody is left to process them once we finalize.
   for (auto& s : streams_.snapshot()) host_calls_.forget(*s);
@@ -309,7 +311,10 @@ void Runtime::teardown() {
   }
   for (auto& ctx : contexts_.snapshot()) {
     contexts_.remove(ctx->handle());
-    if (ctx->alive() && !ctx->is_default()) release_context(ctx);
+    if (ctx->alive() && !ctx->is_default()) {
+      if (leaks != nullptr) leaks->contexts.push_back({ctx->slot()->id(), 0});
+      release_context(ctx, leaks);
+    }
   }
   for (auto& slot : devices_) {
     std::shared_ptr<Context> def;
@@ -318,12 +323,18 @@ void Runtime::teardown() {
       def = std::move(slot->default_context);
       slot->set_count = 0;
     }
-    if (def) release_context(def);
+    if (def) {
+      if (leaks != nullptr) leaks->devices_left_set.push_back(slot->id());
+      release_context(def, leaks);
+    }
   }
   host_calls_.shutdown();
   streams_.clear();
   events_.clear();
-  pinned_.drain([](void* base, uint64_t) { std::free(base); });
+  pinned_.drain([leaks](void* base, uint64_t size, const void* site) {
+    if (leaks != nullptr) leaks->memory.push_back({-1, reinterpret_cast<uint64_t>(base), size, site});
+    std::free(base);
+  });
   devices_.clear();
   retired_contexts_.clear();
   plugins_.clear();
@@ -405,19 +416,38 @@ Status Runtime::reset_device(int32_t id, bool force) {
     doomed = std::move(slot->default_context);
   }
   contexts_.remove(doomed->handle());
-  release_context(doomed);
+  LeakReport leaks;
+  release_context(doomed, &leaks);
   if (t_state.context == doomed.get()) t_state.context = nullptr;
-  return Status::Ok();
+  return report_leaks(leaks, "aclrtResetDevice(" + std::to_string(id) + ")");
 }
 
-// Drains and releases a context's streams and events, then lets go of its device.
-void Runtime::release_context(const std::shared_ptr<Context>& context) {
+Status Runtime::report_leaks(const LeakReport& leaks, const std::string& when) const {
+  if (config_.leak_report == LeakReportMode::Off || leaks.empty()) return Status::Ok();
+  std::string text = leaks.format(when, config_.leak_call_sites);
+  if (config_.leak_report == LeakReportMode::Warn) {
+    log().warn("{}", text);
+    return Status::Ok();
+  }
+  log().error("{}", text);
+  return Status(Errc::failure, text + "\n  (everything was released; [runtime] leak_report = \"error\" makes this "
+                                      "call fail)");
+}
+
+// Drains and releases a context's streams and events, then lets go of its device. Streams and
+// events the program created and never destroyed go to `leaks` (when given).
+void Runtime::release_context(const std::shared_ptr<Context>& context, LeakReport* leaks) {
   std::vector<std::shared_ptr<Stream>> streams;
   std::vector<std::shared_ptr<Event>> events;
   {
     std::lock_guard lock(context->mu);
     streams.swap(context->streams);
     events.swap(context->events);
+  }
+  if (leaks != nullptr) {
+    const int32_t device = context->slot()->id();
+    for (const auto& s : streams) leaks->streams.push_back({device, s->id()});
+    for (size_t i = 0; i < events.size(); ++i) leaks->events.push_back({device, 0});
   }
   if (context->default_stream) streams.push_back(context->default_stream);
   Scheduler* sched = context->slot()->scheduler();
@@ -433,7 +463,7 @@ void Runtime::release_context(const std::shared_ptr<Context>& context) {
     std::lock_guard lock(retired_mu_);
     retired_contexts_.push_back(context);
   }
-  context->slot()->release();
+  context->slot()->release(leaks);
 }
 
 Status Runtime::create_context(int32_t id, void** handle) {

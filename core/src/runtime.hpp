@@ -100,11 +100,12 @@ class Runtime {
  private:
   Runtime() = default;
   Status setup(RuntimeConfig config);
-  void teardown();
+  void teardown(LeakReport* leaks = nullptr);
+  Status report_leaks(const LeakReport& leaks, const std::string& when) const;
   Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
   Status choose_scheduler();
   Status load_scheduler_plugin();
-  void release_context(const std::shared_ptr<Context>& context);
+  void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
   std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
 
   static std::atomic<Runtime*> instance_;

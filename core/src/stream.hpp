@@ -6,12 +6,24 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <mutex>
+#include <optional>
 
 #include "task.hpp"
 
 namespace arun {
 
 class Context;
+
+// A user allocator bound to a stream (aclrtAllocatorRegister): a copy of the descriptor's fields,
+// so the descriptor may be destroyed afterwards. Callbacks are kept type-erased; the C API layer
+// knows their types.
+struct UserAllocator {
+  using Fn = void (*)();
+  void* descriptor = nullptr;
+  void* object = nullptr;
+  Fn alloc = nullptr, free = nullptr, alloc_advise = nullptr, get_addr = nullptr;
+};
 
 class Stream {
  public:
@@ -42,6 +54,15 @@ class Stream {
   std::atomic<uint64_t> failure_mode{0};
   std::atomic<bool> failure_mode_set{false};
 
+  void set_user_allocator(std::optional<UserAllocator> a) {
+    std::lock_guard lock(user_allocator_mu_);
+    user_allocator_ = a;
+  }
+  std::optional<UserAllocator> user_allocator() const {
+    std::lock_guard lock(user_allocator_mu_);
+    return user_allocator_;
+  }
+
   // Bumped by every aclrtStreamAbort: a synchronize that saw it change returns ACL_ERROR_RT_STREAM_ABORT.
   uint32_t abort_epoch() const { return abort_epoch_.load(std::memory_order_acquire); }
 
@@ -69,6 +90,9 @@ class Stream {
   // Lowest position a parked host thread waits for; completions below it wake nobody.
   std::atomic<uint64_t> notify_at_{UINT64_MAX};
   std::atomic<uint32_t> abort_epoch_{0};
+
+  mutable std::mutex user_allocator_mu_;
+  std::optional<UserAllocator> user_allocator_;
 };
 
 }  // namespace arun

@@ -12,6 +12,8 @@
 
 #include "arun/plugin/device.hpp"
 
+struct arunBlock;  // what a user kernel sees of its block (arun/kernel.h): a plugin::KernelContext
+
 namespace arun {
 
 class Stream;
@@ -39,6 +41,11 @@ struct Task : plugin::Work {
   // ascend-run device tasks (arunLaunchDeviceTask): a plain host function run on a compute unit
   void (*host_fn)(void*) = nullptr;
   void* host_user = nullptr;
+  // arunLaunchKernel: the user's kernel, its argument block, and what frees the block (once, when
+  // the task is destroyed: after it ran, when it is dropped, or when it is refused).
+  void (*user_kernel)(arunBlock* block, void* args) = nullptr;
+  void* user_args = nullptr;
+  void (*free_user_args)(void* args) = nullptr;
   // HostCall: host_fn(host_user) runs on a thread serving `host_queue`.
   std::shared_ptr<HostQueue> host_queue;
   bool host_blocking = true;
@@ -46,6 +53,13 @@ struct Task : plugin::Work {
   // blocks or chunks: set by aclrtStreamStop / aclrtStreamAbort to halt the task while it runs.
   uint32_t submitter_tid = 0;
   std::atomic<bool> cancel_requested{false};
+
+  Task() = default;
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() {
+    if (free_user_args != nullptr) free_user_args(user_args);
+  }
 };
 
 }  // namespace arun

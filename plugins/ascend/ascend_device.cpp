@@ -13,7 +13,7 @@ AscendDevice::AscendDevice(uint32_t index, const AscendConfig& config, plugin::H
       config_(config),
       log_(host, "ascend"),
       memory_("ascend device " + std::to_string(index)),
-      executor_(this, memory_, clock_, log_) {
+      executor_(this, memory_, clock_, log_, board_) {
   properties_.soc_name = config.soc_name;
   properties_.memory_bytes = config.memory_bytes / DeviceMemory::kBlockAlignment * DeviceMemory::kBlockAlignment;
   properties_.compute_units = config.ai_cores;
@@ -45,7 +45,8 @@ Status AscendDevice::open() {
       units_[k].clear();
       for (uint32_t u = 0; u < counts[k]; ++u) {
         auto unit = std::make_unique<ExecutionUnit>(
-            executor_, log_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u), config_.unit_spin_ns);
+            executor_, log_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u), config_.unit_spin_ns,
+            k == static_cast<uint32_t>(UnitKind::Compute) ? &board_ : nullptr);
         Status s = unit->start();
         if (!s.ok()) {
           for (auto& list : units_) list.clear();  // stops (joins) what already started
@@ -54,6 +55,9 @@ Status AscendDevice::open() {
         units_[k].push_back(std::move(unit));
       }
     }
+    std::vector<ExecutionUnit*> cores;
+    for (auto& unit : units_[static_cast<uint32_t>(UnitKind::Compute)]) cores.push_back(unit.get());
+    board_.attach(std::move(cores));
     open_.store(true, std::memory_order_release);
     log_.debug("device " + std::to_string(index_) + " opened: " + std::to_string(counts[0]) + " AI cores, " +
                std::to_string(counts[1]) + " copy engines");
@@ -73,6 +77,7 @@ void AscendDevice::close() {
     open_.store(false, std::memory_order_release);
     for (auto& list : units_)
       for (auto& unit : list) unit->stop();  // runs what is already posted, then joins
+    board_.detach();
     for (auto& list : units_) list.clear();
     memory_.release_all();
     log_.debug("device " + std::to_string(index_) + " closed");

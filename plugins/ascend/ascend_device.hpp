@@ -19,6 +19,7 @@
 
 #include "arun/plugin/device.hpp"
 #include "ascend_config.hpp"
+#include "block_board.hpp"
 #include "device_clock.hpp"
 #include "device_memory.hpp"
 #include "execution_unit.hpp"
@@ -66,6 +67,7 @@ class AscendDevice final : public plugin::Device {
   HostLog log_;
   DeviceClock clock_;
   DeviceMemory memory_;
+  BlockBoard board_;
   WorkExecutor executor_;
 
   std::mutex lifecycle_mutex_;

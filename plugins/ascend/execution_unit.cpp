@@ -43,8 +43,8 @@ uint64_t steady_ns() {
 }  // namespace
 
 ExecutionUnit::ExecutionUnit(const WorkExecutor& executor, const HostLog& log, uint32_t index, std::string name,
-                             uint64_t spin_ns)
-    : executor_(executor), log_(log), index_(index), name_(std::move(name)), spin_ns_(spin_ns) {}
+                             uint64_t spin_ns, BlockBoard* board)
+    : executor_(executor), log_(log), index_(index), name_(std::move(name)), spin_ns_(spin_ns), board_(board) {}
 
 ExecutionUnit::~ExecutionUnit() { stop(); }
 
@@ -83,6 +83,12 @@ void ExecutionUnit::wake() {
   }
 }
 
+bool ExecutionUnit::wake_if_parked() {
+  if (parked_.load(std::memory_order_seq_cst) == 0 || parked_.exchange(0, std::memory_order_seq_cst) == 0) return false;
+  futex_wake(&parked_);
+  return true;
+}
+
 void ExecutionUnit::post(Work* work) {
   Work* expected = nullptr;
   if (!mailbox_.compare_exchange_strong(expected, work, std::memory_order_seq_cst)) {
@@ -99,6 +105,17 @@ void ExecutionUnit::post(Work* work) {
 
 bool ExecutionUnit::has_work() const {
   return mailbox_.load(std::memory_order_seq_cst) != nullptr || overflowed_.load(std::memory_order_seq_cst);
+}
+
+bool ExecutionUnit::idle_has_something() const {
+  return has_work() || stopping_.load(std::memory_order_seq_cst) || (board_ != nullptr && board_->claimable());
+}
+
+void ExecutionUnit::help() {
+  BlockBoard::Launch* launch = board_->join();
+  if (launch == nullptr) return;
+  executor_.run_blocks(*launch, [this] { return has_work() || stopping_.load(std::memory_order_relaxed); });
+  board_->leave(*launch);
 }
 
 Work* ExecutionUnit::take() {
@@ -128,6 +145,10 @@ void ExecutionUnit::loop() {
       continue;
     }
     if (stopping_.load(std::memory_order_acquire)) return;
+    if (board_ != nullptr && board_->claimable()) {
+      help();
+      continue;
+    }
 
     // Poll a little: work that follows work closely is picked up without a futex round trip.
     if (spin_ns_ > 0) {
@@ -135,7 +156,7 @@ void ExecutionUnit::loop() {
       bool found = false;
       do {
         for (int i = 0; i < 32; ++i) {
-          if (has_work() || stopping_.load(std::memory_order_relaxed)) {
+          if (idle_has_something()) {
             found = true;
             break;
           }
@@ -146,7 +167,7 @@ void ExecutionUnit::loop() {
     }
 
     parked_.store(1, std::memory_order_seq_cst);
-    if (!has_work() && !stopping_.load(std::memory_order_seq_cst)) {
+    if (!idle_has_something()) {
       parks_.fetch_add(1, std::memory_order_relaxed);
       futex_wait(&parked_, 1);  // returns at once if a poster already cleared the word
     }

@@ -9,6 +9,10 @@
 // poster only makes the wake system call when the unit has actually parked (Dekker handshake on
 // `parked_` and the mailbox, both seq_cst).
 //
+// AI cores also help with the blocks of kernels other cores run (BlockBoard): an idle core with a
+// board joins any launch that still has unclaimed blocks, and leaves between blocks once work of its
+// own arrives.
+//
 // The core never posts to a unit whose mailbox is still full; if it does anyway, the extra work
 // goes to an overflow queue (logged) rather than being lost.
 #pragma once
@@ -22,6 +26,7 @@
 
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
+#include "block_board.hpp"
 #include "host_log.hpp"
 #include "work_executor.hpp"
 
@@ -29,9 +34,10 @@ namespace arun::ascend {
 
 class ExecutionUnit {
  public:
-  // `name` is the thread name (at most 15 characters are kept).
+  // `name` is the thread name (at most 15 characters are kept). `board` is where an AI core finds
+  // blocks to help with (nullptr: the unit only runs what is posted to it).
   ExecutionUnit(const WorkExecutor& executor, const HostLog& log, uint32_t index, std::string name,
-                uint64_t spin_ns);
+                uint64_t spin_ns, BlockBoard* board = nullptr);
   ~ExecutionUnit();
   ExecutionUnit(const ExecutionUnit&) = delete;
   ExecutionUnit& operator=(const ExecutionUnit&) = delete;
@@ -41,6 +47,8 @@ class ExecutionUnit {
   void stop();
 
   void post(plugin::Work* work);
+  // Wakes the unit if it sleeps; false if it was not parked (it is busy or about to look anyway).
+  bool wake_if_parked();
 
   uint32_t index() const { return index_; }
   // Work items this unit has completed since start() (for tests and diagnostics).
@@ -52,13 +60,16 @@ class ExecutionUnit {
   void loop();
   plugin::Work* take();
   void wake();
+  void help();
   bool has_work() const;
+  bool idle_has_something() const;
 
   const WorkExecutor& executor_;
   const HostLog& log_;
   const uint32_t index_;
   const std::string name_;
   const uint64_t spin_ns_;
+  BlockBoard* const board_;
 
   alignas(64) std::atomic<plugin::Work*> mailbox_{nullptr};
   std::atomic<uint32_t> parked_{0};  // futex word: 1 while the unit sleeps (or is about to)

@@ -17,15 +17,17 @@ namespace {
 constexpr int kCopyFault = static_cast<int>(Errc::rt_copy_data);
 constexpr int kAicoreFault = static_cast<int>(Errc::rt_aicore_exception);
 
-// The per-block context a kernel body sees. It records only the first fault: later ones are
-// usually consequences of it.
+constexpr int kTaskAbort = static_cast<int>(Errc::rt_device_task_abort);
+
+// What one block of a kernel sees. Faults go to the launch, where the first one wins: later ones
+// are usually consequences of it, so only the first is logged.
 class BlockContext final : public plugin::KernelContext {
  public:
-  BlockContext(const DeviceMemory& memory, uint32_t block_dim, const HostLog& log)
-      : memory_(memory), block_dim_(block_dim), log_(log) {}
+  BlockContext(const DeviceMemory& memory, BlockBoard::Launch& launch, uint32_t block, const HostLog& log)
+      : memory_(memory), launch_(launch), block_(block), log_(log) {}
 
-  uint32_t block_idx() const override { return block_idx_; }
-  uint32_t block_dim() const override { return block_dim_; }
+  uint32_t block_idx() const override { return block_; }
+  uint32_t block_dim() const override { return launch_.block_dim; }
 
   void* map(plugin::DevAddr addr, uint64_t bytes) override {
     void* p = memory_.map(addr, bytes);
@@ -34,7 +36,7 @@ class BlockContext final : public plugin::KernelContext {
       std::snprintf(buf, sizeof buf,
                     "AI Core exception: block %u accessed [0x%" PRIx64 ", +%" PRIu64
                     ") outside any live allocation of this device",
-                    block_idx_, addr, bytes);
+                    block_, addr, bytes);
       fault(kAicoreFault, buf);
     }
     return p;
@@ -42,20 +44,16 @@ class BlockContext final : public plugin::KernelContext {
 
   void fault(int code, const char* message) override {
     if (code == 0) code = kAicoreFault;  // a fault that claims success is still a fault
-    if (status_ == 0) {
-      status_ = code;
+    int expected = 0;
+    if (launch_.status.compare_exchange_strong(expected, code, std::memory_order_relaxed)) {
       log_.error(message != nullptr ? message : "kernel fault");
     }
   }
 
-  void set_block(uint32_t idx) { block_idx_ = idx; }
-  int status() const { return status_; }
-
  private:
   const DeviceMemory& memory_;
-  uint32_t block_dim_;
-  uint32_t block_idx_ = 0;
-  int status_ = 0;
+  BlockBoard::Launch& launch_;
+  const uint32_t block_;
   const HostLog& log_;
 };
 
@@ -124,23 +122,43 @@ int WorkExecutor::memset(const Work& w) const {
   return 0;
 }
 
+bool WorkExecutor::run_block(BlockBoard::Launch& launch, uint32_t block) const {
+  const plugin::Work& w = *launch.work;
+  BlockContext ctx(memory_, launch, block, log_);
+  if (w.cancel != nullptr && w.cancel->load(std::memory_order_relaxed)) {
+    // A halt on request is not a fault: it is the status, but it is not logged as an error.
+    int expected = 0;
+    if (launch.status.compare_exchange_strong(expected, kTaskAbort, std::memory_order_relaxed)) {
+      log_.debug("kernel stopped on request before block " + std::to_string(block));
+    }
+    return false;
+  }
+  try {
+    w.kernel(ctx, w.args);
+  } catch (const std::exception& e) {
+    ctx.fault(kAicoreFault, (std::string("AI Core exception: kernel threw: ") + e.what()).c_str());
+  } catch (...) {
+    ctx.fault(kAicoreFault, "AI Core exception: kernel threw an exception");
+  }
+  return launch.status.load(std::memory_order_relaxed) == 0;
+}
+
 int WorkExecutor::kernel(const Work& w) const {
   if (w.kernel == nullptr) {
     log_.error("kernel launch without a kernel function");
     return static_cast<int>(Errc::rt_param_invalid);
   }
-  BlockContext ctx(memory_, w.block_dim, log_);
-  for (uint32_t b = 0; b < w.block_dim && ctx.status() == 0; ++b) {
-    ctx.set_block(b);
-    try {
-      w.kernel(ctx, w.args);
-    } catch (const std::exception& e) {
-      ctx.fault(kAicoreFault, (std::string("AI Core exception: kernel threw: ") + e.what()).c_str());
-    } catch (...) {
-      ctx.fault(kAicoreFault, "AI Core exception: kernel threw an exception");
-    }
-  }
-  return ctx.status();
+  if (w.block_dim == 0) return 0;
+  BlockBoard::Launch launch;
+  launch.work = &w;
+  launch.block_dim = w.block_dim;
+  const bool spread = w.block_dim > 1;
+  if (spread) board_.publish(launch);
+  run_blocks(launch, [] { return false; });
+  // Blocks a helper runs write memory that the completion publishes: withdraw() synchronises with
+  // every helper's leave() through the board mutex.
+  if (spread) board_.withdraw(launch);
+  return launch.status.load(std::memory_order_relaxed);
 }
 
 WorkResult WorkExecutor::run(const Work& work) const noexcept {

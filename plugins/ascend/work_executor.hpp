@@ -9,11 +9,15 @@
 // ACL_ERROR_RT_AICORE_EXCEPTION (507015). A "host" pointer that actually lies in this device's
 // address space is treated as a fault as well rather than letting the unit thread crash on it.
 //
-// Kernels run their blocks one after another on the calling thread; the first fault aborts the
-// remaining blocks (as an AI Core exception aborts the kernel) and is the launch's status.
+// Kernels: the calling unit owns the launch and runs blocks; with more than one block it publishes
+// the launch on the BlockBoard so idle AI cores run blocks too. The first fault of any block ends
+// the launch (blocks not yet started are skipped, as an AI Core exception aborts the kernel) and is
+// its status. A stop request (Work::cancel) is honoured between blocks with
+// ACL_ERROR_RT_DEVICE_TASK_ABORT.
 #pragma once
 
 #include "arun/plugin/device.hpp"
+#include "block_board.hpp"
 #include "device_clock.hpp"
 #include "device_memory.hpp"
 #include "host_log.hpp"
@@ -22,11 +26,22 @@ namespace arun::ascend {
 
 class WorkExecutor {
  public:
-  WorkExecutor(plugin::Device* self, const DeviceMemory& memory, const DeviceClock& clock, const HostLog& log)
-      : self_(self), memory_(memory), clock_(clock), log_(log) {}
+  WorkExecutor(plugin::Device* self, const DeviceMemory& memory, const DeviceClock& clock, const HostLog& log,
+               BlockBoard& board)
+      : self_(self), memory_(memory), clock_(clock), log_(log), board_(board) {}
 
   // Runs `work` on the calling thread; result.unit is left 0 (the caller fills it in).
   plugin::WorkResult run(const plugin::Work& work) const noexcept;
+
+  // Runs blocks of `launch` until none is left, the launch fails, or leave() says the calling unit
+  // has work of its own (checked after each block).
+  template <class Leave>
+  void run_blocks(BlockBoard::Launch& launch, Leave leave) const {
+    uint32_t block = 0;
+    while (board_.claim(launch, &block)) {
+      if (!run_block(launch, block) || leave()) return;
+    }
+  }
 
   // Translates one side of a copy covering `bytes`, or nullptr if it is not valid memory.
   void* resolve(const plugin::MemRef& ref, uint64_t bytes) const;
@@ -36,12 +51,14 @@ class WorkExecutor {
   int copy_2d(const plugin::Work& work) const;
   int memset(const plugin::Work& work) const;
   int kernel(const plugin::Work& work) const;
+  bool run_block(BlockBoard::Launch& launch, uint32_t block) const;  // false once the launch failed
   int copy_fault(const char* what, const plugin::MemRef& ref, uint64_t bytes) const;
 
   plugin::Device* self_;
   const DeviceMemory& memory_;
   const DeviceClock& clock_;
   const HostLog& log_;
+  BlockBoard& board_;
 };
 
 }  // namespace arun::ascend

@@ -87,6 +87,10 @@ class AclTest : public ::testing::TestWithParam<std::string> {
   // aclFinalize / aclInit(config) with the outcome asserted; TearDown finalizes only if initialised.
   void finalize();
   void reinit();
+  // aclInit(path) in place of the configuration under test (after finalize()).
+  void reinitWith(const std::string &path);
+  // The test called aclFinalize itself (it may have returned an error and still finalized).
+  void finalizedByTest() { initialized_ = false; }
   bool initialized() const { return initialized_; }
 
   // Device count read from aclrtGetDeviceCount in SetUp.

@@ -325,6 +325,72 @@ TEST_P(DeviceTest, PeerAccessEnableDisable) {
   EXPECT_ACL(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceDisablePeerAccess(static_cast<int32_t>(deviceCount())));
 }
 
+TEST_P(DeviceTest, PeerCopiesNeedPeerAccessAndMoveTheData) {
+  if (deviceCount() < 2) GTEST_SKIP() << "needs 2 devices";
+  constexpr size_t kBytes = 256 * 1024;
+  const std::vector<uint8_t> data = pattern(kBytes, 42);
+  ASSERT_ACL_OK(aclrtSetDevice(1));
+  void *onPeer = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&onPeer, kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  ASSERT_ACL_OK(aclrtMemset(onPeer, kBytes, 0, kBytes));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  void *local = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&local, kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  writeDevice(local, data);
+  int32_t can = 0;
+  ASSERT_ACL_OK(aclrtDeviceCanAccessPeer(&can, 0, 1));
+  if (can == 0) GTEST_SKIP() << "device 0 cannot reach device 1 on this backend";
+
+  // Without peer access the copy is refused, synchronously and asynchronously, and nothing moves.
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  aclError refused = aclrtMemcpy(onPeer, kBytes, local, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE);
+  EXPECT_NE(ACL_SUCCESS, refused);
+  EXPECT_NE(nullptr, aclGetRecentErrMsg());
+  EXPECT_ACL(refused, aclrtMemcpyAsync(onPeer, kBytes, local, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+
+  ASSERT_ACL_OK(aclrtDeviceEnablePeerAccess(1, 0));
+  ASSERT_ACL_OK(aclrtMemcpyAsync(onPeer, kBytes, local, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  ASSERT_ACL_OK(aclrtSetDevice(1));
+  EXPECT_EQ(data, readDevice(onPeer, kBytes)) << "the copy landed in device 1's memory";
+  // The other direction was not enabled: device 1 may not copy back into device 0.
+  EXPECT_NE(ACL_SUCCESS, aclrtMemcpy(local, kBytes, onPeer, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE));
+
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  ASSERT_ACL_OK(aclrtDeviceDisablePeerAccess(1));
+  EXPECT_ACL(refused, aclrtMemcpy(onPeer, kBytes, local, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+  EXPECT_ACL_OK(aclrtFree(local));
+  ASSERT_ACL_OK(aclrtSetDevice(1));
+  EXPECT_ACL_OK(aclrtFree(onPeer));
+}
+
+TEST_P(DeviceTest, EachDeviceHasItsOwnExecutionUnits) {
+  if (deviceCount() < 2) GTEST_SKIP() << "needs 2 devices";
+  // Device 0's compute queue is held by a gated task; device 1 still runs its own work.
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  aclrtStream s0 = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s0));
+  Gate &gate = newGate();
+  ASSERT_ACL_OK(launchGate(s0, gate));
+  ASSERT_TRUE(gate.waitEntered(1));
+  ASSERT_ACL_OK(aclrtSetDevice(1));
+  aclrtStream s1 = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s1));
+  Probe probe;
+  ASSERT_ACL_OK(launchProbe(s1, probe));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s1));
+  EXPECT_TRUE(probe.ran.load());
+  EXPECT_EQ(0, gate.exited()) << "device 1's work must not wait for device 0";
+  gate.open();
+  EXPECT_ACL_OK(aclrtDestroyStream(s1));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s0));
+  EXPECT_FALSE(gate.watchdogFired());
+  EXPECT_ACL_OK(aclrtDestroyStream(s0));
+}
+
 TEST_P(DeviceTest, SaturationMode) {
   inNewThread([] {
     aclrtFloatOverflowMode m = ACL_RT_OVERFLOW_MODE_UNDEF;

@@ -14,7 +14,10 @@
 #   3. builds tests/integration/consumer with find_package(ascend-run) and -DCMAKE_PREFIX_PATH=PREFIX,
 #      and the C program with `pkg-config --cflags --libs ascend-run`, and runs them;
 #   4. runs PREFIX/bin/ascend-run info (the plugin and the 2 devices of the default config), with
-#      each installed config, and with a config that does not exist (must fail, naming the file).
+#      each installed config, and with a config that does not exist (must fail, naming the file);
+#   5. builds every examples/<topic>/<topic>.c (.cpp) with only `cc -std=c11 (c++ -std=c++20)
+#      -Wall -Wextra -Werror -I PREFIX/include prog -L PREFIX/lib64 -lascendcl`, runs it, and checks exit status 0 and
+#      the line of output that says the example saw what it teaches.
 # Every check runs even after one fails; the summary lists the failures and the exit status is 1.
 #
 # Options:
@@ -353,6 +356,68 @@ if [ -f "$single" ]; then
     fail "acl_smoke.c fails with ASCEND_RUN_CONFIG=$single"; tail -n 5 "$scratch/env-config.log"
   fi
 fi
+
+# ---------------------------------------------------------------------------------------------------
+step "5. examples: cc -I$prefix/include examples/<topic>/<topic>.c -L$lib -lascendcl, run under env -i"
+# The line each example prints when it saw what it teaches. An example without an entry fails, so a
+# new example cannot go unchecked.
+declare -A example_line=(
+  [quickstart]="result: OK (0 mismatches)"
+  [device_binding]="device binding: OK"
+  [async_copy]="async copy: OK"
+  [cross_stream_events]="cross-stream events: OK"
+  [stream_priority]="stream priorities: OK"
+  [memory_info]="memory info: OK"
+  [missing_sync]="missing sync: pitfall shown, fix verified"
+  [cpp_kernel]="cpp kernel: OK"
+)
+# A second line per example, on the specific behaviour shown.
+declare -A example_detail=(
+  [quickstart]="H2D + D2D + memset + D2H of 4 MiB"
+  [device_binding]="worker thread: aclrtGetDevice before binding -> 107002 (ACL_ERROR_RT_CONTEXT_NULL, as expected)"
+  [async_copy]="stream still pending (the host is free)"
+  [cross_stream_events]="consumer stream waits on the event (pending)"
+  [stream_priority]="aclrtCreateStreamWithConfig(priority 107) -> aclrtStreamGetPriority 7"
+  [memory_info]="(ACL_ERROR_RT_MEMORY_ALLOCATION)"
+  [missing_sync]="without synchronizing: 0 of 4194304 bytes are the result"
+  [cpp_kernel]="out-of-bounds access -> 507015 (ACL_ERROR_RT_AICORE_EXCEPTION, as expected)"
+)
+examples_found=0
+for example_src in "$src_dir"/examples/*/*.c "$src_dir"/examples/*/*.cpp; do
+  [ -f "$example_src" ] || continue
+  ext=${example_src##*.}
+  name=$(basename "$example_src" ".$ext")
+  [ "$(basename "$(dirname "$example_src")")" = "$name" ] || continue  # examples/<topic>/<topic>.{c,cpp} only
+  examples_found=$((examples_found + 1))
+  cp "$example_src" "$scratch/example_$name.$ext"
+  if [ -z "${example_line[$name]:-}" ]; then
+    fail "examples/$name/$name.$ext has no expected output line in install_test.sh (example_line)"
+    continue
+  fi
+  if [ "$ext" = c ]; then
+    build=("$cc_bin" -std=c11)
+  else
+    build=("$cxx_bin" -std=c++20)
+  fi
+  if ! run_logged "example-build-$name" "${build[@]}" -Wall -Wextra -Werror -I"$prefix/include" \
+         "example_$name.$ext" -L"$lib" -lascendcl -o "example_$name"; then
+    fail "examples/$name/$name.$ext does not build with only -I$prefix/include -L$lib -lascendcl"
+    continue
+  fi
+  if ! run_logged "example-run-$name" "./example_$name"; then
+    fail "examples/$name exited non-zero under env -i (see $scratch/example-run-$name.log)"
+    continue
+  fi
+  log="$scratch/example-run-$name.log"
+  if ! grep -qxF "${example_line[$name]}" "$log"; then
+    fail "examples/$name exited 0 but did not print '${example_line[$name]}'"; sed 's/^/    /' "$log"
+  elif [ -n "${example_detail[$name]:-}" ] && ! grep -qF "${example_detail[$name]}" "$log"; then
+    fail "examples/$name did not print '${example_detail[$name]}'"; sed 's/^/    /' "$log"
+  else
+    ok "examples/$name: ${example_line[$name]}"
+  fi
+done
+[ "$examples_found" -ge "${#example_line[@]}" ] || fail "found $examples_found examples, want ${#example_line[@]} (one is missing from examples/)"
 
 # ---------------------------------------------------------------------------------------------------
 echo

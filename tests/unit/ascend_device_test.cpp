@@ -662,15 +662,13 @@ TEST(AscendUnits, PeerToPeerCopyGoesThroughThePeersMap) {
 
 struct BlockRecord {
   DevAddr out = 0;
-  uint32_t seen_dim = 0;
+  std::atomic<uint32_t> seen_dim{0};
   std::atomic<uint32_t> calls{0};
-  std::thread::id thread;
 };
 
 void record_blocks(KernelContext& ctx, void* args) {
   auto* rec = static_cast<BlockRecord*>(args);
-  rec->seen_dim = ctx.block_dim();
-  rec->thread = std::this_thread::get_id();
+  rec->seen_dim.store(ctx.block_dim());
   rec->calls++;
   auto* out = static_cast<uint32_t*>(ctx.map(rec->out + 4 * ctx.block_idx(), 4));
   if (out != nullptr) *out = ctx.block_idx() * 10 + 1;
@@ -695,6 +693,7 @@ void throws(KernelContext&, void*) { throw std::runtime_error("boom"); }
 
 TEST(AscendUnits, KernelsSeeBlocksAndFaultOnBadMaps) {
   OpenDevice od(small_config(64 * MiB, 3, 1));
+  OpenDevice serial(small_config(64 * MiB, 1, 1));
   auto& d = od.device;
   DevAddr out = must_allocate(d, 4096);
   std::memset(d.map(out, 4096), 0, 4096);
@@ -715,18 +714,20 @@ TEST(AscendUnits, KernelsSeeBlocksAndFaultOnBadMaps) {
   auto* view = static_cast<uint32_t*>(d.map(out, 64));
   for (uint32_t b = 0; b < 16; ++b) EXPECT_EQ(view[b], b * 10 + 1);
 
+  // On one AI core the blocks run in order, so the fault in block 3 skips exactly blocks 4..7.
+  DevAddr serial_out = must_allocate(serial.device, 4096);
   BlockRecord bad;
-  bad.out = out;
+  bad.out = serial_out;
   TrackedWork k2;
   k2.kind = WorkKind::Kernel;
   k2.kernel = &overrun_in_block_3;
   k2.args = &bad;
   k2.block_dim = 8;
-  d.launch(UnitKind::Compute, 0, &k2);
+  serial.device.launch(UnitKind::Compute, 0, &k2);
   ASSERT_TRUE(k2.wait());
   EXPECT_EQ(k2.result.status, kAicore);
   EXPECT_EQ(bad.calls.load(), 4u);  // the exception aborts the remaining blocks
-  EXPECT_TRUE(od.host.logged("AI Core exception"));
+  EXPECT_TRUE(serial.host.logged("AI Core exception"));
 
   Work k3;
   k3.kind = WorkKind::Kernel;
@@ -737,15 +738,200 @@ TEST(AscendUnits, KernelsSeeBlocksAndFaultOnBadMaps) {
   EXPECT_EQ(d.execute_now(&k3).status, kAicore);
 
   // execute_now runs on the calling thread.
-  BlockRecord sync;
-  sync.out = out;
+  std::thread::id ran_on;
   Work k4;
   k4.kind = WorkKind::Kernel;
-  k4.kernel = &record_blocks;
-  k4.args = &sync;
-  k4.block_dim = 2;
+  k4.kernel = [](KernelContext&, void* a) { *static_cast<std::thread::id*>(a) = std::this_thread::get_id(); };
+  k4.args = &ran_on;
+  k4.block_dim = 1;
   EXPECT_EQ(d.execute_now(&k4).status, 0);
-  EXPECT_EQ(sync.thread, std::this_thread::get_id());
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+}
+
+// --- blocks of one launch spread over the AI cores (BlockBoard) ---------------------------------
+
+// Each block arrives, then waits until `expected` blocks have arrived (or a generous bound passes,
+// which fails the launch): the launch can only succeed if that many blocks run at the same time.
+struct Rendezvous {
+  uint32_t expected = 0;
+  std::atomic<uint32_t> arrived{0};
+  std::atomic<uint32_t> running{0};
+  std::atomic<uint32_t> max_running{0};
+  std::mutex mutex;
+  std::vector<std::thread::id> threads;
+  std::vector<uint32_t> order;
+};
+
+void rendezvous_block(KernelContext& ctx, void* args) {
+  auto* r = static_cast<Rendezvous*>(args);
+  const uint32_t now = ++r->running;
+  uint32_t prev = r->max_running.load();
+  while (prev < now && !r->max_running.compare_exchange_weak(prev, now)) {
+  }
+  {
+    std::lock_guard lock(r->mutex);
+    r->threads.push_back(std::this_thread::get_id());
+    r->order.push_back(ctx.block_idx());
+  }
+  const uint32_t arrived = ++r->arrived;
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (arrived <= r->expected && r->arrived.load() < r->expected) {
+    if (std::chrono::steady_clock::now() > until) {
+      ctx.fault(kAicore, "rendezvous: blocks did not run in parallel");
+      break;
+    }
+    std::this_thread::yield();
+  }
+  --r->running;
+}
+
+TEST(AscendBlocks, BlocksOfOneLaunchRunInParallelOnIdleCores) {
+  OpenDevice od(small_config(64 * MiB, 4, 1));
+  Rendezvous r;
+  r.expected = 4;
+  TrackedWork k;
+  k.kind = WorkKind::Kernel;
+  k.kernel = &rendezvous_block;
+  k.args = &r;
+  k.block_dim = 4;
+  od.device.launch(UnitKind::Compute, 1, &k);
+  ASSERT_TRUE(k.wait(30s));
+  EXPECT_EQ(k.result.status, 0);
+  EXPECT_EQ(k.result.unit, 1u) << "the launch completes on the unit the core gave it";
+  EXPECT_EQ(r.max_running.load(), 4u);
+  std::vector<std::thread::id> threads = r.threads;
+  std::sort(threads.begin(), threads.end());
+  EXPECT_EQ(std::unique(threads.begin(), threads.end()) - threads.begin(), 4) << "four blocks, four cores";
+}
+
+TEST(AscendBlocks, OneAiCoreRunsTheBlocksOneAfterAnotherInOrder) {
+  OpenDevice od(small_config(64 * MiB, 1, 1));
+  Rendezvous r;
+  r.expected = 0;  // nobody waits
+  TrackedWork k;
+  k.kind = WorkKind::Kernel;
+  k.kernel = &rendezvous_block;
+  k.args = &r;
+  k.block_dim = 16;
+  od.device.launch(UnitKind::Compute, 0, &k);
+  ASSERT_TRUE(k.wait());
+  EXPECT_EQ(k.result.status, 0);
+  EXPECT_EQ(r.max_running.load(), 1u);
+  std::vector<uint32_t> expected(16);
+  std::iota(expected.begin(), expected.end(), 0u);
+  EXPECT_EQ(r.order, expected);
+}
+
+struct BlockCounts {
+  std::vector<std::atomic<uint32_t>> hits;
+  explicit BlockCounts(size_t n) : hits(n) {}
+};
+
+void count_block(KernelContext& ctx, void* args) { static_cast<BlockCounts*>(args)->hits[ctx.block_idx()]++; }
+
+TEST(AscendBlocks, ConcurrentLaunchesRunEveryBlockExactlyOnce) {
+  OpenDevice od(small_config(64 * MiB, 6, 1));
+  constexpr uint32_t kLaunches = 6, kBlocks = 3000;
+  std::vector<std::unique_ptr<BlockCounts>> counts;
+  std::vector<std::unique_ptr<TrackedWork>> works;
+  for (uint32_t i = 0; i < kLaunches; ++i) {
+    counts.push_back(std::make_unique<BlockCounts>(kBlocks));
+    works.push_back(std::make_unique<TrackedWork>());
+    works[i]->kind = WorkKind::Kernel;
+    works[i]->kernel = &count_block;
+    works[i]->args = counts[i].get();
+    works[i]->block_dim = kBlocks;
+  }
+  // Two rounds on every unit: the second launches find the board busy with the first ones.
+  for (uint32_t i = 0; i < kLaunches; ++i) od.device.launch(UnitKind::Compute, i, works[i].get());
+  for (uint32_t i = 0; i < kLaunches; ++i) {
+    ASSERT_TRUE(works[i]->wait(30s));
+    EXPECT_EQ(works[i]->result.status, 0);
+    for (uint32_t b = 0; b < kBlocks; ++b) ASSERT_EQ(counts[i]->hits[b].load(), 1u) << "launch " << i << " block " << b;
+  }
+}
+
+TEST(AscendBlocks, AFaultInOneBlockFailsTheLaunchOnceAndStopsClaims) {
+  OpenDevice od(small_config(64 * MiB, 4, 1));
+  BlockCounts counts(5000);
+  TrackedWork k;
+  k.kind = WorkKind::Kernel;
+  k.kernel = [](KernelContext& ctx, void* a) {
+    static_cast<BlockCounts*>(a)->hits[ctx.block_idx()]++;
+    if (ctx.block_idx() == 0) ctx.fault(507016, "trap in block 0");
+    if (ctx.block_idx() == 1) ctx.fault(507035, "a later fault does not replace the first");
+  };
+  k.args = &counts;
+  k.block_dim = 5000;
+  od.device.launch(UnitKind::Compute, 0, &k);
+  ASSERT_TRUE(k.wait());
+  EXPECT_TRUE(k.result.status == 507016 || k.result.status == 507035) << k.result.status;
+  uint32_t ran = 0;
+  for (auto& h : counts.hits) {
+    EXPECT_LE(h.load(), 1u);
+    ran += h.load();
+  }
+  // Block 0 faults first thing; each of the 4 cores can have claimed at most a few blocks before
+  // it sees the fault, nowhere near all 5000.
+  EXPECT_LT(ran, 5000u);
+}
+
+TEST(AscendBlocks, ACancelRequestIsHonouredBetweenBlocks) {
+  OpenDevice od(small_config(64 * MiB, 1, 1));
+  struct Args {
+    std::atomic<bool> cancel{false};
+    std::atomic<uint32_t> ran{0};
+  } args;
+  TrackedWork k;
+  k.kind = WorkKind::Kernel;
+  k.kernel = [](KernelContext& ctx, void* a) {
+    auto* p = static_cast<Args*>(a);
+    p->ran++;
+    if (ctx.block_idx() == 5) p->cancel = true;  // as aclrtStreamStop would, from another thread
+  };
+  k.args = &args;
+  k.cancel = &args.cancel;
+  k.block_dim = 100;
+  od.device.launch(UnitKind::Compute, 0, &k);
+  ASSERT_TRUE(k.wait());
+  EXPECT_EQ(k.result.status, static_cast<int>(Errc::rt_device_task_abort));
+  EXPECT_EQ(args.ran.load(), 6u);
+}
+
+TEST(AscendBlocks, AHelpingCoreReturnsToWorkPostedToIt) {
+  // Core 1 helps with launch A (400 blocks of 1 ms each). Work posted to core 1 meanwhile runs as
+  // soon as core 1's current block ends, long before A's remaining blocks are done.
+  OpenDevice od(small_config(64 * MiB, 2, 1));
+  struct Progress {
+    std::atomic<uint32_t> blocks{0};
+    std::atomic<uint32_t> blocks_when_b_ran{0};
+  } progress;
+  TrackedWork a;
+  a.kind = WorkKind::Kernel;
+  a.kernel = [](KernelContext&, void* p) {
+    static_cast<Progress*>(p)->blocks++;
+    std::this_thread::sleep_for(1ms);
+  };
+  a.args = &progress;
+  a.block_dim = 400;
+  od.device.launch(UnitKind::Compute, 0, &a);
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (progress.blocks.load() < 4 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  TrackedWork b;
+  b.kind = WorkKind::Kernel;
+  b.kernel = [](KernelContext&, void* p) {
+    auto* pr = static_cast<Progress*>(p);
+    pr->blocks_when_b_ran = pr->blocks.load();
+  };
+  b.args = &progress;
+  od.device.launch(UnitKind::Compute, 1, &b);
+  ASSERT_TRUE(b.wait());
+  ASSERT_TRUE(a.wait());
+  EXPECT_EQ(b.result.unit, 1u);
+  EXPECT_EQ(a.result.status, 0);
+  EXPECT_EQ(progress.blocks.load(), 400u);
+  // Core 0 alone needs 200+ ms for the rest of A; core 1 comes back after at most one 1 ms block.
+  EXPECT_LT(progress.blocks_when_b_ran.load(), 300u);
 }
 
 // A chain: each completion launches the next item onto the same unit, from the unit thread.

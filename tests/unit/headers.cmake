@@ -39,7 +39,11 @@ arun_header_objects(acl_headers_each_cxx11 CXX 11 ${ARUN_HEADER_ONLY_CXX_SOURCES
 arun_header_objects(acl_headers_special C 99
   ${ARUN_HDR_DIR}/prof_tensor_info_user.c ${ARUN_HDR_DIR}/device_compiler_user.c)
 
-set(ARUN_HDR_COMPILE_TARGETS acl_headers_c99 acl_headers_c11 acl_headers_cxx11 acl_headers_cxx17
+# The ascend-run kernel headers: C on its own, the C++ layer with typical user kernels.
+arun_header_objects(arun_kernel_header_c99 C 99 ${ARUN_HDR_DIR}/arun_kernel_user.c)
+arun_header_objects(arun_kernel_header_cxx20 CXX 20 ${ARUN_HDR_DIR}/arun_kernel_user.cpp)
+
+set(ARUN_HDR_COMPILE_TARGETS arun_kernel_header_c99 arun_kernel_header_cxx20 acl_headers_c99 acl_headers_c11 acl_headers_cxx11 acl_headers_cxx17
     acl_headers_c99_export acl_headers_cxx11_export acl_headers_each_c99 acl_headers_each_cxx11
     acl_headers_special)
 

@@ -5,6 +5,8 @@
 #ifndef ARUN_ARUN_EXT_H_
 #define ARUN_ARUN_EXT_H_
 
+#include <stdint.h>
+
 #include "acl/acl_base.h"
 
 #ifdef __cplusplus
@@ -48,6 +50,37 @@ ACL_FUNC_VISIBILITY aclError arunSetSchedulerPolicy(const char *spec);
  * Errors: depth NULL -> ACL_ERROR_INVALID_PARAM; stream not live -> ACL_ERROR_RT_INVALID_HANDLE.
  */
 ACL_FUNC_VISIBILITY aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t *depth, uint32_t *capacity);
+
+/* A statistic over the device's lifetime (since it was opened): its value now, its peak, and the
+ * total ever added. */
+typedef struct arunMemGauge {
+  uint64_t current;
+  uint64_t peak;
+  uint64_t total;
+} arunMemGauge;
+
+/*
+ * Device-memory statistics of one device's allocator. `requested` is what the program asked for,
+ * `allocated` what it was handed (after rounding), `active` adds blocks freed but not yet reusable,
+ * `reserved` what the allocator holds from the device. fragmentation = 1 - largestFree / cachedFree.
+ */
+typedef struct arunMemStats {
+  arunMemGauge requested, allocated, active, reserved;
+  uint64_t cachedFree, largestFree;
+  uint64_t allocations, frees, liveBlocks;
+  uint64_t chunkAcquires, chunkReleases, cacheHits, ooms, streamWaits;
+  double fragmentation;
+  char policy[32]; /* allocator policy name, NUL-terminated */
+} arunMemStats;
+
+/*
+ * Fills *stats for device `deviceId`. A device that is not open (no aclrtSetDevice or context on it)
+ * reports zeros. Errors: stats NULL -> ACL_ERROR_INVALID_PARAM; bad id -> ACL_ERROR_RT_INVALID_DEVICEID.
+ */
+ACL_FUNC_VISIBILITY aclError arunGetMemStats(int32_t deviceId, arunMemStats *stats);
+
+/* The same statistics as a readable table (valid until the next call on this thread; NULL on error). */
+ACL_FUNC_VISIBILITY const char *arunMemReport(int32_t deviceId);
 
 /* Version string of the ascend-run runtime ("0.1.0"). */
 ACL_FUNC_VISIBILITY const char *arunGetVersion(void);

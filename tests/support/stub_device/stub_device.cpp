@@ -35,6 +35,7 @@ using plugin::WorkResult;
 
 constexpr int kCopyData = static_cast<int>(Errc::rt_copy_data);
 constexpr int kAicore = static_cast<int>(Errc::rt_aicore_exception);
+constexpr int kTaskAbort = static_cast<int>(Errc::rt_device_task_abort);
 constexpr uint64_t kAlignment = 512;
 
 class StubDevice;
@@ -289,8 +290,13 @@ class StubDevice final : public plugin::Device {
           if (w.kernel == nullptr) return static_cast<int>(Errc::rt_param_invalid);
           StubKernelContext ctx(*this, w.block_dim);
           for (uint32_t b = 0; b < w.block_dim && ctx.status_ == 0; ++b) {
+            if (w.cancel != nullptr && w.cancel->load(std::memory_order_relaxed)) return kTaskAbort;
             ctx.idx_ = b;
-            w.kernel(ctx, w.args);
+            try {
+              w.kernel(ctx, w.args);
+            } catch (...) {
+              ctx.fault(kAicore, "stub: kernel threw");
+            }
           }
           return ctx.status_;
         }

@@ -278,7 +278,26 @@ TEST(ConfigTomlErrors, UnknownRuntimeKey) {
   RuntimeConfig cfg;
   Status s = parse("[runtime]\nlog_level = \"info\"\nloglevel = \"info\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths)");
+  EXPECT_EQ(s.message(), "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites)");
+}
+
+TEST(ConfigToml, LeakReportModes) {
+  RuntimeConfig cfg;
+  EXPECT_EQ(cfg.leak_report, arun::LeakReportMode::Warn) << "warn is the default";
+  EXPECT_FALSE(cfg.leak_call_sites);
+  for (auto [text, mode] : {std::pair{"off", arun::LeakReportMode::Off}, std::pair{"warn", arun::LeakReportMode::Warn},
+                            std::pair{"error", arun::LeakReportMode::Error}}) {
+    RuntimeConfig c;
+    Status s = parse(std::string("[runtime]\nleak_report = \"") + text + "\"\nleak_call_sites = true\n", &c);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(c.leak_report, mode) << text;
+    EXPECT_TRUE(c.leak_call_sites);
+  }
+  Status s = parse("[runtime]\nleak_report = \"loud\"\n", &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_EQ(s.message(), "t.toml:2:15: runtime.leak_report: \"loud\" is not a leak report mode (valid: off, warn, error)");
+  s = parse("[runtime]\nleak_call_sites = \"yes\"\n", &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
 }
 
 TEST(ConfigTomlErrors, UnknownPluginKey) {
@@ -400,7 +419,7 @@ TEST(ConfigTomlErrors, DuplicatePlugin) {
 TEST(ConfigTomlErrors, ErrorsReportTheOriginGiven) {
   RuntimeConfig cfg;
   Status s = arun::parse_config_toml("[runtime]\nx = 1\n", "/etc/ascend-run/site.toml", "/etc", &cfg);
-  EXPECT_EQ(s.message(), "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths)");
+  EXPECT_EQ(s.message(), "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites)");
 }
 
 // ============================================================================================

@@ -24,6 +24,9 @@ struct PluginEntry {
   std::string origin;               // "file.toml: plugin[2]" for messages
 };
 
+// What aclrtResetDevice and aclFinalize do about resources the program never released.
+enum class LeakReportMode { Off, Warn, Error };
+
 struct RuntimeConfig {
   std::string source_path;          // file the config came from; empty = built-in defaults
   std::string source_kind;          // "argument", "ASCEND_RUN_CONFIG", "installed default", "built-in defaults"
@@ -33,6 +36,8 @@ struct RuntimeConfig {
   // [runtime]
   std::optional<plugin::LogLevel> log_level;   // unset = keep the environment / default level
   std::vector<std::string> plugin_search_paths; // absolute paths, in search order, before the built-in plugin folder
+  LeakReportMode leak_report = LeakReportMode::Warn;
+  bool leak_call_sites = false;    // record where each device / pinned allocation was made, for the report
   // [[plugin]]
   std::vector<PluginEntry> plugins;
   // [scheduler]

@@ -41,6 +41,7 @@ enum class Errc : int {
   rt_no_stream_resource = 207008,
   // internal / device failures
   internal_error = 500000,
+  failure = 500001,
   rt_internal_error = 507000,
   rt_event_not_complete = 507006,
   rt_context_release_error = 507007,

@@ -1,0 +1,138 @@
+#include "device_allocator.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "allocator/direct_policy.hpp"
+
+namespace arun {
+
+std::string human_bytes(uint64_t b) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, kUnits[u]);
+  return buf;
+}
+
+DeviceAllocator::DeviceAllocator(int32_t device_id, plugin::Device* device)
+    : device_id_(device_id), device_(device), policy_(std::make_unique<DirectPolicy>(static_cast<plugin::ChunkSource*>(this))) {}
+
+DeviceAllocator::~DeviceAllocator() = default;
+
+Status DeviceAllocator::acquire(uint64_t bytes, plugin::PageKind page, plugin::Chunk* out) {
+  plugin::DevAddr addr = 0;
+  ARUN_RETURN_IF_ERROR(device_->allocate(bytes, page, &addr));
+  plugin::DevAddr base = addr;
+  uint64_t size = bytes;
+  if (!device_->find_allocation(addr, &base, &size)) size = bytes;
+  *out = {addr, size};
+  return Status::Ok();
+}
+
+void DeviceAllocator::release(const plugin::Chunk& chunk) { (void)device_->release(chunk.base); }
+
+plugin::MemoryUsage DeviceAllocator::device_usage() const { return device_->memory_usage(); }
+
+Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out) {
+  std::lock_guard lock(mu_);
+  plugin::AllocRequest request;
+  request.bytes = bytes;
+  request.alignment = 64;  // CANN's base alignment for aclrtMalloc
+  request.page = page;
+  plugin::Allocation a;
+  Status st = policy_->allocate(request, &a);
+  if (!st.ok()) {
+    return Status(st.code() == Errc::ok ? Errc::rt_memory_allocation : st.code(), oom_message(bytes, st));
+  }
+  blocks_[a.addr] = Block{a.addr, bytes, a.size, site};
+  requested_.add(bytes);
+  *out = a.addr;
+  return Status::Ok();
+}
+
+Status DeviceAllocator::free(plugin::DevAddr addr) {
+  std::lock_guard lock(mu_);
+  auto it = blocks_.find(addr);
+  if (it == blocks_.end()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "0x%" PRIx64 " is not the start of a live allocation of device %d", addr,
+                  device_id_);
+    return Status(Errc::rt_memory_free, buf);
+  }
+  requested_.sub(it->second.requested);
+  blocks_.erase(it);
+  policy_->deallocate(addr, 0);
+  return Status::Ok();
+}
+
+bool DeviceAllocator::find(plugin::DevAddr addr, uint64_t bytes, Block* out) const {
+  std::lock_guard lock(mu_);
+  auto it = blocks_.upper_bound(addr);
+  if (it == blocks_.begin()) return false;
+  --it;
+  const Block& b = it->second;
+  if (addr - b.addr > b.size || bytes > b.size - (addr - b.addr)) return false;
+  if (out != nullptr) *out = b;
+  return true;
+}
+
+plugin::AllocatorStats DeviceAllocator::stats() const {
+  std::lock_guard lock(mu_);
+  plugin::AllocatorStats s = policy_->stats();
+  s.requested = requested_;  // the core knows what the program asked for exactly
+  return s;
+}
+
+std::vector<DeviceAllocator::Block> DeviceAllocator::blocks() const {
+  std::lock_guard lock(mu_);
+  std::vector<Block> out;
+  out.reserve(blocks_.size());
+  for (const auto& [addr, b] : blocks_) out.push_back(b);
+  return out;
+}
+
+const char* DeviceAllocator::policy_name() const { return policy_->name(); }
+
+std::string DeviceAllocator::policy_options() const {
+  std::lock_guard lock(mu_);
+  return policy_->describe();
+}
+
+std::string DeviceAllocator::oom_message(uint64_t bytes, const Status& why) const {
+  const plugin::MemoryUsage dev = device_->memory_usage();
+  plugin::AllocatorStats s = policy_->stats();
+  s.requested = requested_;
+  std::string m = "device " + std::to_string(device_id_) + ": out of memory allocating " + human_bytes(bytes) + " (" +
+                  std::to_string(bytes) + " bytes)";
+  if (!why.message().empty()) m += ": " + why.message();
+  m += ". Device: " + human_bytes(dev.total) + " total, " + human_bytes(dev.free) + " free, largest free range " +
+       human_bytes(dev.largest_free) + ". Allocator \"" + policy_->name() + "\" (" + policy_->describe() +
+       "): reserved " + human_bytes(s.reserved.current) + ", allocated " + human_bytes(s.allocated.current) +
+       " in " + std::to_string(blocks_.size()) + " blocks, requested " + human_bytes(s.requested.current) +
+       ", cached free " + human_bytes(s.cached_free) + ", largest cached block " + human_bytes(s.largest_free);
+  char frag[64];
+  std::snprintf(frag, sizeof frag, ", fragmentation %.0f%%", s.fragmentation() * 100);
+  m += frag;
+  m += ". ";
+  // What to try, from what the numbers say.
+  if (bytes > dev.total) {
+    m += "The request is larger than the whole device.";
+  } else if (dev.free >= bytes && dev.largest_free < bytes) {
+    m += "Enough memory is free but no range is contiguous: free long-lived blocks first or allocate large "
+         "buffers early.";
+  } else if (s.cached_free >= bytes) {
+    m += "The allocator caches enough free memory: trim it (aclrtFree of cached blocks, a lower release threshold) "
+         "or enable splitting.";
+  } else {
+    m += "Free device memory (aclrtFree) before allocating, or use smaller batches.";
+  }
+  return m;
+}
+
+}  // namespace arun
