@@ -362,6 +362,14 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
       listener({static_cast<uint32_t>(task->seq), task->stream->id(), task->submitter_tid, device_id_, result.status});
     }
   }
+  // The work is done with its arguments: free a kernel's argument block (arunLaunchKernel) now,
+  // with no lock held and before the completion is published, so that a synchronize that returns
+  // finds it freed. Tasks that never ran free theirs when they are destroyed.
+  if (task->free_user_args != nullptr) {
+    auto free_args = task->free_user_args;
+    task->free_user_args = nullptr;
+    free_args(task->user_args);
+  }
   Batch batch;
   {
     std::lock_guard lock(mu_);
