@@ -27,6 +27,14 @@ for policy in "priority:aging_us=100" fifo round_robin "wrr:weights=4,2,1" fair 
     "$base/bin/conformance_tests" --gtest_brief=1
 done
 
+# And under each allocator policy beyond the default `direct` (plugin-built, with options).
+echo "== conformance under each allocator policy"
+for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB"; do
+  echo "-- ASCEND_RUN_ALLOC=$alloc"
+  ASCEND_RUN_ALLOC=$alloc ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/stub.toml" \
+    "$base/bin/conformance_tests" --gtest_brief=1
+done
+
 if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   echo "== ASan + UBSan"
   "$root/tools/build.sh" "$base-asan" -DARUN_SANITIZE=address,undefined -DARUN_BUILD_BENCH=OFF \

@@ -25,7 +25,8 @@ std::string human_bytes(uint64_t b) {
 DeviceAllocator::DeviceAllocator(int32_t device_id, plugin::Device* device)
     : device_id_(device_id),
       device_(device),
-      policy_(std::make_unique<DirectPolicy>(static_cast<plugin::ChunkSource*>(this))) {}
+      policy_(std::make_unique<DirectPolicy>(static_cast<plugin::ChunkSource*>(this),
+                                             static_cast<plugin::StreamOrder*>(this))) {}
 
 DeviceAllocator::~DeviceAllocator() = default;
 

@@ -10,8 +10,7 @@ namespace arun {
 
 plugin::HostServices* host_services();
 
-// Installed by the runtime while an allocator policy that carves blocks out of device allocations
-// is in use; nullptr: the device's own check of its allocations is exact.
+// Installed by the runtime while it is initialised; nullptr: only the device's own check counts.
 using MemoryLiveCheck = bool (*)(const plugin::Device* device, uint64_t addr, uint64_t bytes);
 void set_memory_live_check(MemoryLiveCheck check);
 

@@ -150,8 +150,10 @@ Status Runtime::setup(RuntimeConfig config) {
   config_ = std::move(config);  // moved: TOML++ keeps source positions only in the original tables
   ARUN_RETURN_IF_ERROR(choose_scheduler());
   ARUN_RETURN_IF_ERROR(choose_allocator());
-  // A policy that carves program blocks out of device allocations: devices check each block too.
-  if (allocator_->plugin) set_memory_live_check(&Runtime::memory_live);
+  // Devices check every access against the blocks the program holds, not only their own
+  // allocations: a policy may carve many blocks out of one chunk, and even `direct` keeps a freed
+  // chunk until the work in flight that may use it is done.
+  set_memory_live_check(&Runtime::memory_live);
   if (config_.profiler_enabled) {
     return Status(Errc::file_attr_invalid,
                   config_.source_path + ": profiler.enabled: profiling is not available in this version of ascend-run");
@@ -706,7 +708,7 @@ PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
       info.size = size;
       info.in_allocation = addr + bytes <= base + size && addr + bytes >= addr;
     }
-    if (info.in_allocation && allocator_ && allocator_->plugin) {
+    if (info.in_allocation) {
       // The device allocation is a chunk of the policy's: what counts is the program's block.
       DeviceAllocator::Block block;
       info.in_allocation = slot->with_allocator([&](DeviceAllocator* a) { return a && a->find(addr, bytes, &block); });

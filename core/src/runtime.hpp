@@ -105,7 +105,7 @@ class Runtime {
   Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
   Status choose_scheduler();
   Status choose_allocator();  // allocator_selection.cpp
-  // HostServices::memory_live while a sub-allocating policy is in use.
+  // HostServices::memory_live: is the range inside a block the program holds?
   static bool memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes);
   Status load_scheduler_plugin();
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);

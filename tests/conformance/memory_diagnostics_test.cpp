@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "arun/kernel.hpp"
 #include "conformance.hpp"
 
 namespace conformance {
@@ -202,6 +203,46 @@ TEST_P(MemoryDiagnosticsTest, MemStatsFollowAllocationsAndFrees) {
   expectContains(report, "1 live");
   EXPECT_EQ(nullptr, arunMemReport(-1));
   ASSERT_ACL_OK(aclrtFree(small));
+  EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
+// Memory freed while a kernel that uses it is still queued or running is never handed to a new
+// allocation before that kernel is done, under any allocator policy: the kernel faults on the freed
+// block (use after free) instead of writing into somebody else's memory.
+TEST_P(MemoryDiagnosticsTest, FreedMemoryIsNotReusedWhileAKernelMayStillUseIt) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  constexpr size_t kBytes = 1 << 20;
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  auto *a = static_cast<uint8_t *>(nullptr);
+  ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void **>(&a), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  Gate &gate = newGate();
+  // The kernel waits at the gate, then writes all of `a`.
+  ASSERT_ACL_OK(arun::launch(s, 1, [&gate](arun::Block b, uint8_t *p, size_t n) {
+    Gate::taskFn(&gate);
+    auto v = b.map(p, n);
+    for (size_t i = 0; i < n; ++i) v[i] = 0xee;
+  }, a, kBytes));
+  ASSERT_TRUE(gate.waitEntered(1));
+  ASSERT_ACL_OK(aclrtFree(a));  // the program's bug: the kernel still needs it
+  // New allocations of the same size, on this stream's context, while the kernel waits.
+  std::vector<uint8_t *> fresh(4, nullptr);
+  for (auto &p : fresh) {
+    ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void **>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_TRUE(p + kBytes <= a || a + kBytes <= p) << "a block the running kernel may still write was handed out";
+    ASSERT_ACL_OK(aclrtMemset(p, kBytes, 0x11, kBytes));
+  }
+  gate.open();
+  EXPECT_ACL(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(s)) << "the kernel touched freed memory";
+  for (auto *p : fresh) {
+    EXPECT_EQ(std::vector<uint8_t>(kBytes, 0x11), readDevice(p, kBytes)) << "another allocation was corrupted";
+    EXPECT_ACL_OK(aclrtFree(p));
+  }
+  // Once the kernel is done, the memory is reusable (and comes back to the device or the cache).
+  void *again = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&again, kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  EXPECT_ACL_OK(aclrtFree(again));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
   EXPECT_ACL_OK(aclrtResetDevice(0));
 }
 

@@ -3,6 +3,7 @@
 namespace arun {
 
 Status DirectPolicy::allocate(const plugin::AllocRequest& request, plugin::Allocation* out) {
+  if (!pending_.empty()) release_reached();
   plugin::Chunk chunk;
   Status st = source_->acquire(request.bytes, request.page, &chunk);
   if (!st.ok()) {
@@ -20,22 +21,54 @@ Status DirectPolicy::allocate(const plugin::AllocRequest& request, plugin::Alloc
   return Status::Ok();
 }
 
-void DirectPolicy::deallocate(plugin::DevAddr addr, plugin::StreamId) {
+void DirectPolicy::deallocate(plugin::DevAddr addr, plugin::StreamId stream) {
   auto it = chunks_.find(addr);
   if (it == chunks_.end()) return;  // the core only passes addresses it handed out
   const plugin::Chunk chunk = it->second;
   chunks_.erase(it);
-  source_->release(chunk);
-  ++stats_.chunk_releases;
   ++stats_.frees;
   stats_.allocated.sub(chunk.size);
+  const uint64_t mark = order_->mark(stream);
+  if (order_->reached(stream, mark)) {
+    release(chunk);
+  } else {
+    pending_.push_back({chunk, stream, mark});  // still "active": work in flight may use it
+  }
+  stats_.pending_frees = pending_.size();
+  if (!pending_.empty()) release_reached();
+}
+
+void DirectPolicy::release(const plugin::Chunk& chunk) {
+  source_->release(chunk);
+  ++stats_.chunk_releases;
   stats_.active.sub(chunk.size);
   stats_.reserved.sub(chunk.footprint);
 }
 
+uint64_t DirectPolicy::release_reached() {
+  uint64_t released = 0;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (order_->reached(it->stream, it->mark)) {
+      released += it->chunk.footprint;
+      release(it->chunk);
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  stats_.pending_frees = pending_.size();
+  return released;
+}
+
+uint64_t DirectPolicy::trim(uint64_t) { return release_reached(); }
+
 void DirectPolicy::visit(plugin::BlockVisitor visitor, void* context) const {
   for (const auto& [base, chunk] : chunks_) {
     visitor(context, plugin::BlockInfo{base, chunk.size, base, plugin::BlockInfo::State::Live, 0});
+  }
+  for (const Pending& p : pending_) {
+    visitor(context, plugin::BlockInfo{p.chunk.base, p.chunk.size, p.chunk.base, plugin::BlockInfo::State::Pending,
+                                       p.stream});
   }
 }
 
