@@ -77,7 +77,8 @@ extern "C" const char *arunRuntimeReport(void) {
       out += std::string("log level: ") + log_level_name(log_level()) + "\n";
       out += "scheduler: " + rt->scheduler().describe() + ", from " + rt->scheduler().source +
              "\n           built in: " + builtin_policy_names() + "; plugins: see below\n";
-      out += "allocator: " + c.allocator_policy + "\n";
+      out += "allocator: " + rt->allocator().name + " (" + rt->allocator().options + "), from " +
+             rt->allocator().source + "\n";
       out += std::string("profiler:  ") + (c.profiler_enabled ? "enabled" : "disabled") + "\n";
       out += "\nplugins loaded:\n";
       for (const auto& p : rt->plugins()) {
@@ -145,7 +146,7 @@ Status fill_mem_stats(Runtime& rt, int32_t deviceId, arunMemStats* out) {
   ARUN_RETURN_IF_ERROR(rt.check_device_id(deviceId));
   *out = arunMemStats{};
   DeviceSlot* slot = rt.device(deviceId);
-  std::string policy = rt.config().allocator_policy;
+  std::string policy = rt.allocator().name;
   slot->with_allocator([&](DeviceAllocator* a) {
     if (a == nullptr) return;
     const plugin::AllocatorStats s = a->stats();

@@ -46,6 +46,7 @@ class Runtime {
   const RuntimeConfig& config() const { return config_; }
   // The scheduling policy in use, its options and where they came from.
   const SchedulerChoice& scheduler() const { return scheduler_; }
+  const AllocatorChoice& allocator() const { return *allocator_; }
   // arunSetSchedulerPolicy: a "NAME[:key=value,...]" spec (NULL or "" clears it) that the next
   // aclInit uses over ASCEND_RUN_SCHED and the config. Only the syntax is checked here.
   static Status set_scheduler_override(const char* spec);
