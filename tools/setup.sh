@@ -12,10 +12,10 @@ packages=(
   libgtest-dev libgmock-dev googletest   # tests
   libbenchmark-dev                       # bench/
 )
-# ARUN_BENCH_PEERS=1: the peer runtimes bench/ compares against (PoCL's OpenCL CPU device, StarPU).
+# ARUN_BENCH_PEERS=1: the peers bench/ compares against (PoCL's OpenCL CPU device, StarPU, mimalloc).
 # Opt-in: only the benchmark build wants them; CMake skips the peer benchmarks when they are absent.
 if [ "${ARUN_BENCH_PEERS:-0}" = "1" ]; then
-  packages+=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libstarpu-dev)
+  packages+=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libstarpu-dev libmimalloc-dev)
 fi
 
 missing=()
