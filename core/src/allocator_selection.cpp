@@ -6,7 +6,6 @@
 // through a [[plugin]] entry or in the plugin folders) whose option schema checks the options.
 #include <cstdlib>
 
-#include "install_paths.hpp"
 #include "logging.hpp"
 #include "policy_registry.hpp"
 #include "runtime.hpp"
@@ -72,14 +71,9 @@ Status Runtime::choose_allocator() {
     if (entry == nullptr) {
       std::string found;
       bool exists = false;
-      std::vector<std::string> dirs = config_.plugin_search_paths;
-      dirs.push_back(builtin_plugin_dir());
-      for (const auto& dir : dirs) {
-        for (const auto& probe : probe_plugin_dir(dir)) {
-          if (!probe.ok || probe.kind != "allocator") continue;
-          found += ", " + probe.name;
-          exists = exists || probe.name == spec.name;
-        }
+      for (const auto& name : installed_plugins("allocator")) {
+        found += ", " + name;
+        exists = exists || name == spec.name;
       }
       if (!exists) {
         return Status(code, where + (spec.from_toml ? ".policy" : "") + ": unknown allocator policy \"" + spec.name +

@@ -219,16 +219,11 @@ Status Runtime::choose_scheduler() {
     for (const auto& entry : config_.plugins) {
       listed = listed || (entry.kind == plugin::PluginKind::Scheduler && entry.name == spec.name);
     }
-    bool found = listed;
     std::string plugins;
-    std::vector<std::string> dirs = config_.plugin_search_paths;
-    dirs.push_back(builtin_plugin_dir());
-    for (const auto& dir : dirs) {
-      for (const auto& probe : probe_plugin_dir(dir)) {
-        if (!probe.ok || probe.kind != "scheduler") continue;
-        plugins += ", " + probe.name;
-        found = found || probe.name == spec.name;
-      }
+    bool found = listed;
+    for (const auto& name : installed_plugins("scheduler")) {
+      plugins += ", " + name;
+      found = found || name == spec.name;
     }
     if (!found) {
       std::string where = spec.origin + (spec.from_toml ? ": scheduler.policy" : "");
@@ -424,6 +419,18 @@ Status Runtime::reset_device(int32_t id, bool force) {
   release_context(doomed, &leaks);
   if (t_state.context == doomed.get()) t_state.context = nullptr;
   return report_leaks(leaks, "aclrtResetDevice(" + std::to_string(id) + ")");
+}
+
+std::vector<std::string> Runtime::installed_plugins(const std::string& kind) const {
+  std::vector<std::string> dirs = config_.plugin_search_paths;
+  dirs.push_back(builtin_plugin_dir());
+  std::vector<std::string> names;
+  for (const auto& dir : dirs) {
+    for (const auto& probe : probe_plugin_dir(dir)) {
+      if (probe.ok && probe.kind == kind) names.push_back(probe.name);
+    }
+  }
+  return names;
 }
 
 bool Runtime::memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes) {

@@ -106,6 +106,8 @@ class Runtime {
   Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
   Status choose_scheduler();
   Status choose_allocator();  // allocator_selection.cpp
+  // Names of the loadable plugins of `kind` in the search paths and the built-in plugin folder.
+  std::vector<std::string> installed_plugins(const std::string& kind) const;
   // HostServices::memory_live: is the range inside a block the program holds?
   static bool memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes);
   Status load_scheduler_plugin();
