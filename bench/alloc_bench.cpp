@@ -177,7 +177,7 @@ void BM_Mixed(benchmark::State& state, Allocator a, std::string policy) {
 
 void register_all() {
   const Allocator device{&device_alloc, &device_free};
-  for (const char* policy : {"direct", "caching"}) {
+  for (const char* policy : {"direct", "caching", "bins"}) {
     for (auto [n, mib] : {std::pair{1000, 1}, std::pair{10000, 1}, std::pair{100000, 1}, std::pair{1000, 64},
                           std::pair{10000, 64}, std::pair{100, 1024}}) {
       benchmark::RegisterBenchmark(("Alloc/random/" + std::string(policy)).c_str(), BM_Random, std::string(policy))
@@ -186,7 +186,7 @@ void register_all() {
           ->Unit(benchmark::kMillisecond);
     }
   }
-  for (const char* policy : {"direct", "caching"}) {
+  for (const char* policy : {"direct", "caching", "bins"}) {
     benchmark::RegisterBenchmark(("Alloc/mixed/" + std::string(policy)).c_str(), BM_Mixed, device, std::string(policy))
         ->Iterations(std::string(policy) == "direct" ? 20000 : 200000);
   }

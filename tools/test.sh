@@ -29,7 +29,7 @@ done
 
 # And under each allocator policy beyond the default `direct` (plugin-built, with options).
 echo "== conformance under each allocator policy"
-for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB"; do
+for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB" bins "bins:max_bin=64KiB"; do
   echo "-- ASCEND_RUN_ALLOC=$alloc"
   ASCEND_RUN_ALLOC=$alloc ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/stub.toml" \
     "$base/bin/conformance_tests" --gtest_brief=1

@@ -1,0 +1,86 @@
+// Test doubles for allocator policies: a chunk source of address ranges with a capacity (no memory
+// behind them) and a stream order whose progress the test moves by hand.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "arun/plugin/allocator.hpp"
+
+namespace arun::testing {
+
+using arun::Errc;
+using arun::Status;
+using arun::plugin::Chunk;
+using arun::plugin::DevAddr;
+using arun::plugin::MemoryUsage;
+using arun::plugin::PageKind;
+using arun::plugin::StreamId;
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+
+// Hands out address ranges from a bump pointer (2 MiB aligned, never reused) up to a capacity.
+class FakeSource final : public arun::plugin::ChunkSource {
+ public:
+  explicit FakeSource(uint64_t capacity) : capacity_(capacity) {}
+  Status acquire(uint64_t bytes, PageKind, Chunk* out) override {
+    ++acquires;
+    if (used_ + bytes > capacity_) return Status(Errc::rt_memory_allocation, "fake device full");
+    out->base = next_;
+    out->size = bytes;
+    out->footprint = bytes;
+    next_ += (bytes + 2 * MiB - 1) / (2 * MiB) * (2 * MiB);
+    used_ += bytes;
+    live[out->base] = bytes;
+    return Status::Ok();
+  }
+  void release(const Chunk& c) override {
+    ++releases;
+    EXPECT_EQ(1u, live.erase(c.base)) << "released a chunk twice or one never given";
+    used_ -= c.size;
+  }
+  MemoryUsage device_usage() const override { return {capacity_, capacity_ - used_, capacity_ - used_, live.size()}; }
+  uint64_t used() const { return used_; }
+
+  std::map<DevAddr, uint64_t> live;
+  int acquires = 0, releases = 0;
+
+ private:
+  uint64_t capacity_;
+  uint64_t used_ = 0;
+  DevAddr next_ = 1ull << 40;
+};
+
+// Per-stream submitted / completed positions the test moves by hand; stream 0 means all streams.
+class ManualOrder final : public arun::plugin::StreamOrder {
+ public:
+  uint64_t mark(StreamId s) override {
+    if (s != 0) return submitted[s];
+    // A device-wide mark: remember every stream's position under a new id.
+    std::map<StreamId, uint64_t> snap;
+    for (auto& [id, pos] : submitted)
+      if (completed[id] < pos) snap[id] = pos;
+    if (snap.empty()) return 0;
+    device_marks[++next_id] = snap;
+    return next_id;
+  }
+  bool reached(StreamId s, uint64_t m) override {
+    if (m == 0) return true;
+    if (s != 0) return completed[s] >= m;
+    for (auto& [id, pos] : device_marks[m])
+      if (completed[id] < pos) return false;
+    return true;
+  }
+  void submit(StreamId s) { ++submitted[s]; }            // work that uses memory is in flight on s
+  void finish(StreamId s) { completed[s] = submitted[s]; }  // s has completed it
+  void finish_all() {
+    for (auto& [id, pos] : submitted) completed[id] = pos;
+  }
+
+  std::map<StreamId, uint64_t> submitted, completed;
+  std::map<uint64_t, std::map<StreamId, uint64_t>> device_marks;
+  uint64_t next_id = 0;
+};
+
+}  // namespace arun::testing
