@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "arun/plugin/size_text.hpp"
+
 namespace arun::bins {
 
 using plugin::DevAddr;
@@ -12,17 +14,6 @@ namespace {
 
 constexpr uint64_t kMinClass = 512;
 
-std::string bytes_text(uint64_t b) {
-  char buf[32];
-  if (b != 0 && b % (1ull << 20) == 0) {
-    std::snprintf(buf, sizeof buf, "%lluMiB", static_cast<unsigned long long>(b >> 20));
-  } else if (b != 0 && b % 1024 == 0) {
-    std::snprintf(buf, sizeof buf, "%lluKiB", static_cast<unsigned long long>(b >> 10));
-  } else {
-    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(b));
-  }
-  return buf;
-}
 
 }  // namespace
 
@@ -33,8 +24,8 @@ bool BinsOptions::validate(std::string* why) const {
 }
 
 std::string BinsOptions::describe() const {
-  return "max_bin = " + bytes_text(max_bin) + ", slab = " + bytes_text(slab) +
-         ", release_threshold = " + bytes_text(release_threshold);
+  return "max_bin = " + plugin::size_text(max_bin) + ", slab = " + plugin::size_text(slab) +
+         ", release_threshold = " + plugin::size_text(release_threshold);
 }
 
 uint64_t BinsPolicy::class_size(uint64_t bytes, uint64_t max_bin) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "arun/plugin/size_text.hpp"
+
 namespace arun::caching {
 
 using plugin::DevAddr;
@@ -13,18 +15,6 @@ namespace {
 uint64_t round_up(uint64_t v, uint64_t to) { return to == 0 ? v : (v + to - 1) / to * to; }
 bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-std::string bytes_text(uint64_t b) {
-  char buf[32];
-  if (b != 0 && b % (1ull << 20) == 0) {
-    std::snprintf(buf, sizeof buf, "%lluMiB", static_cast<unsigned long long>(b >> 20));
-  } else if (b != 0 && b % 1024 == 0) {
-    std::snprintf(buf, sizeof buf, "%lluKiB", static_cast<unsigned long long>(b >> 10));
-  } else {
-    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(b));
-  }
-  return buf;
-}
-
 }  // namespace
 
 bool CachingOptions::validate(std::string* why) const {
@@ -34,7 +24,7 @@ bool CachingOptions::validate(std::string* why) const {
   if (large_chunk <= small_size) return *why = "large_chunk must be larger than small_size", false;
   if (large_round % round != 0) return *why = "large_round must be a multiple of round", false;
   if (max_split != 0 && max_split < large_chunk) {
-    return *why = "max_split must be 0 (no limit) or at least large_chunk (" + bytes_text(large_chunk) + ")", false;
+    return *why = "max_split must be 0 (no limit) or at least large_chunk (" + plugin::size_text(large_chunk) + ")", false;
   }
   if (gc_threshold > 0 && memory_limit == 0) {
     return *why = "gc_threshold needs memory_limit: the threshold is a fraction of it", false;
@@ -45,11 +35,11 @@ bool CachingOptions::validate(std::string* why) const {
 std::string CachingOptions::describe() const {
   char gc[32];
   std::snprintf(gc, sizeof gc, "%g", gc_threshold);
-  return "round = " + bytes_text(round) + ", small_size = " + bytes_text(small_size) +
-         ", small_chunk = " + bytes_text(small_chunk) + ", large_chunk = " + bytes_text(large_chunk) +
-         ", large_round = " + bytes_text(large_round) + ", max_split = " + bytes_text(max_split) +
-         ", release_threshold = " + bytes_text(release_threshold) + ", gc_threshold = " + gc +
-         ", memory_limit = " + bytes_text(memory_limit);
+  return "round = " + plugin::size_text(round) + ", small_size = " + plugin::size_text(small_size) +
+         ", small_chunk = " + plugin::size_text(small_chunk) + ", large_chunk = " + plugin::size_text(large_chunk) +
+         ", large_round = " + plugin::size_text(large_round) + ", max_split = " + plugin::size_text(max_split) +
+         ", release_threshold = " + plugin::size_text(release_threshold) + ", gc_threshold = " + gc +
+         ", memory_limit = " + plugin::size_text(memory_limit);
 }
 
 bool CachingPolicy::BySize::operator()(const Block* a, const Block* b) const {
@@ -158,8 +148,8 @@ Status CachingPolicy::grow(uint64_t size, bool small, plugin::PageKind page, Blo
       chunk = round_up(size, options_.round);  // a tight chunk may still fit under the limit
     }
     if (would_exceed_limit(chunk)) {
-      return Status(Errc::rt_memory_allocation, "memory_limit " + bytes_text(options_.memory_limit) + " reached (" +
-                                                    bytes_text(stats_.reserved.current) + " reserved)");
+      return Status(Errc::rt_memory_allocation, "memory_limit " + plugin::size_text(options_.memory_limit) + " reached (" +
+                                                    plugin::size_text(stats_.reserved.current) + " reserved)");
     }
   }
   plugin::Chunk c;
@@ -277,7 +267,7 @@ Status CachingPolicy::allocate(const plugin::AllocRequest& request, plugin::Allo
   if (request.alignment > options_.round) {
     return Status(Errc::invalid_param, "alignment " + std::to_string(request.alignment) +
                                            " is larger than the caching allocator's round (" +
-                                           bytes_text(options_.round) + ")");
+                                           plugin::size_text(options_.round) + ")");
   }
   if (!pending_.empty()) process_pending();
   const uint64_t size = rounded(request.bytes);
