@@ -187,9 +187,10 @@ aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy poli
 // Frees a device block; `stream` as DeviceAllocator::free.
 Status device_free(Runtime& rt, void* devPtr, plugin::StreamId stream) {
   if (devPtr == nullptr) return invalid_param("devPtr is NULL");
-  PointerInfo p = rt.classify(devPtr, 1);
-  if (!is_device(p)) return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
-  return p.slot->with_allocator([&](DeviceAllocator* allocator) {
+  // The allocator knows its blocks: it rejects anything but the start of one (207002).
+  DeviceSlot* slot = rt.device_owning(devPtr);
+  if (slot == nullptr) return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
+  return slot->with_allocator([&](DeviceAllocator* allocator) {
     if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
     return allocator->free(reinterpret_cast<DevAddr>(devPtr), stream);
   });

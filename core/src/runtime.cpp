@@ -701,6 +701,13 @@ Status Runtime::synchronize_event(Event& event, int32_t timeout_ms) {
 
 // ---------------------------------------------------------------- memory
 
+DeviceSlot* Runtime::device_owning(const void* ptr) const {
+  const auto addr = reinterpret_cast<uint64_t>(ptr);
+  for (const auto& slot : devices_)
+    if (slot->device()->owns(addr)) return slot.get();
+  return nullptr;
+}
+
 PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
   PointerInfo info;
   auto addr = reinterpret_cast<uint64_t>(ptr);

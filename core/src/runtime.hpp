@@ -87,6 +87,8 @@ class Runtime {
 
   // ---- memory ----
   PointerInfo classify(const void* ptr, uint64_t bytes) const;
+  // The device whose address space holds ptr (allocated or not), or nullptr. Cheaper than classify.
+  DeviceSlot* device_owning(const void* ptr) const;
   MemoryRegistry& pinned() { return pinned_; }
 
   // Enqueues a task (built by the caller with stream set) on its stream's device. Takes ownership
