@@ -22,6 +22,50 @@ struct Peer {
 int64_t now_ns();
 void report_quantiles(benchmark::State& state, std::vector<int64_t>& ns);
 
+// The measurements every runtime gets, each runtime supplying its own enqueue and wait.
+// Host cost: `batch` enqueues timed (manual time), the drain after them untimed; counter ns_per_task.
+template <class Enqueue, class Drain>
+void measure_host_cost(benchmark::State& state, int64_t batch, Enqueue enqueue, Drain drain) {
+  int64_t ns = 0;
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    for (int64_t i = 0; i < batch; ++i) enqueue();
+    const int64_t t1 = now_ns();
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    ns += t1 - t0;
+    drain();
+  }
+  state.counters["ns_per_task"] = double(ns) / double(state.iterations() * batch);
+}
+
+// Throughput: `tasks` enqueues and the drain, all timed; counter tasks_per_s.
+template <class Enqueue, class Drain>
+void measure_throughput(benchmark::State& state, int64_t tasks, Enqueue enqueue, Drain drain) {
+  int64_t ns = 0;
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    for (int64_t i = 0; i < tasks; ++i) enqueue();
+    drain();
+    const int64_t t1 = now_ns();
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    ns += t1 - t0;
+  }
+  state.counters["tasks_per_s"] = double(state.iterations() * tasks) / (double(ns) / 1e9);
+}
+
+// Latency: once() per iteration, timed on its own; p50/p90/p99 counters.
+template <class Once>
+void measure_latency(benchmark::State& state, Once once) {
+  std::vector<int64_t> lat;
+  lat.reserve(static_cast<size_t>(state.max_iterations));
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    once();
+    lat.push_back(now_ns() - t0);
+  }
+  report_quantiles(state, lat);
+}
+
 // Same sizes as the ascend-run benchmarks.
 inline constexpr int64_t kPeerHostBatch = 1000;
 inline constexpr int64_t kPeerThroughputTasks = 100000;

@@ -82,55 +82,31 @@ void teardown() {
 }
 
 void BM_HostCost(benchmark::State& state) {
-  int64_t ns = 0;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
-    for (int64_t i = 0; i < kPeerHostBatch; ++i) enqueue(g_cl.qa);
-    int64_t t1 = now_ns();
-    state.SetIterationTime(double(t1 - t0) / 1e9);
-    ns += t1 - t0;
-    clFinish(g_cl.qa);
-  }
-  state.counters["ns_per_task"] = double(ns) / double(state.iterations() * kPeerHostBatch);
+  measure_host_cost(state, kPeerHostBatch, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
 }
 
 void BM_Throughput(benchmark::State& state) {
-  int64_t ns = 0;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
-    for (int64_t i = 0; i < kPeerThroughputTasks; ++i) enqueue(g_cl.qa);
-    clFinish(g_cl.qa);
-    int64_t t1 = now_ns();
-    state.SetIterationTime(double(t1 - t0) / 1e9);
-    ns += t1 - t0;
-  }
-  state.counters["tasks_per_s"] = double(state.iterations() * kPeerThroughputTasks) / (double(ns) / 1e9);
+  measure_throughput(state, kPeerThroughputTasks, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
 }
 
 void BM_RoundTrip(benchmark::State& state) {
-  std::vector<int64_t> lat;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
+  measure_latency(state, [] {
     enqueue(g_cl.qa);
     clFinish(g_cl.qa);
-    lat.push_back(now_ns() - t0);
-  }
-  report_quantiles(state, lat);
+  });
 }
 
 void BM_CrossStream(benchmark::State& state) {
-  std::vector<int64_t> lat;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
+  std::vector<cl_event> events;  // released after the timing
+  measure_latency(state, [&] {
     cl_event ev = nullptr;
     enqueue(g_cl.qa, 0, nullptr, &ev);
     clFlush(g_cl.qa);
     enqueue(g_cl.qb, 1, &ev);
     clFinish(g_cl.qb);
-    lat.push_back(now_ns() - t0);
-    clReleaseEvent(ev);
-  }
-  report_quantiles(state, lat);
+    events.push_back(ev);
+  });
+  for (cl_event ev : events) clReleaseEvent(ev);
   clFinish(g_cl.qa);
 }
 

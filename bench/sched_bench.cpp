@@ -81,60 +81,33 @@ void launch(aclrtStream s) { CHECK_ACL(arunLaunchDeviceTask(&empty_task, nullptr
 
 // Host cost per enqueued empty device task: 1000 enqueues timed, the drain not.
 void BM_HostCost(benchmark::State& state) {
-  int64_t ns = 0;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
-    for (int64_t i = 0; i < kHostBatch; ++i) launch(g_env.a);
-    int64_t t1 = now_ns();
-    state.SetIterationTime(double(t1 - t0) / 1e9);
-    ns += t1 - t0;
-    CHECK_ACL(aclrtSynchronizeStream(g_env.a));
-  }
-  state.counters["ns_per_task"] = double(ns) / double(state.iterations() * kHostBatch);
+  measure_host_cost(state, kHostBatch, [] { launch(g_env.a); }, [] { CHECK_ACL(aclrtSynchronizeStream(g_env.a)); });
 }
 
 // Tasks per second through one stream: 100 000 empty tasks enqueued (blocking on the queue bound
 // when the device falls behind) and synchronized.
 void BM_Throughput(benchmark::State& state) {
-  int64_t ns = 0;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
-    for (int64_t i = 0; i < kThroughputTasks; ++i) launch(g_env.a);
-    CHECK_ACL(aclrtSynchronizeStream(g_env.a));
-    int64_t t1 = now_ns();
-    state.SetIterationTime(double(t1 - t0) / 1e9);
-    ns += t1 - t0;
-  }
-  state.counters["tasks_per_s"] = double(state.iterations() * kThroughputTasks) / (double(ns) / 1e9);
+  measure_throughput(state, kThroughputTasks, [] { launch(g_env.a); },
+                     [] { CHECK_ACL(aclrtSynchronizeStream(g_env.a)); });
 }
 
 void BM_RoundTrip(benchmark::State& state) {
-  std::vector<int64_t> lat;
-  lat.reserve(kLatencyIters);
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
+  measure_latency(state, [] {
     launch(g_env.a);
     CHECK_ACL(aclrtSynchronizeStream(g_env.a));
-    lat.push_back(now_ns() - t0);
-  }
-  report_quantiles(state, lat);
+  });
 }
 
 // A task on A, A records, B waits and runs a task, the host synchronizes B (PoCL's
 // crossqueue_event_dep).
 void BM_CrossStream(benchmark::State& state) {
-  std::vector<int64_t> lat;
-  lat.reserve(kLatencyIters);
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
+  measure_latency(state, [] {
     launch(g_env.a);
     CHECK_ACL(aclrtRecordEvent(g_env.event, g_env.a));
     CHECK_ACL(aclrtStreamWaitEvent(g_env.b, g_env.event));
     launch(g_env.b);
     CHECK_ACL(aclrtSynchronizeStream(g_env.b));
-    lat.push_back(now_ns() - t0);
-  }
-  report_quantiles(state, lat);
+  });
   CHECK_ACL(aclrtSynchronizeStream(g_env.a));
 }
 

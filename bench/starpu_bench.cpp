@@ -52,48 +52,24 @@ void teardown() {
 }
 
 void BM_HostCost(benchmark::State& state) {
-  int64_t ns = 0;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
-    for (int64_t i = 0; i < kPeerHostBatch; ++i) submit(make_task());
-    int64_t t1 = now_ns();
-    state.SetIterationTime(double(t1 - t0) / 1e9);
-    ns += t1 - t0;
-    starpu_task_wait_for_all();
-  }
-  state.counters["ns_per_task"] = double(ns) / double(state.iterations() * kPeerHostBatch);
+  measure_host_cost(state, kPeerHostBatch, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
 }
 
 void BM_Throughput(benchmark::State& state) {
-  int64_t ns = 0;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
-    for (int64_t i = 0; i < kPeerThroughputTasks; ++i) submit(make_task());
-    starpu_task_wait_for_all();
-    int64_t t1 = now_ns();
-    state.SetIterationTime(double(t1 - t0) / 1e9);
-    ns += t1 - t0;
-  }
-  state.counters["tasks_per_s"] = double(state.iterations() * kPeerThroughputTasks) / (double(ns) / 1e9);
+  measure_throughput(state, kPeerThroughputTasks, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
 }
 
 void BM_RoundTrip(benchmark::State& state) {
-  std::vector<int64_t> lat;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
+  measure_latency(state, [] {
     starpu_task* t = make_task();
     t->synchronous = 1;
     submit(t);
-    lat.push_back(now_ns() - t0);
-  }
-  report_quantiles(state, lat);
+  });
 }
 
 // Task B depends on task A (an explicit task dependency, StarPU's counterpart of an event).
 void BM_CrossStream(benchmark::State& state) {
-  std::vector<int64_t> lat;
-  for (auto _ : state) {
-    int64_t t0 = now_ns();
+  measure_latency(state, [] {
     starpu_task* a = make_task();
     starpu_task* b = make_task();
     b->detach = 0;
@@ -101,9 +77,7 @@ void BM_CrossStream(benchmark::State& state) {
     submit(a);
     submit(b);
     if (starpu_task_wait(b) != 0) std::exit(2);
-    lat.push_back(now_ns() - t0);
-  }
-  report_quantiles(state, lat);
+  });
 }
 
 void register_all() {

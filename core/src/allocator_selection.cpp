@@ -38,10 +38,10 @@ std::string describe_options(const plugin::OptionValues& values) {
 }  // namespace
 
 Status Runtime::choose_allocator() {
-  SchedulerSpec spec;  // the same NAME[:key=value] form as a scheduling policy
+  PolicySpec spec;
   Errc code = Errc::invalid_param;
   if (const char* env = std::getenv("ASCEND_RUN_ALLOC"); env != nullptr && env[0] != '\0') {
-    ARUN_RETURN_IF_ERROR(parse_scheduler_spec(env, std::string("ASCEND_RUN_ALLOC=\"") + env + "\"", &spec));
+    ARUN_RETURN_IF_ERROR(parse_policy_spec(env, std::string("ASCEND_RUN_ALLOC=\"") + env + "\"", &spec));
     spec.source = "ASCEND_RUN_ALLOC";
   } else {
     spec.name = config_.allocator_policy;

@@ -171,8 +171,10 @@ bool DeviceAllocator::find(plugin::DevAddr addr, uint64_t bytes, Block* out) con
   auto it = blocks_.upper_bound(addr);
   if (it == blocks_.begin()) return false;
   --it;
+  // Against what the program asked for, not the policy's rounding: as on the device, the bytes
+  // past the request are not the program's.
   const Block& b = it->second;
-  if (addr - b.addr > b.size || bytes > b.size - (addr - b.addr)) return false;
+  if (addr - b.addr > b.requested || bytes > b.requested - (addr - b.addr)) return false;
   if (out != nullptr) *out = b;
   return true;
 }

@@ -54,7 +54,7 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   Status free(plugin::DevAddr addr, plugin::StreamId stream = 0);
   // The block at `addr` is also used on `stream` (arunMemRecordStream).
   Status record_use(plugin::DevAddr addr, plugin::StreamId stream);
-  // The program's block that contains [addr, addr + bytes).
+  // The program's block whose requested bytes contain [addr, addr + bytes).
   bool find(plugin::DevAddr addr, uint64_t bytes, Block* out) const;
 
   // Streams of this device, for stream-ordered reuse.

@@ -112,8 +112,8 @@ std::string SchedulerChoice::describe() const {
   return s;
 }
 
-Status parse_scheduler_spec(std::string_view text, const std::string& origin, SchedulerSpec* out) {
-  SchedulerSpec spec;
+Status parse_policy_spec(std::string_view text, const std::string& origin, PolicySpec* out) {
+  PolicySpec spec;
   spec.origin = origin;
   spec.source = origin;
   std::string_view rest;
@@ -125,7 +125,7 @@ Status parse_scheduler_spec(std::string_view text, const std::string& origin, Sc
   }
   if (spec.name.empty()) {
     return Status(Errc::invalid_param,
-                  origin + ": no policy name (valid: " + builtin_policy_names() + ", or a scheduler plugin's name)");
+                  origin + ": no policy name (expected NAME[:key=value,...])");
   }
   // Split at commas, then glue pieces without '=' back onto the previous option: "w=8,4,q=2".
   std::vector<std::string> items;
@@ -164,7 +164,7 @@ Status parse_scheduler_spec(std::string_view text, const std::string& origin, Sc
   return Status::Ok();
 }
 
-Status resolve_scheduler(const SchedulerSpec& spec, Errc code, SchedulerChoice* out) {
+Status resolve_scheduler(const PolicySpec& spec, Errc code, SchedulerChoice* out) {
   SchedulerChoice c;
   c.name = spec.name;
   c.source = spec.source;

@@ -23,7 +23,7 @@ namespace arun {
 inline constexpr int64_t kDefaultQueueDepth = 1024;
 inline constexpr int64_t kMaxQueueDepth = 1 << 20;
 
-struct SchedulerSpec {
+struct PolicySpec {
   std::string name;
   toml::table options;     // as written; validated by resolve_scheduler
   std::string origin;      // names the source in messages: "f.toml", "ASCEND_RUN_SCHED", ...
@@ -44,7 +44,7 @@ struct SchedulerChoice {
 // "NAME[:key=value,...]" -> spec. A value is read as TOML when it parses as one (123, true,
 // "text"), else as a plain string; commas not followed by key= belong to the value ("8,4,2").
 // Errors: Errc::invalid_param naming `origin`.
-Status parse_scheduler_spec(std::string_view text, const std::string& origin, SchedulerSpec* out);
+Status parse_policy_spec(std::string_view text, const std::string& origin, PolicySpec* out);
 
 // The built-in policy names, comma-separated, in documentation order.
 const char* builtin_policy_names();
@@ -54,7 +54,7 @@ bool is_builtin_policy(std::string_view name);
 // must find a scheduler plugin, which accepts only queue_depth here (its own options go in its
 // [[plugin]] entry). `code` is the error code of the source (config errors: file_attr_invalid;
 // env and API: invalid_param).
-Status resolve_scheduler(const SchedulerSpec& spec, Errc code, SchedulerChoice* out);
+Status resolve_scheduler(const PolicySpec& spec, Errc code, SchedulerChoice* out);
 
 std::unique_ptr<SchedulerPolicy> make_builtin_policy(const SchedulerChoice& choice);
 

@@ -183,14 +183,14 @@ Status Runtime::set_scheduler_override(const char* spec) {
     g_sched_override.reset();
     return Status::Ok();
   }
-  SchedulerSpec parsed;  // the syntax is checked now; the name and options at aclInit
-  ARUN_RETURN_IF_ERROR(parse_scheduler_spec(spec, std::string("arunSetSchedulerPolicy(\"") + spec + "\")", &parsed));
+  PolicySpec parsed;  // the syntax is checked now; the name and options at aclInit
+  ARUN_RETURN_IF_ERROR(parse_policy_spec(spec, std::string("arunSetSchedulerPolicy(\"") + spec + "\")", &parsed));
   g_sched_override = spec;
   return Status::Ok();
 }
 
 Status Runtime::choose_scheduler() {
-  SchedulerSpec spec;
+  PolicySpec spec;
   Errc code = Errc::invalid_param;
   std::optional<std::string> override_spec;
   {
@@ -200,10 +200,10 @@ Status Runtime::choose_scheduler() {
   const char* env = std::getenv("ASCEND_RUN_SCHED");
   if (override_spec) {
     ARUN_RETURN_IF_ERROR(
-        parse_scheduler_spec(*override_spec, "arunSetSchedulerPolicy(\"" + *override_spec + "\")", &spec));
+        parse_policy_spec(*override_spec, "arunSetSchedulerPolicy(\"" + *override_spec + "\")", &spec));
     spec.source = "arunSetSchedulerPolicy";
   } else if (env != nullptr && env[0] != '\0') {
-    ARUN_RETURN_IF_ERROR(parse_scheduler_spec(env, std::string("ASCEND_RUN_SCHED=\"") + env + "\"", &spec));
+    ARUN_RETURN_IF_ERROR(parse_policy_spec(env, std::string("ASCEND_RUN_SCHED=\"") + env + "\"", &spec));
     spec.source = "ASCEND_RUN_SCHED";
   } else {
     spec.name = config_.scheduler_policy;
@@ -710,24 +710,17 @@ DeviceSlot* Runtime::device_owning(const void* ptr) const {
 
 PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
   PointerInfo info;
-  auto addr = reinterpret_cast<uint64_t>(ptr);
-  for (const auto& slot : devices_) {
-    if (!slot->device()->owns(addr)) continue;
+  const auto addr = reinterpret_cast<uint64_t>(ptr);
+  if (DeviceSlot* slot = device_owning(ptr)) {
     info.kind = PointerInfo::Kind::Device;
-    info.slot = slot.get();
-    plugin::DevAddr base = 0;
-    uint64_t size = 0;
-    if (slot->device()->find_allocation(addr, &base, &size)) {
-      info.base = base;
-      info.size = size;
-      info.in_allocation = addr + bytes <= base + size && addr + bytes >= addr;
-    }
+    info.slot = slot;
+    // The allocator's record of the program's blocks is exact (a device allocation may be a chunk
+    // holding many blocks, or a freed block waiting for work in flight).
+    DeviceAllocator::Block block;
+    info.in_allocation = slot->with_allocator([&](DeviceAllocator* a) { return a && a->find(addr, bytes, &block); });
     if (info.in_allocation) {
-      // The device allocation is a chunk of the policy's: what counts is the program's block.
-      DeviceAllocator::Block block;
-      info.in_allocation = slot->with_allocator([&](DeviceAllocator* a) { return a && a->find(addr, bytes, &block); });
-      info.base = info.in_allocation ? block.addr : 0;
-      info.size = info.in_allocation ? block.size : 0;
+      info.base = block.addr;
+      info.size = block.requested;
     }
     return info;
   }

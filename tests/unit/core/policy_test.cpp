@@ -221,8 +221,8 @@ TEST_F(PolicyTest, WrrGivesEachStreamItsWeightPerTurn) {
 }
 
 TEST_F(PolicyTest, WrrWeightsComeFromTheOptionString) {
-  SchedulerSpec spec;
-  ASSERT_TRUE(parse_scheduler_spec("wrr:weights=2,1", "test", &spec).ok());
+  PolicySpec spec;
+  ASSERT_TRUE(parse_policy_spec("wrr:weights=2,1", "test", &spec).ok());
   SchedulerChoice choice;
   ASSERT_TRUE(resolve_scheduler(spec, Errc::invalid_param, &choice).ok());
   EXPECT_EQ(choice.weights, (std::vector<uint32_t>{2, 1, 1, 1, 1, 1, 1, 1}));
@@ -327,8 +327,8 @@ TEST_F(PolicyTest, SjfPluginRunsTheStreamWithShorterMeasuredTasksFirst) {
 TEST(PolicyUnits, EveryPolicyKeepsCopiesOnCopyUnitsAndStreamsInOrder) {
   for (const char* name : {"priority", "fifo", "round_robin", "wrr", "fair"}) {
     SCOPED_TRACE(name);
-    SchedulerSpec spec;
-    ASSERT_TRUE(parse_scheduler_spec(name, "test", &spec).ok());
+    PolicySpec spec;
+    ASSERT_TRUE(parse_policy_spec(name, "test", &spec).ok());
     SchedulerChoice choice;
     ASSERT_TRUE(resolve_scheduler(spec, Errc::invalid_param, &choice).ok());
     ManualDevice dev(2, 1);
@@ -365,9 +365,9 @@ TEST(PolicyUnits, EveryPolicyKeepsCopiesOnCopyUnitsAndStreamsInOrder) {
   }
 }
 
-TEST(SchedulerSpecTest, ParsesNamesAndOptions) {
-  SchedulerSpec spec;
-  ASSERT_TRUE(parse_scheduler_spec("priority:aging_us=250,queue_depth=64", "ENV", &spec).ok());
+TEST(PolicySpecTest, ParsesNamesAndOptions) {
+  PolicySpec spec;
+  ASSERT_TRUE(parse_policy_spec("priority:aging_us=250,queue_depth=64", "ENV", &spec).ok());
   SchedulerChoice c;
   ASSERT_TRUE(resolve_scheduler(spec, Errc::invalid_param, &c).ok());
   EXPECT_EQ(c.name, "priority");
@@ -375,12 +375,12 @@ TEST(SchedulerSpecTest, ParsesNamesAndOptions) {
   EXPECT_EQ(c.queue_depth, 64u);
   EXPECT_EQ(c.describe(), "priority (aging_us=250, queue_depth=64)");
 
-  ASSERT_TRUE(parse_scheduler_spec("fair", "ENV", &spec).ok());
+  ASSERT_TRUE(parse_policy_spec("fair", "ENV", &spec).ok());
   ASSERT_TRUE(resolve_scheduler(spec, Errc::invalid_param, &c).ok());
   EXPECT_EQ(c.queue_depth, 1024u);
 }
 
-TEST(SchedulerSpecTest, RejectsUnknownOptionsAndBadValuesWithTheValidOnes) {
+TEST(PolicySpecTest, RejectsUnknownOptionsAndBadValuesWithTheValidOnes) {
   struct Case {
     const char* spec;
     const char* expect;
@@ -395,16 +395,16 @@ TEST(SchedulerSpecTest, RejectsUnknownOptionsAndBadValuesWithTheValidOnes) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.spec);
-    SchedulerSpec spec;
-    ASSERT_TRUE(parse_scheduler_spec(c.spec, "ENV", &spec).ok());
+    PolicySpec spec;
+    ASSERT_TRUE(parse_policy_spec(c.spec, "ENV", &spec).ok());
     SchedulerChoice choice;
     Status st = resolve_scheduler(spec, Errc::invalid_param, &choice);
     EXPECT_EQ(st.code(), Errc::invalid_param);
     EXPECT_NE(st.message().find(c.expect), std::string::npos) << st.message();
     EXPECT_EQ(st.message().rfind("ENV", 0), 0u) << st.message();
   }
-  SchedulerSpec spec;
-  EXPECT_EQ(parse_scheduler_spec(":x=1", "ENV", &spec).code(), Errc::invalid_param);
-  EXPECT_EQ(parse_scheduler_spec("fair:novalue", "ENV", &spec).code(), Errc::invalid_param);
-  EXPECT_EQ(parse_scheduler_spec("fair:a=1,a=2", "ENV", &spec).code(), Errc::invalid_param);
+  PolicySpec spec;
+  EXPECT_EQ(parse_policy_spec(":x=1", "ENV", &spec).code(), Errc::invalid_param);
+  EXPECT_EQ(parse_policy_spec("fair:novalue", "ENV", &spec).code(), Errc::invalid_param);
+  EXPECT_EQ(parse_policy_spec("fair:a=1,a=2", "ENV", &spec).code(), Errc::invalid_param);
 }

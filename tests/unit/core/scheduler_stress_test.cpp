@@ -113,8 +113,8 @@ TEST_P(SchedulerStress, ManyThreadsManyStreamsOrderHolds) {
   constexpr int kThreads = 4;
   constexpr int kTasks = 3000;
   ThreadedDevice device(3);
-  SchedulerSpec spec;
-  ASSERT_TRUE(parse_scheduler_spec(GetParam(), "test", &spec).ok());
+  PolicySpec spec;
+  ASSERT_TRUE(parse_policy_spec(GetParam(), "test", &spec).ok());
   SchedulerChoice choice;
   ASSERT_TRUE(resolve_scheduler(spec, Errc::invalid_param, &choice).ok());
   Scheduler sched(&device, make_builtin_policy(choice), 0, /*queue_depth=*/16);
