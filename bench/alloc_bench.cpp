@@ -10,6 +10,12 @@
 //      10 000 live blocks (the host allocator baseline of ../shared/research/peer-baselines.md),
 //      after an untimed warm-up. ns_per_pair is the mean time of one allocate+free; p50_ns / p99_ns
 //      are quantiles of the individually timed pairs.
+//  (3) Alloc/train/<policy>: 12 steps of a training-step-like program (bench/training_step.cpp: a
+//      small transformer's forward and backward on a compute stream, inputs on a copy stream,
+//      gradient buckets on a reduce stream, variable sequence lengths) run directly under the
+//      policy: time per step. Alloc/replay/<policy>: the same program's allocation trace, recorded
+//      once (ASCEND_RUN_ALLOC_TRACE), replayed under the policy (tools/ascend-run/trace_replay.cpp):
+//      ns per allocation call and peak reserved / peak requested.
 // The policy is switched by re-initialising the runtime with ASCEND_RUN_ALLOC (outside the timing).
 #include <benchmark/benchmark.h>
 
@@ -18,12 +24,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "arun/arun_ext.h"
+#include "trace_replay.hpp"
+#include "training_step.hpp"
 #ifdef ARUN_HAVE_MIMALLOC
 #include <mimalloc.h>
 #endif
@@ -175,6 +184,88 @@ void BM_Mixed(benchmark::State& state, Allocator a, std::string policy) {
   }
 }
 
+constexpr int kTrainSteps = 12;
+
+// Finalises the runtime of the other benchmarks, so the next one starts from a closed device.
+void leave_policy() {
+  if (g_policy.empty()) return;
+  ALLOC_CHECK(aclrtResetDevice(0));
+  ALLOC_CHECK(aclFinalize());
+  g_policy.clear();
+}
+
+void BM_Train(benchmark::State& state, std::string policy) {
+  leave_policy();
+  setenv("ASCEND_RUN_ALLOC", policy.c_str(), 1);
+  ALLOC_CHECK(aclInit(nullptr));
+  ALLOC_CHECK(aclrtSetDevice(0));
+  if (training::run(2, 1) != 0) state.SkipWithError("training step failed");  // warm-up
+  for (auto _ : state) {
+    if (training::run(kTrainSteps, 2) != 0) state.SkipWithError("training step failed");
+  }
+  state.counters["ms_per_step"] = benchmark::Counter(double(state.iterations()) * kTrainSteps / 1e3,
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  arunMemStats st{};
+  ALLOC_CHECK(arunGetMemStats(0, &st));
+  state.counters["reserved/requested"] = double(st.reserved.peak) / double(std::max<uint64_t>(st.requested.peak, 1));
+  ALLOC_CHECK(aclrtResetDevice(0));
+  ALLOC_CHECK(aclFinalize());
+}
+
+// The training program's trace, recorded once per process.
+const replay::Trace& training_trace() {
+  static const replay::Trace trace = [] {
+    leave_policy();
+    char path[] = "/tmp/arun-train-trace-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) std::exit(1);
+    close(fd);
+    setenv("ASCEND_RUN_ALLOC_TRACE", path, 1);
+    setenv("ASCEND_RUN_ALLOC", "caching", 1);
+    ALLOC_CHECK(aclInit(nullptr));
+    unsetenv("ASCEND_RUN_ALLOC_TRACE");
+    ALLOC_CHECK(aclrtSetDevice(0));
+    if (training::run(kTrainSteps, 2) != 0) std::exit(1);
+    ALLOC_CHECK(aclrtResetDevice(0));
+    ALLOC_CHECK(aclFinalize());
+    replay::Trace t;
+    std::string error;
+    if (!replay::load(path, &t, &error)) {
+      std::fprintf(stderr, "trace: %s\n", error.c_str());
+      std::exit(1);
+    }
+    std::remove(path);
+    return t;
+  }();
+  return trace;
+}
+
+void BM_Replay(benchmark::State& state, std::string policy) {
+  const replay::Trace& trace = training_trace();
+  replay::Result r;
+  double call_seconds = 0;
+  uint64_t calls = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    setenv("ASCEND_RUN_ALLOC", policy.c_str(), 1);
+    ALLOC_CHECK(aclInit(nullptr));
+    state.ResumeTiming();
+    std::string error;
+    if (!replay::run(trace, &r, &error)) state.SkipWithError(error.c_str());
+    state.PauseTiming();
+    ALLOC_CHECK(aclFinalize());
+    state.ResumeTiming();
+    call_seconds += r.call_seconds;
+    calls += r.calls;
+  }
+  state.counters["ns_per_call"] = calls == 0 ? 0.0 : call_seconds * 1e9 / double(calls);
+  state.counters["calls"] = double(r.calls);
+  state.counters["peak_requested_MiB"] = double(r.peak_requested) / (1 << 20);
+  state.counters["peak_reserved_MiB"] = double(r.peak_reserved) / (1 << 20);
+  state.counters["reserved/requested"] = double(r.peak_reserved) / double(std::max<uint64_t>(r.peak_requested, 1));
+  state.counters["chunk_acquires"] = double(r.chunk_acquires);
+}
+
 void register_all() {
   const Allocator device{&device_alloc, &device_free};
   for (const char* policy : {"direct", "caching", "bins"}) {
@@ -197,6 +288,17 @@ void register_all() {
   benchmark::RegisterBenchmark("Alloc/mixed/mimalloc", BM_Mixed, Allocator{&mi_alloc, &mi_release}, std::string())
       ->Iterations(200000);
 #endif
+  for (const char* policy : {"direct", "caching", "bins"}) {
+    benchmark::RegisterBenchmark(("Alloc/train/" + std::string(policy)).c_str(), BM_Train, std::string(policy))
+        ->Iterations(1)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const char* policy : {"direct", "caching", "bins"}) {
+    benchmark::RegisterBenchmark(("Alloc/replay/" + std::string(policy)).c_str(), BM_Replay, std::string(policy))
+        ->Iterations(3)
+        ->Unit(benchmark::kMillisecond);
+  }
 }
 
 }  // namespace

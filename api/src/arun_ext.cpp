@@ -180,27 +180,15 @@ extern "C" aclError arunGetMemStats(int32_t deviceId, arunMemStats *stats) {
 
 extern "C" const char *arunMemReport(int32_t deviceId) {
   static thread_local std::string out;
-  arunMemStats s{};
-  aclError rc = api_call("arunMemReport", [&](Runtime& rt) { return fill_mem_stats(rt, deviceId, &s); });
-  if (rc != ACL_SUCCESS) return nullptr;
-  char line[160];
-  out = "device " + std::to_string(deviceId) + " memory, allocator \"" + s.policy + "\"\n";
-  std::snprintf(line, sizeof line, "  %-10s %12s %12s %12s\n", "", "current", "peak", "total");
-  out += line;
-  const std::pair<const char*, const arunMemGauge*> rows[] = {
-      {"requested", &s.requested}, {"allocated", &s.allocated}, {"active", &s.active}, {"reserved", &s.reserved}};
-  for (const auto& [name, g] : rows) {
-    std::snprintf(line, sizeof line, "  %-10s %12s %12s %12s\n", name, human_bytes(g->current).c_str(),
-                  human_bytes(g->peak).c_str(), human_bytes(g->total).c_str());
-    out += line;
-  }
-  std::snprintf(line, sizeof line,
-                "  blocks: %" PRIu64 " live, %" PRIu64 " allocations, %" PRIu64 " frees; chunks: %" PRIu64
-                " acquired, %" PRIu64 " released; cache hits %" PRIu64 "; OOMs %" PRIu64 "\n",
-                s.liveBlocks, s.allocations, s.frees, s.chunkAcquires, s.chunkReleases, s.cacheHits, s.ooms);
-  out += line;
-  std::snprintf(line, sizeof line, "  cached free %s, largest free block %s, fragmentation %.0f%%\n",
-                human_bytes(s.cachedFree).c_str(), human_bytes(s.largestFree).c_str(), s.fragmentation * 100);
-  out += line;
-  return out.c_str();
+  aclError rc = api_call("arunMemReport", [&](Runtime& rt) {
+    ARUN_RETURN_IF_ERROR(rt.check_device_id(deviceId));
+    out.clear();
+    rt.device(deviceId)->with_allocator([&](DeviceAllocator* a) {
+      if (a != nullptr) out = a->report();
+    });
+    // A device that is not open reports zeros under the policy it would get.
+    if (out.empty()) out = format_memory_report(deviceId, rt.allocator().name.c_str(), plugin::AllocatorStats{}, 0);
+    return Status::Ok();
+  });
+  return rc == ACL_SUCCESS ? out.c_str() : nullptr;
 }

@@ -100,6 +100,21 @@ Status Runtime::choose_allocator() {
     plugins_.push_back({plugin::kind_name(d.kind), d.name, d.version, loaded.path, d.build_id ? d.build_id : "",
                         entry->origin, d.abi_major, d.abi_minor, 0});
   }
+  // Diagnostics that apply to every policy.
+  if (const char* path = std::getenv("ASCEND_RUN_ALLOC_TRACE"); path != nullptr && path[0] != '\0') {
+    ARUN_RETURN_IF_ERROR(AllocTrace::open(path, &choice->trace));
+  }
+  choice->report_at_close = config_.memory_report;
+  if (const char* env = std::getenv("ASCEND_RUN_MEM_REPORT"); env != nullptr && env[0] != '\0') {
+    const std::string v = env;
+    if (v == "1" || v == "true" || v == "on") {
+      choice->report_at_close = true;
+    } else if (v == "0" || v == "false" || v == "off") {
+      choice->report_at_close = false;
+    } else {
+      return Status(Errc::invalid_param, "ASCEND_RUN_MEM_REPORT=\"" + v + "\": expected 1/true/on or 0/false/off");
+    }
+  }
   allocator_ = choice;
   log().debug("allocator: {} ({}) from {}", choice->name, choice->options, choice->source);
   return Status::Ok();

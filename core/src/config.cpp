@@ -268,8 +268,10 @@ Status parse_runtime(const std::string& origin, const std::string& base, const t
       }
     } else if (key == "leak_call_sites") {
       ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->leak_call_sites));
+    } else if (key == "memory_report") {
+      ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->memory_report));
     } else {
-      return unknown_key(origin, key, path, "log_level, plugin_search_paths, leak_report, leak_call_sites");
+      return unknown_key(origin, key, path, "log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report");
     }
   }
   return Status::Ok();

@@ -28,7 +28,9 @@ DeviceAllocator::DeviceAllocator(int32_t device_id, plugin::Device* device)
       policy_(std::make_unique<DirectPolicy>(static_cast<plugin::ChunkSource*>(this),
                                              static_cast<plugin::StreamOrder*>(this))) {}
 
-DeviceAllocator::~DeviceAllocator() = default;
+DeviceAllocator::~DeviceAllocator() {
+  if (trace_) trace_->flush();
+}
 
 Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const AllocatorChoice& choice,
                                std::shared_ptr<DeviceAllocator>* out) {
@@ -50,6 +52,7 @@ Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const 
     a->policy_.reset(p);
     a->plugin_ = choice.plugin;
   }
+  a->trace_ = choice.trace;
   *out = std::move(a);
   return Status::Ok();
 }
@@ -84,6 +87,7 @@ void DeviceAllocator::stream_retired(uint64_t uid) {
   // its last task, and reached() must keep answering from its counters until that is done.
   std::lock_guard lock(mu_);
   policy_->stream_retired(uid);
+  if (trace_) trace_->stream_retired(device_id_, uid);
 }
 
 uint64_t DeviceAllocator::mark(plugin::StreamId stream) {
@@ -135,7 +139,8 @@ Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const vo
   if (!st.ok()) {
     return Status(st.code() == Errc::ok ? Errc::rt_memory_allocation : st.code(), oom_message(bytes, st));
   }
-  blocks_[a.addr] = Block{a.addr, bytes, a.size, site, stream};
+  const uint64_t trace_id = trace_ ? trace_->allocated(device_id_, stream, bytes, uint32_t(page)) : 0;
+  blocks_[a.addr] = Block{a.addr, bytes, a.size, site, stream, trace_id};
   requested_.add(bytes);
   *out = a.addr;
   return Status::Ok();
@@ -154,29 +159,63 @@ Status DeviceAllocator::free(plugin::DevAddr addr, plugin::StreamId stream) {
   auto it = blocks_.find(addr);
   if (it == blocks_.end()) return not_a_block(addr, device_id_);
   requested_.sub(it->second.requested);
+  if (trace_) trace_->freed(device_id_, stream, it->second.trace_id);
+  prune_retiring();
+  if (stream != 0) {
+    // Work on the free's stream, and on every stream when others used the block, may still touch it.
+    const plugin::StreamId order = it->second.used_elsewhere ? 0 : stream;
+    const uint64_t m = mark(order);
+    if (!reached(order, m)) retiring_order_.push_back(retiring_.emplace(addr, Retiring{it->second, order, m}));
+  }
   blocks_.erase(it);
   policy_->deallocate(addr, stream);
   return Status::Ok();
 }
 
+void DeviceAllocator::prune_retiring() {
+  // Marks of one stream are reached in order; across streams the oldest may lag, which only keeps
+  // a few entries a little longer.
+  while (!retiring_order_.empty()) {
+    auto it = retiring_order_.front();
+    if (!reached(it->second.stream, it->second.mark)) break;
+    retiring_.erase(it);
+    retiring_order_.pop_front();
+  }
+}
+
 Status DeviceAllocator::record_use(plugin::DevAddr addr, plugin::StreamId stream) {
   std::lock_guard lock(mu_);
-  if (blocks_.find(addr) == blocks_.end()) return not_a_block(addr, device_id_);
+  auto it = blocks_.find(addr);
+  if (it == blocks_.end()) return not_a_block(addr, device_id_);
+  if (trace_) trace_->used(device_id_, stream, it->second.trace_id);
+  if (stream != it->second.stream) it->second.used_elsewhere = true;
   policy_->record_use(addr, stream);
   return Status::Ok();
 }
 
 bool DeviceAllocator::find(plugin::DevAddr addr, uint64_t bytes, Block* out) const {
-  std::lock_guard lock(mu_);
-  auto it = blocks_.upper_bound(addr);
-  if (it == blocks_.begin()) return false;
-  --it;
   // Against what the program asked for, not the policy's rounding: as on the device, the bytes
   // past the request are not the program's.
-  const Block& b = it->second;
-  if (addr - b.addr > b.requested || bytes > b.requested - (addr - b.addr)) return false;
-  if (out != nullptr) *out = b;
-  return true;
+  auto contains = [&](const Block& b) {
+    return addr >= b.addr && addr - b.addr <= b.requested && bytes <= b.requested - (addr - b.addr);
+  };
+  std::lock_guard lock(mu_);
+  auto it = blocks_.upper_bound(addr);
+  if (it != blocks_.begin() && contains(std::prev(it)->second)) {
+    if (out != nullptr) *out = std::prev(it)->second;
+    return true;
+  }
+  // Freed in stream order, and work queued before the free may still be using it. Only the nearest
+  // few are looked at: retiring blocks are few, and seldom nested.
+  auto r = retiring_.upper_bound(addr);
+  for (int looked = 0; r != retiring_.begin() && looked < 8; ++looked) {
+    --r;
+    if (contains(r->second.block)) {
+      if (out != nullptr) *out = r->second.block;
+      return true;
+    }
+  }
+  return false;
 }
 
 plugin::AllocatorStats DeviceAllocator::stats() const {
@@ -199,6 +238,42 @@ const char* DeviceAllocator::policy_name() const { return policy_->name(); }
 std::string DeviceAllocator::policy_options() const {
   std::lock_guard lock(mu_);
   return policy_->describe();
+}
+
+std::string DeviceAllocator::report() const {
+  std::lock_guard lock(mu_);
+  plugin::AllocatorStats s = policy_->stats();
+  s.requested = requested_;
+  return format_memory_report(device_id_, policy_->name(), s, blocks_.size());
+}
+
+std::string format_memory_report(int32_t device, const char* policy, const plugin::AllocatorStats& s,
+                                 uint64_t live_blocks) {
+  char line[200];
+  std::string out = "device " + std::to_string(device) + " memory, allocator \"" + policy + "\"\n";
+  std::snprintf(line, sizeof line, "  %-10s %12s %12s %12s\n", "", "current", "peak", "total");
+  out += line;
+  const std::pair<const char*, const plugin::Gauge*> rows[] = {
+      {"requested", &s.requested}, {"allocated", &s.allocated}, {"active", &s.active}, {"reserved", &s.reserved}};
+  for (const auto& [name, g] : rows) {
+    std::snprintf(line, sizeof line, "  %-10s %12s %12s %12s\n", name, human_bytes(g->current).c_str(),
+                  human_bytes(g->peak).c_str(), human_bytes(g->total).c_str());
+    out += line;
+  }
+  std::snprintf(line, sizeof line,
+                "  blocks: %" PRIu64 " live, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
+                " pending; chunks: %" PRIu64 " acquired, %" PRIu64 " released; cache hits %" PRIu64 "; OOMs %" PRIu64
+                "\n",
+                live_blocks, s.allocations, s.frees, s.pending_frees, s.chunk_acquires, s.chunk_releases, s.cache_hits,
+                s.ooms);
+  out += line;
+  const double overhead = s.requested.peak == 0 ? 0.0 : double(s.reserved.peak) / double(s.requested.peak);
+  std::snprintf(line, sizeof line,
+                "  cached free %s, largest free block %s, fragmentation %.0f%%; peak reserved / peak requested %.2f\n",
+                human_bytes(s.cached_free).c_str(), human_bytes(s.largest_free).c_str(), s.fragmentation() * 100,
+                overhead);
+  out += line;
+  return out;
 }
 
 std::string DeviceAllocator::oom_message(uint64_t bytes, const Status& why) const {

@@ -8,12 +8,14 @@
 // fragmentation, the policy and its options, and what to try).
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "alloc_trace.hpp"
 #include "arun/core/status.hpp"
 #include "arun/plugin/allocator.hpp"
 
@@ -27,6 +29,8 @@ struct AllocatorChoice {
   std::string source = "default";  // "config", "ASCEND_RUN_ALLOC", "default"
   std::string options;             // as the policy describes them, for reports
   std::shared_ptr<plugin::AllocatorPlugin> plugin;  // null: direct; holds the plugin library
+  std::shared_ptr<AllocTrace> trace;                // ASCEND_RUN_ALLOC_TRACE, or null
+  bool report_at_close = false;                     // print the allocator report when the device closes
 };
 
 class DeviceAllocator final : private plugin::ChunkSource, private plugin::StreamOrder {
@@ -38,6 +42,8 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
     uint64_t size = 0;
     const void* site = nullptr;  // return address of the allocating API call, or nullptr
     plugin::StreamId stream = 0;
+    uint64_t trace_id = 0;  // the block's id in the allocation trace (0: not traced)
+    bool used_elsewhere = false;  // arunMemRecordStream named another stream
   };
 
   // A device's allocator with the chosen policy; fails if the plugin cannot build one.
@@ -65,6 +71,8 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   std::vector<Block> blocks() const;  // every block the program still holds, by address
   const char* policy_name() const;
   std::string policy_options() const;
+  // The statistics as a readable table (arunMemReport, [runtime] memory_report).
+  std::string report() const;
 
  private:
   // plugin::ChunkSource
@@ -83,8 +91,19 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   mutable std::mutex mu_;
   std::shared_ptr<plugin::AllocatorPlugin> plugin_;  // declared first: the policy's code lives in its library
   std::unique_ptr<plugin::AllocatorPolicy> policy_;
+  std::shared_ptr<AllocTrace> trace_;
   std::map<plugin::DevAddr, Block> blocks_;
   plugin::Gauge requested_;
+  // Blocks freed in stream order (arunFreeAsync) whose stream has not reached the free yet: work
+  // queued on that stream before the free may still use them, so find() accepts them until then.
+  struct Retiring {
+    Block block;
+    plugin::StreamId stream = 0;  // the stream it was freed on
+    uint64_t mark = 0;
+  };
+  std::multimap<plugin::DevAddr, Retiring> retiring_;
+  std::deque<std::multimap<plugin::DevAddr, Retiring>::iterator> retiring_order_;  // oldest first
+  void prune_retiring();
   // Stream order state, guarded by mu_.
   std::map<plugin::StreamId, std::weak_ptr<Stream>> streams_;
   struct DeviceMark {
@@ -96,5 +115,9 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
 
 // "12.0 MiB" style sizes for messages and reports.
 std::string human_bytes(uint64_t bytes);
+
+// The report table of one device's statistics; `live_blocks` are the blocks the program holds.
+std::string format_memory_report(int32_t device, const char* policy, const plugin::AllocatorStats& stats,
+                                 uint64_t live_blocks);
 
 }  // namespace arun

@@ -1,5 +1,7 @@
 #include "device_slot.hpp"
 
+#include <cstdio>
+
 #include "logging.hpp"
 
 namespace arun {
@@ -59,6 +61,8 @@ void DeviceSlot::release(LeakReport* leaks) {
     if (leaks != nullptr) {
       for (const auto& b : allocator->blocks()) leaks->memory.push_back({id_, b.addr, b.requested, b.site});
     }
+    // The report goes to stderr whatever the log level: the user asked for it.
+    if (allocator_choice_ && allocator_choice_->report_at_close) std::fputs(allocator->report().c_str(), stderr);
     allocator.reset();
     // Close the device before the scheduler goes: closing joins the unit threads, and a unit may
     // still be inside the scheduler's completion path (waking waiters) after the last task counted

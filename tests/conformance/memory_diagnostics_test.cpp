@@ -30,7 +30,10 @@ class MemoryDiagnosticsTest : public AclTest {
     std::string body, out, line;
     std::istringstream lines(text.str());
     while (std::getline(lines, line)) {
-      if (line.rfind("leak_report", 0) == 0 || line.rfind("leak_call_sites", 0) == 0) continue;
+      if (line.rfind("leak_report", 0) == 0 || line.rfind("leak_call_sites", 0) == 0 ||
+          line.rfind("memory_report", 0) == 0) {
+        continue;
+      }
       body += line + "\n";
     }
     const size_t at = body.find("[runtime]\n");
@@ -204,6 +207,176 @@ TEST_P(MemoryDiagnosticsTest, MemStatsFollowAllocationsAndFrees) {
   EXPECT_EQ(nullptr, arunMemReport(-1));
   ASSERT_ACL_OK(aclrtFree(small));
   EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
+// A stream-ordered free (arunFreeAsync) is legal while work queued before it on its stream still
+// uses the block, and on other streams once arunMemRecordStream named them: that work runs without
+// a fault, and no allocation gets the block until it is done.
+TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlock) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  constexpr size_t kBytes = 1 << 20;
+  aclrtStream s1 = nullptr, s2 = nullptr, s3 = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s1));
+  ASSERT_ACL_OK(aclrtCreateStream(&s2));
+  ASSERT_ACL_OK(aclrtCreateStream(&s3));
+  auto writer = [](Gate *gate) {
+    return [gate](arun::Block b, uint8_t *p, size_t n) {
+      Gate::taskFn(gate);
+      auto v = b.map(p, n);
+      for (size_t i = 0; i < n; ++i) v[i] = 0xee;
+    };
+  };
+  uint8_t *same = nullptr, *other = nullptr;
+  ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&same), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
+  ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&other), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
+  ASSERT_ACL_OK(arunMemRecordStream(other, s2));
+  Gate &g1 = newGate();
+  Gate &g2 = newGate();
+  ASSERT_ACL_OK(arun::launch(s1, 1, writer(&g1), same, kBytes));   // queued on the freeing stream
+  ASSERT_ACL_OK(arun::launch(s2, 1, writer(&g2), other, kBytes));  // on the stream recorded
+  ASSERT_TRUE(g1.waitEntered(1));
+  ASSERT_TRUE(g2.waitEntered(1));
+  ASSERT_ACL_OK(arunFreeAsync(same, s1));
+  ASSERT_ACL_OK(arunFreeAsync(other, s1));
+  // While both kernels wait: allocations from other streams, and the stream-less aclrtMalloc, never
+  // get the blocks; s1 may get `same` (its kernel runs first) but not `other`, which s2 uses.
+  auto overlaps = [&](const uint8_t *p, const uint8_t *b) { return !(p + kBytes <= b || b + kBytes <= p); };
+  std::vector<std::pair<uint8_t *, aclrtStream>> fresh;
+  for (aclrtStream s : {s3, s3, static_cast<aclrtStream>(nullptr), s1, s1}) {
+    uint8_t *p = nullptr;
+    if (s == nullptr) {
+      ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void **>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    } else {
+      ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s));
+    }
+    EXPECT_FALSE(overlaps(p, other)) << "a block stream s2 still writes was handed out";
+    if (s != s1) {
+      EXPECT_FALSE(overlaps(p, same)) << "a block s1's queued kernel writes went to another stream";
+    }
+    fresh.emplace_back(p, s);
+  }
+  g1.open();
+  g2.open();
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s1)) << "work queued before a stream-ordered free may use the block";
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s2)) << "a recorded stream may use the block until it is done";
+  for (auto &[p, s] : fresh) {
+    ASSERT_ACL_OK(aclrtMemset(p, kBytes, 0x11, kBytes));
+    EXPECT_EQ(std::vector<uint8_t>(kBytes, 0x11), readDevice(p, kBytes));
+    EXPECT_ACL_OK(aclrtFree(p));
+  }
+  for (aclrtStream s : {s1, s2, s3}) EXPECT_ACL_OK(aclrtDestroyStream(s));
+  EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
+// ASCEND_RUN_ALLOC_TRACE records every allocation, free and cross-stream use, in order, naming
+// blocks by id and streams by their process-wide id: what `ascend-run replay` reads.
+TEST_P(MemoryDiagnosticsTest, AllocationTraceRecordsAllocationsFreesUsesAndStreams) {
+  const std::string path = std::string(config()) + ".trace";
+  files_.push_back(path);
+  finalize();
+  setenv("ASCEND_RUN_ALLOC_TRACE", path.c_str(), 1);
+  reinitWith(config());
+  unsetenv("ASCEND_RUN_ALLOC_TRACE");
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  aclrtStream s1 = nullptr, s2 = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s1));
+  ASSERT_ACL_OK(aclrtCreateStream(&s2));
+  void *a = nullptr, *b = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&a, 1000, ACL_MEM_MALLOC_NORMAL_ONLY));
+  ASSERT_ACL_OK(arunMallocAsync(&b, 2000, ACL_MEM_MALLOC_HUGE_FIRST, s1));
+  ASSERT_ACL_OK(arunMemRecordStream(b, s2));
+  ASSERT_ACL_OK(arunFreeAsync(b, s1));
+  EXPECT_ACL(ACL_ERROR_RT_MEMORY_FREE, aclrtFree(b)) << "a failed free is not traced";
+  ASSERT_ACL_OK(aclrtFree(a));
+  ASSERT_ACL_OK(aclrtDestroyStream(s1));
+  ASSERT_ACL_OK(aclrtDestroyStream(s2));
+  ASSERT_ACL_OK(aclrtResetDevice(0));
+
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::vector<std::string>> events;  // fields after the time stamp
+  uint64_t last_t = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    uint64_t t = 0;
+    fields >> t;
+    EXPECT_GE(t, last_t) << "times never go back: " << line;
+    last_t = t;
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    events.push_back(f);
+  }
+  ASSERT_EQ(8u, events.size());
+  using V = std::vector<std::string>;
+  EXPECT_EQ((V{"a", "0", "0", "1000", "0", "1"}), events[0]);
+  ASSERT_EQ(6u, events[1].size());
+  const std::string stream1 = events[1][2];
+  EXPECT_NE("0", stream1);
+  EXPECT_EQ((V{"a", "0", stream1, "2000", "0", "2"}), events[1]) << "HUGE_FIRST under 1 MiB takes normal pages";
+  ASSERT_EQ(4u, events[2].size());
+  const std::string stream2 = events[2][2];
+  EXPECT_NE(stream1, stream2);
+  EXPECT_EQ((V{"u", "0", stream2, "2"}), events[2]);
+  EXPECT_EQ((V{"f", "0", stream1, "2"}), events[3]);
+  EXPECT_EQ((V{"f", "0", "0", "1"}), events[4]);
+  EXPECT_EQ((V{"x", "0", stream1}), events[5]);
+  EXPECT_EQ((V{"x", "0", stream2}), events[6]);
+  ASSERT_EQ(3u, events[7].size());  // the default stream, at aclrtResetDevice
+  EXPECT_EQ("x", events[7][0]);
+  EXPECT_NE(stream1, events[7][2]);
+  EXPECT_NE(stream2, events[7][2]);
+}
+
+TEST_P(MemoryDiagnosticsTest, AnUnwritableTracePathFailsInitWithTheReason) {
+  finalize();
+  setenv("ASCEND_RUN_ALLOC_TRACE", "/nonexistent-dir/trace.txt", 1);
+  const aclError rc = aclInit(config());
+  unsetenv("ASCEND_RUN_ALLOC_TRACE");
+  const char *raw = aclGetRecentErrMsg();
+  const std::string msg = raw != nullptr ? raw : "";
+  if (rc == ACL_SUCCESS) aclFinalize();
+  EXPECT_EQ(ACL_ERROR_INVALID_PARAM, rc);
+  expectContains(msg, "ASCEND_RUN_ALLOC_TRACE");
+  expectContains(msg, "/nonexistent-dir/trace.txt");
+  reinit();
+}
+
+// [runtime] memory_report = true (or ASCEND_RUN_MEM_REPORT=1) prints the allocator report to
+// stderr when the device closes, whatever the log level.
+TEST_P(MemoryDiagnosticsTest, MemoryReportIsPrintedWhenTheDeviceCloses) {
+  restartOn(configWith("memory_report = true"));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  void *p = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&p, 3 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+  ASSERT_ACL_OK(aclrtFree(p));
+  testing::internal::CaptureStderr();
+  const aclError rc = aclrtResetDevice(0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_ACL_OK(rc);
+  expectContains(err, "device 0 memory, allocator");
+  expectContains(err, "3.0 MiB");  // the requested peak
+  expectContains(err, "1 allocations, 1 frees");
+  expectContains(err, "peak reserved / peak requested");
+
+  // Off again through the environment, which wins over the file; a bad value is refused.
+  finalize();
+  setenv("ASCEND_RUN_MEM_REPORT", "0", 1);
+  reinitWith(files_.back());
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  testing::internal::CaptureStderr();
+  ASSERT_ACL_OK(aclrtResetDevice(0));
+  EXPECT_EQ(std::string::npos, testing::internal::GetCapturedStderr().find("memory, allocator"));
+  finalize();
+  setenv("ASCEND_RUN_MEM_REPORT", "loud", 1);
+  const aclError bad = aclInit(config());
+  unsetenv("ASCEND_RUN_MEM_REPORT");
+  const char *raw = aclGetRecentErrMsg();
+  const std::string msg = raw != nullptr ? raw : "";
+  if (bad == ACL_SUCCESS) aclFinalize();
+  EXPECT_EQ(ACL_ERROR_INVALID_PARAM, bad);
+  expectContains(msg, "ASCEND_RUN_MEM_REPORT=\"loud\"");
+  reinit();
 }
 
 // Memory freed while a kernel that uses it is still queued or running is never handed to a new

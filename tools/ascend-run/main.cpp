@@ -1,15 +1,21 @@
 // ascend-run: the command line of the runtime.
 //   ascend-run info [--config FILE]   configuration, plugins and devices, or what is wrong with them
 //   ascend-run demo [--config FILE] [--batches N] [--elements N] [--blocks N]
+//   ascend-run replay TRACE [--policy SPEC]... [--config FILE]
+//   ascend-run memory [--trace FILE] PROGRAM [ARGS...]
 //   ascend-run version
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "demo.hpp"
+#include "trace_replay.hpp"
 
 #include "acl/acl.h"
 #include "arun/arun_ext.h"
@@ -24,6 +30,13 @@ int usage(FILE* to) {
                "  demo [--config FILE] [--batches N] [--elements N] [--blocks N]\n"
                "                         run a double-buffered copy/compute pipeline on device 0, verify it\n"
                "                         against the host and print per-stage times and the overlap\n"
+               "  replay TRACE [--policy SPEC]... [--config FILE]\n"
+               "                         replay an allocation trace (ASCEND_RUN_ALLOC_TRACE=TRACE) under each\n"
+               "                         allocator policy (default: direct, caching, bins) and compare time and\n"
+               "                         peak reserved / peak requested memory\n"
+               "  memory [--trace FILE] PROGRAM [ARGS...]\n"
+               "                         run PROGRAM with the allocator report printed as each device closes\n"
+               "                         (and its allocation trace written to FILE)\n"
                "  version                show the runtime and ACL interface versions\n"
                "The configuration is FILE, else $ASCEND_RUN_CONFIG, else the installed default.\n");
   return to == stderr ? 2 : 0;
@@ -60,6 +73,72 @@ int info(const char* config) {
   }
   aclFinalize();
   return status;
+}
+
+std::string human(uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", double(b) / double(1ull << 30));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1ull << 20));
+  }
+  return buf;
+}
+
+int replay_trace(const std::string& path, std::vector<std::string> policies, const char* config) {
+  replay::Trace trace;
+  std::string error;
+  if (!replay::load(path, &trace, &error)) {
+    std::fprintf(stderr, "ascend-run replay: %s\n", error.c_str());
+    return 1;
+  }
+  if (policies.empty()) policies = {"direct", "caching", "bins"};
+  std::printf("trace %s: %zu events, %llu allocations\n\n", path.c_str(), trace.events.size(),
+              static_cast<unsigned long long>(trace.allocations));
+  std::printf("%-28s %9s %9s %9s %14s %14s %9s %7s %5s\n", "policy", "calls", "ns/call", "wall ms", "peak requested",
+              "peak reserved", "reserved/", "chunks", "OOMs");
+  std::printf("%-28s %9s %9s %9s %14s %14s %9s %7s %5s\n", "", "", "", "", "", "", "requested", "", "");
+  int status = 0;
+  for (const auto& policy : policies) {
+    if (setenv("ASCEND_RUN_ALLOC", policy.c_str(), 1) != 0 || aclInit(config) != ACL_SUCCESS) {
+      const char* m = aclGetRecentErrMsg();
+      std::fprintf(stderr, "ascend-run replay: policy \"%s\": the runtime cannot start: %s\n", policy.c_str(),
+                   m != nullptr ? m : "");
+      status = 1;
+      continue;
+    }
+    replay::Result r;
+    if (!replay::run(trace, &r, &error)) {
+      std::fprintf(stderr, "ascend-run replay: policy \"%s\": %s\n", policy.c_str(), error.c_str());
+      status = 1;
+    } else {
+      const double ratio = r.peak_requested == 0 ? 0.0 : double(r.peak_reserved) / double(r.peak_requested);
+      std::printf("%-28s %9llu %9.0f %9.1f %14s %14s %9.3f %7llu %5llu\n", policy.c_str(),
+                  static_cast<unsigned long long>(r.calls), r.calls == 0 ? 0.0 : r.call_seconds * 1e9 / double(r.calls),
+                  r.wall_seconds * 1e3, human(r.peak_requested).c_str(), human(r.peak_reserved).c_str(), ratio,
+                  static_cast<unsigned long long>(r.chunk_acquires), static_cast<unsigned long long>(r.ooms));
+    }
+    aclFinalize();
+  }
+  unsetenv("ASCEND_RUN_ALLOC");
+  return status;
+}
+
+// Runs a program with the allocator report on (and a trace file), replacing this process.
+int run_with_memory_report(int argc, char** argv, int first) {
+  int i = first;
+  if (i + 1 < argc && std::strcmp(argv[i], "--trace") == 0) {
+    setenv("ASCEND_RUN_ALLOC_TRACE", argv[i + 1], 1);
+    i += 2;
+  }
+  if (i >= argc) {
+    std::fprintf(stderr, "ascend-run memory: no program given\n");
+    return usage(stderr);
+  }
+  setenv("ASCEND_RUN_MEM_REPORT", "1", 1);
+  execvp(argv[i], argv + i);
+  std::fprintf(stderr, "ascend-run memory: cannot run '%s': %s\n", argv[i], std::strerror(errno));
+  return 127;
 }
 
 }  // namespace
@@ -101,6 +180,30 @@ int main(int argc, char** argv) {
     }
     return demo::run(o);
   }
+  if (cmd == "replay") {
+    const char* config = nullptr;
+    std::string trace;
+    std::vector<std::string> policies;
+    for (int i = 2; i < argc; ++i) {
+      const bool has_value = i + 1 < argc;
+      if (std::strcmp(argv[i], "--config") == 0 && has_value) {
+        config = argv[++i];
+      } else if (std::strcmp(argv[i], "--policy") == 0 && has_value) {
+        policies.emplace_back(argv[++i]);
+      } else if (trace.empty() && argv[i][0] != '-') {
+        trace = argv[i];
+      } else {
+        std::fprintf(stderr, "ascend-run replay: bad argument '%s'\n", argv[i]);
+        return usage(stderr);
+      }
+    }
+    if (trace.empty()) {
+      std::fprintf(stderr, "ascend-run replay: no trace file given\n");
+      return usage(stderr);
+    }
+    return replay_trace(trace, policies, config);
+  }
+  if (cmd == "memory") return run_with_memory_report(argc, argv, 2);
   std::fprintf(stderr, "ascend-run: unknown command '%s'\n", cmd.c_str());
   return usage(stderr);
 }

@@ -10,7 +10,7 @@ Status DirectPolicy::allocate(const plugin::AllocRequest& request, plugin::Alloc
     ++stats_.ooms;
     return st;
   }
-  chunks_[chunk.base] = chunk;
+  chunks_[chunk.base] = Live{chunk, request.stream, false};
   ++stats_.chunk_acquires;
   ++stats_.allocations;
   stats_.allocated.add(chunk.size);
@@ -24,7 +24,8 @@ Status DirectPolicy::allocate(const plugin::AllocRequest& request, plugin::Alloc
 void DirectPolicy::deallocate(plugin::DevAddr addr, plugin::StreamId stream) {
   auto it = chunks_.find(addr);
   if (it == chunks_.end()) return;  // the core only passes addresses it handed out
-  const plugin::Chunk chunk = it->second;
+  const plugin::Chunk chunk = it->second.chunk;
+  if (it->second.shared) stream = 0;
   chunks_.erase(it);
   ++stats_.frees;
   stats_.allocated.sub(chunk.size);
@@ -36,6 +37,11 @@ void DirectPolicy::deallocate(plugin::DevAddr addr, plugin::StreamId stream) {
   }
   stats_.pending_frees = pending_.size();
   if (!pending_.empty()) release_reached();
+}
+
+void DirectPolicy::record_use(plugin::DevAddr addr, plugin::StreamId stream) {
+  auto it = chunks_.find(addr);
+  if (it != chunks_.end() && stream != it->second.stream) it->second.shared = true;
 }
 
 void DirectPolicy::release(const plugin::Chunk& chunk) {
@@ -63,8 +69,8 @@ uint64_t DirectPolicy::release_reached() {
 uint64_t DirectPolicy::trim(uint64_t) { return release_reached(); }
 
 void DirectPolicy::visit(plugin::BlockVisitor visitor, void* context) const {
-  for (const auto& [base, chunk] : chunks_) {
-    visitor(context, plugin::BlockInfo{base, chunk.size, base, plugin::BlockInfo::State::Live, 0});
+  for (const auto& [base, live] : chunks_) {
+    visitor(context, plugin::BlockInfo{base, live.chunk.size, base, plugin::BlockInfo::State::Live, live.stream});
   }
   for (const Pending& p : pending_) {
     visitor(context, plugin::BlockInfo{p.chunk.base, p.chunk.size, p.chunk.base, plugin::BlockInfo::State::Pending,

@@ -23,6 +23,7 @@ class DirectPolicy final : public plugin::AllocatorPolicy {
   std::string describe() const override { return "(no options)"; }
   Status allocate(const plugin::AllocRequest& request, plugin::Allocation* out) override;
   void deallocate(plugin::DevAddr addr, plugin::StreamId stream) override;
+  void record_use(plugin::DevAddr addr, plugin::StreamId stream) override;
   uint64_t trim(uint64_t) override;  // releases freed chunks whose work has completed
   plugin::AllocatorStats stats() const override { return stats_; }
   void visit(plugin::BlockVisitor visitor, void* context) const override;
@@ -38,7 +39,12 @@ class DirectPolicy final : public plugin::AllocatorPolicy {
 
   plugin::ChunkSource* source_;
   plugin::StreamOrder* order_;
-  std::map<plugin::DevAddr, plugin::Chunk> chunks_;  // live blocks, each a whole chunk
+  struct Live {
+    plugin::Chunk chunk;
+    plugin::StreamId stream = 0;  // allocated for this stream
+    bool shared = false;          // used on another stream too: its free waits for every stream
+  };
+  std::map<plugin::DevAddr, Live> chunks_;  // live blocks, each a whole chunk
   std::deque<Pending> pending_;                      // freed, waiting for in-flight work
   plugin::AllocatorStats stats_;
 };

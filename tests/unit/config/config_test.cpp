@@ -278,7 +278,7 @@ TEST(ConfigTomlErrors, UnknownRuntimeKey) {
   RuntimeConfig cfg;
   Status s = parse("[runtime]\nlog_level = \"info\"\nloglevel = \"info\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites)");
+  EXPECT_EQ(s.message(), "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report)");
 }
 
 TEST(ConfigToml, LeakReportModes) {
@@ -298,6 +298,17 @@ TEST(ConfigToml, LeakReportModes) {
   EXPECT_EQ(s.message(), "t.toml:2:15: runtime.leak_report: \"loud\" is not a leak report mode (valid: off, warn, error)");
   s = parse("[runtime]\nleak_call_sites = \"yes\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+}
+
+TEST(ConfigToml, MemoryReport) {
+  RuntimeConfig cfg;
+  EXPECT_FALSE(cfg.memory_report) << "off by default";
+  Status s = parse("[runtime]\nmemory_report = true\n", &cfg);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(cfg.memory_report);
+  s = parse("[runtime]\nmemory_report = 1\n", &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("runtime.memory_report"), std::string::npos) << s.message();
 }
 
 TEST(ConfigTomlErrors, UnknownPluginKey) {
@@ -419,7 +430,7 @@ TEST(ConfigTomlErrors, DuplicatePlugin) {
 TEST(ConfigTomlErrors, ErrorsReportTheOriginGiven) {
   RuntimeConfig cfg;
   Status s = arun::parse_config_toml("[runtime]\nx = 1\n", "/etc/ascend-run/site.toml", "/etc", &cfg);
-  EXPECT_EQ(s.message(), "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites)");
+  EXPECT_EQ(s.message(), "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report)");
 }
 
 // ============================================================================================

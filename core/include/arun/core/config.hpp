@@ -37,6 +37,7 @@ struct RuntimeConfig {
   std::optional<plugin::LogLevel> log_level;   // unset = keep the environment / default level
   std::vector<std::string> plugin_search_paths; // absolute paths, in search order, before the built-in plugin folder
   LeakReportMode leak_report = LeakReportMode::Warn;
+  bool memory_report = false;      // print each device's allocator report when it closes
   bool leak_call_sites = false;    // record where each device / pinned allocation was made, for the report
   // [[plugin]]
   std::vector<PluginEntry> plugins;
