@@ -48,6 +48,11 @@ void AllocTrace::stream_retired(int32_t device, uint64_t stream) {
   std::fprintf(file_, "%" PRIu64 " x %d %" PRIu64 "\n", now_ns(), device, stream);
 }
 
+void AllocTrace::synchronized(int32_t device, uint64_t stream) {
+  std::lock_guard lock(mu_);
+  std::fprintf(file_, "%" PRIu64 " s %d %" PRIu64 "\n", now_ns(), device, stream);
+}
+
 void AllocTrace::flush() {
   std::lock_guard lock(mu_);
   std::fflush(file_);

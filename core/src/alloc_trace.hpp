@@ -7,6 +7,7 @@
 //   T f DEVICE STREAM ID              free (STREAM 0: aclrtFree, ordered after every stream)
 //   T u DEVICE STREAM ID              the block is also used on STREAM (arunMemRecordStream)
 //   T x DEVICE STREAM                 the stream was destroyed
+//   T s DEVICE STREAM                 the host waited for STREAM (0: the whole device) to finish
 // STREAM is a process-wide stream id (0: none). IDs, not addresses, name blocks: a replay under
 // another policy gets other addresses.
 #pragma once
@@ -35,6 +36,7 @@ class AllocTrace {
   void freed(int32_t device, uint64_t stream, uint64_t id);
   void used(int32_t device, uint64_t stream, uint64_t id);
   void stream_retired(int32_t device, uint64_t stream);
+  void synchronized(int32_t device, uint64_t stream);
   void flush();  // when a device closes, so the trace is whole on disk before aclFinalize
 
  private:

@@ -584,6 +584,7 @@ Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
     return Status(Errc::rt_stream_sync_timeout, "stream " + std::to_string(stream.id()) +
                                                     " did not finish within " + std::to_string(timeout_ms) + " ms");
   }
+  if (allocator_->trace) allocator_->trace->synchronized(sched->device_id(), stream.uid());
   if (int e = sched->take_error(stream)) {
     return Status(static_cast<Errc>(e), "a task on stream " + std::to_string(stream.id()) + " failed with error " +
                                             std::to_string(e));
@@ -599,6 +600,7 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
     return Status(Errc::rt_stream_sync_timeout, "device " + std::to_string(ctx->slot()->id()) +
                                                     " did not finish within " + std::to_string(timeout_ms) + " ms");
   }
+  if (allocator_->trace) allocator_->trace->synchronized(ctx->slot()->id(), 0);
   if (int e = sched->take_any_error()) {
     return Status(static_cast<Errc>(e), "a task on device " + std::to_string(ctx->slot()->id()) +
                                             " failed with error " + std::to_string(e));

@@ -39,6 +39,7 @@ class Scheduler {
   // `queue_depth`: how many submitted, not yet completed tasks a stream may hold (at least 1).
   Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id = 0,
             uint32_t queue_depth = 1024);
+  int32_t device_id() const { return device_id_; }
 
   // Process-wide: who hears about failed tasks (the C API's exception callbacks).
   static void set_failure_listener(FailureListener listener);

@@ -268,7 +268,7 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
   EXPECT_ACL_OK(aclrtResetDevice(0));
 }
 
-// ASCEND_RUN_ALLOC_TRACE records every allocation, free and cross-stream use, in order, naming
+// ASCEND_RUN_ALLOC_TRACE records every allocation, free, cross-stream use and synchronisation, in order, naming
 // blocks by id and streams by their process-wide id: what `ascend-run replay` reads.
 TEST_P(MemoryDiagnosticsTest, AllocationTraceRecordsAllocationsFreesUsesAndStreams) {
   const std::string path = std::string(config()) + ".trace";
@@ -286,6 +286,7 @@ TEST_P(MemoryDiagnosticsTest, AllocationTraceRecordsAllocationsFreesUsesAndStrea
   ASSERT_ACL_OK(arunMallocAsync(&b, 2000, ACL_MEM_MALLOC_HUGE_FIRST, s1));
   ASSERT_ACL_OK(arunMemRecordStream(b, s2));
   ASSERT_ACL_OK(arunFreeAsync(b, s1));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s1));
   EXPECT_ACL(ACL_ERROR_RT_MEMORY_FREE, aclrtFree(b)) << "a failed free is not traced";
   ASSERT_ACL_OK(aclrtFree(a));
   ASSERT_ACL_OK(aclrtDestroyStream(s1));
@@ -307,7 +308,7 @@ TEST_P(MemoryDiagnosticsTest, AllocationTraceRecordsAllocationsFreesUsesAndStrea
     for (std::string w; fields >> w;) f.push_back(w);
     events.push_back(f);
   }
-  ASSERT_EQ(8u, events.size());
+  ASSERT_EQ(9u, events.size());
   using V = std::vector<std::string>;
   EXPECT_EQ((V{"a", "0", "0", "1000", "0", "1"}), events[0]);
   ASSERT_EQ(6u, events[1].size());
@@ -319,13 +320,14 @@ TEST_P(MemoryDiagnosticsTest, AllocationTraceRecordsAllocationsFreesUsesAndStrea
   EXPECT_NE(stream1, stream2);
   EXPECT_EQ((V{"u", "0", stream2, "2"}), events[2]);
   EXPECT_EQ((V{"f", "0", stream1, "2"}), events[3]);
-  EXPECT_EQ((V{"f", "0", "0", "1"}), events[4]);
-  EXPECT_EQ((V{"x", "0", stream1}), events[5]);
-  EXPECT_EQ((V{"x", "0", stream2}), events[6]);
-  ASSERT_EQ(3u, events[7].size());  // the default stream, at aclrtResetDevice
-  EXPECT_EQ("x", events[7][0]);
-  EXPECT_NE(stream1, events[7][2]);
-  EXPECT_NE(stream2, events[7][2]);
+  EXPECT_EQ((V{"s", "0", stream1}), events[4]);
+  EXPECT_EQ((V{"f", "0", "0", "1"}), events[5]);
+  EXPECT_EQ((V{"x", "0", stream1}), events[6]);
+  EXPECT_EQ((V{"x", "0", stream2}), events[7]);
+  ASSERT_EQ(3u, events[8].size());  // the default stream, at aclrtResetDevice
+  EXPECT_EQ("x", events[8][0]);
+  EXPECT_NE(stream1, events[8][2]);
+  EXPECT_NE(stream2, events[8][2]);
 }
 
 TEST_P(MemoryDiagnosticsTest, AnUnwritableTracePathFailsInitWithTheReason) {

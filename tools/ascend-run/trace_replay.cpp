@@ -44,6 +44,8 @@ bool load(const std::string& path, Trace* out, std::string* error) {
       case 'x':
         ok = e.stream != 0;
         break;
+      case 's':
+        break;
       default:
         return *error = where + "unknown operation '" + op + "'", false;
     }
@@ -115,6 +117,10 @@ struct Replayer {
       return true;
     }
     if (!stream_for(e.stream, &s)) return false;
+    if (e.op == 's') {
+      const aclError rc = e.stream == 0 ? aclrtSynchronizeDevice() : aclrtSynchronizeStream(s);
+      return rc == ACL_SUCCESS ? true : fail("synchronize", rc);
+    }
     if (e.op == 'a') {
       void* p = nullptr;
       const auto t0 = clock::now();

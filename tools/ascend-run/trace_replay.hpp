@@ -6,7 +6,7 @@
 // trace (created when first named, destroyed at its `x` line). Each allocation and each recorded use
 // is followed by a 64-byte memset of the block on its stream, so the streams have work in flight and
 // stream-ordered reuse is exercised as in the recorded program; the program's kernels and copies
-// themselves are not in the trace. Before an aclrtFree (stream 0) the replay synchronises the device,
+// themselves are not in the trace; the host's synchronisations are, and are replayed. Before an aclrtFree (stream 0) the replay synchronises the device,
 // as the program must have made sure no queued work still used the block.
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace replay {
 
 struct Event {
-  char op = 0;  // 'a' allocate, 'f' free, 'u' use on another stream, 'x' stream destroyed
+  char op = 0;  // 'a' allocate, 'f' free, 'u' use on another stream, 'x' stream destroyed, 's' synchronize
   int32_t device = 0;
   uint64_t stream = 0;
   uint64_t bytes = 0;  // 'a'

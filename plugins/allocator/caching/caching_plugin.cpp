@@ -28,6 +28,8 @@ const OptionSpec kOptions[] = {
     {"gc_threshold", OptionType::Float, 0, 1, "0.0",
      "keep the reserve under this fraction of memory_limit by dropping cached chunks (0: off)"},
     {"memory_limit", OptionType::Bytes, 0, kMaxBytes, "0", "most memory the allocator reserves (0: the device's)"},
+    {"reclaim_on_miss", OptionType::Boolean, 0, 1, "true",
+     "a large request no cached block fits first returns whole free large chunks to the device"},
 };
 
 class CachingPlugin final : public plugin::AllocatorPlugin {
@@ -57,6 +59,7 @@ plugin::PluginObject* create(plugin::HostServices*, const plugin::OptionValues* 
   bytes("release_threshold", &o.release_threshold);
   bytes("memory_limit", &o.memory_limit);
   o.gc_threshold = values->get_double("gc_threshold", o.gc_threshold);
+  o.reclaim_on_miss = values->get_bool("reclaim_on_miss", o.reclaim_on_miss);
   std::string why;
   if (!o.validate(&why)) {
     std::snprintf(error, error_size, "%s", why.c_str());

@@ -39,7 +39,8 @@ std::string CachingOptions::describe() const {
          ", small_chunk = " + plugin::size_text(small_chunk) + ", large_chunk = " + plugin::size_text(large_chunk) +
          ", large_round = " + plugin::size_text(large_round) + ", max_split = " + plugin::size_text(max_split) +
          ", release_threshold = " + plugin::size_text(release_threshold) + ", gc_threshold = " + gc +
-         ", memory_limit = " + plugin::size_text(memory_limit);
+         ", memory_limit = " + plugin::size_text(memory_limit) +
+         ", reclaim_on_miss = " + (reclaim_on_miss ? "true" : "false");
 }
 
 bool CachingPolicy::BySize::operator()(const Block* a, const Block* b) const {
@@ -81,8 +82,8 @@ CachingPolicy::Block* CachingPolicy::find_in(FreeSet& set, uint64_t size, Stream
   return nullptr;
 }
 
-CachingPolicy::Block* CachingPolicy::find_free(uint64_t size, bool small, StreamId stream) {
-  FreeSet& set = pool(small);
+CachingPolicy::Block* CachingPolicy::find_free(uint64_t size, Pool pool, StreamId stream) {
+  FreeSet& set = free_set(pool);
   if (Block* b = find_in(set, size, stream)) return b;
   if (stream != 0) return find_in(set, size, 0);
   return nullptr;
@@ -98,12 +99,14 @@ bool CachingPolicy::reusable_by_all(const Block* b) const {
 }
 
 template <class Enough>
-uint64_t CachingPolicy::release_free_segments(Enough enough) {
+uint64_t CachingPolicy::release_free_segments(Enough enough, bool large_only) {
   // Candidates: segments that are one free block no stream's work can still be using.
   std::vector<Segment*> whole;
   for (auto& [base, seg] : segments_) {
     Block* b = seg->first;
-    if (b->next == nullptr && reusable_by_all(b)) whole.push_back(seg.get());
+    if (b->next == nullptr && reusable_by_all(b) && !(large_only && seg->pool == Pool::Small)) {
+      whole.push_back(seg.get());
+    }
   }
   std::sort(whole.begin(), whole.end(),
             [](const Segment* a, const Segment* b) { return a->chunk.size > b->chunk.size; });
@@ -126,21 +129,28 @@ void CachingPolicy::release_segment(Segment* seg) {
   segments_.erase(seg->chunk.base);
 }
 
-Status CachingPolicy::grow(uint64_t size, bool small, plugin::PageKind page, Block** out) {
+Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, Block** out) {
+  const bool small = pool == Pool::Small;
   // Before asking the device: blocks other streams freed may have become reusable.
   migrate_reached();
-  if (Block* b = find_free(size, small, 0)) {
+  if (Block* b = find_free(size, pool, 0)) {
     remove_free(b);
     ++stats_.cache_hits;
     *out = b;
     return Status::Ok();
   }
-  uint64_t chunk = small ? options_.small_chunk
-                         : (size <= options_.large_chunk ? options_.large_chunk : round_up(size, options_.large_round));
+  uint64_t chunk = small                ? options_.small_chunk
+                   : pool == Pool::Large ? options_.large_chunk
+                                         : round_up(size, options_.large_round);
   // Garbage collection: keep the reserve under gc_threshold x memory_limit by dropping cached chunks.
   if (options_.gc_threshold > 0) {
     const double budget = options_.gc_threshold * double(options_.memory_limit);
     release_free_segments([&] { return double(stats_.reserved.current + chunk) <= budget; });
+  }
+  if (!small && options_.reclaim_on_miss) {
+    // No cached block fits: whole free large chunks only add to the reserve while they wait for a
+    // request they fit. Giving them back keeps the reserve close to what is in use when sizes drift.
+    release_free_segments([] { return false; }, /*large_only=*/true);
   }
   if (would_exceed_limit(chunk)) {
     release_free_segments([&] { return !would_exceed_limit(chunk); });
@@ -164,7 +174,7 @@ Status CachingPolicy::grow(uint64_t size, bool small, plugin::PageKind page, Blo
   }
   auto seg = std::make_unique<Segment>();
   seg->chunk = c;
-  seg->small = small;
+  seg->pool = pool;
   auto* b = new Block();
   b->addr = c.base;
   b->size = c.size;
@@ -179,9 +189,12 @@ Status CachingPolicy::grow(uint64_t size, bool small, plugin::PageKind page, Blo
 
 void CachingPolicy::split(Block* b, uint64_t size) {
   const uint64_t rest = b->size - size;
-  // Small blocks split down to `round`; large ones only when the remainder is itself a large block,
-  // so the large pool is not filled with slivers.
-  const bool worth = b->segment->small ? rest >= options_.round : rest > options_.small_size;
+  // Small blocks split down to `round`; large and huge ones only when the remainder could serve a
+  // request of their pool, so the pools are not filled with slivers.
+  const Pool pool = b->segment->pool;
+  const bool worth = pool == Pool::Small   ? rest >= options_.round
+                     : pool == Pool::Large ? rest > options_.small_size
+                                           : rest > options_.large_chunk;
   if (!worth || (options_.max_split != 0 && b->size > options_.max_split)) return;
   auto* r = new Block();
   r->addr = b->addr + size;
@@ -199,7 +212,7 @@ void CachingPolicy::split(Block* b, uint64_t size) {
 
 // The free sets and cached_free change together, here and in insert_free only.
 void CachingPolicy::remove_free(Block* b) {
-  if (pool(b->segment->small).erase(b) != 0) stats_.cached_free -= b->size;
+  if (free_set(b->segment->pool).erase(b) != 0) stats_.cached_free -= b->size;
 }
 
 CachingPolicy::Block* CachingPolicy::merge(Block* into, Block* other) {
@@ -222,7 +235,7 @@ void CachingPolicy::insert_free(Block* b) {
     remove_free(p);
     b = merge(p, b);
   }
-  if (pool(b->segment->small).insert(b).second) stats_.cached_free += b->size;
+  if (free_set(b->segment->pool).insert(b).second) stats_.cached_free += b->size;
 }
 
 void CachingPolicy::process_pending() {
@@ -245,7 +258,7 @@ void CachingPolicy::process_pending() {
 void CachingPolicy::migrate_reached(StreamId only_stream) {
   // Two phases, so that merging while re-inserting never deletes a block still to be visited.
   std::vector<Block*> moving;
-  for (FreeSet* set : {&small_free_, &large_free_}) {
+  for (FreeSet* set : {&small_free_, &large_free_, &huge_free_}) {
     for (Block* b : *set) {
       if (b->stream == 0 || (only_stream != 0 && b->stream != only_stream)) continue;
       if (order_->reached(b->stream, b->mark)) moving.push_back(b);
@@ -271,13 +284,13 @@ Status CachingPolicy::allocate(const plugin::AllocRequest& request, plugin::Allo
   }
   if (!pending_.empty()) process_pending();
   const uint64_t size = rounded(request.bytes);
-  const bool small = is_small(size);
-  Block* b = find_free(size, small, request.stream);
+  const Pool pool = pool_for(size);
+  Block* b = find_free(size, pool, request.stream);
   if (b != nullptr) {
     remove_free(b);
     ++stats_.cache_hits;
   } else {
-    Status st = grow(size, small, request.page, &b);
+    Status st = grow(size, pool, request.page, &b);
     if (!st.ok()) {
       ++stats_.ooms;
       return st;
@@ -351,7 +364,7 @@ uint64_t CachingPolicy::trim(uint64_t keep_bytes) {
 plugin::AllocatorStats CachingPolicy::stats() const {
   plugin::AllocatorStats s = stats_;
   uint64_t largest = 0;
-  for (const FreeSet* set : {&small_free_, &large_free_})
+  for (const FreeSet* set : {&small_free_, &large_free_, &huge_free_})
     for (const Block* b : *set) largest = std::max(largest, b->size);
   s.largest_free = largest;
   return s;

@@ -4,8 +4,11 @@
 // Memory comes from the device in chunks and is handed out as blocks carved from them; a freed block
 // stays cached for the next allocation instead of going back to the device, so steady-state
 // allocate/free pairs never touch the device. Requests up to `small_size` come from a small pool
-// (chunks of `small_chunk`), larger ones from a large pool (chunks of `large_chunk`, or the request
-// rounded up to `large_round` when it is bigger than `large_chunk`). Blocks are rounded up to
+// (chunks of `small_chunk`), larger ones up to `large_chunk` from a large pool (chunks of
+// `large_chunk`), and bigger ones from a huge pool (chunks of the request rounded up to
+// `large_round`). Huge chunks serve only huge requests: were they split for ordinary blocks, the
+// next big request (a logits tensor of a longer sequence) would find every huge chunk partly taken
+// and need a new one, and the reserve would grow step by step. Blocks are rounded up to
 // `round` bytes; a block larger than needed is split, and free neighbours inside a chunk are merged
 // again. Blocks above `max_split` are never split (so big blocks are not whittled away by small
 // requests) and serve only requests that waste at most `large_round` of them.
@@ -20,7 +23,10 @@
 //
 // Giving memory back: whole free chunks are returned to the device when the cache holds more than
 // `release_threshold` bytes (0: keep everything), when the policy's reserve would exceed
-// `gc_threshold` × `memory_limit`, by trim(), and before an allocation fails with out-of-memory.
+// `gc_threshold` × `memory_limit`, by trim(), before an allocation fails with out-of-memory, and
+// (`reclaim_on_miss`) when a large or huge request finds no cached block that fits: whole free
+// chunks of those pools are then given back before a new one is taken, so a reserve shaped for
+// yesterday's sizes does not pile up under today's.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +52,7 @@ struct CachingOptions {
   uint64_t release_threshold = 0;  // 0: never return cached memory on free
   double gc_threshold = 0;         // 0: off; needs memory_limit
   uint64_t memory_limit = 0;       // 0: no limit beyond the device's
+  bool reclaim_on_miss = true;     // a large request no cached block fits returns whole free large chunks first
 
   // Checks ranges and dependencies; false with a reason in *why.
   bool validate(std::string* why) const;
@@ -82,9 +89,10 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
     uint64_t mark = 0;              // free in a stream's cache: others may take it once this is reached
     std::vector<plugin::StreamId> uses;  // other streams it was used on (record_use)
   };
+  enum class Pool : uint8_t { Small, Large, Huge };
   struct Segment {
     plugin::Chunk chunk;
-    bool small = false;
+    Pool pool = Pool::Large;
     Block* first = nullptr;
   };
   // Free blocks ordered by (stream, size, address): the best fit on a stream is a lower_bound.
@@ -98,11 +106,15 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   };
 
   uint64_t rounded(uint64_t bytes) const;
-  bool is_small(uint64_t rounded_bytes) const { return rounded_bytes <= options_.small_size; }
-  FreeSet& pool(bool small) { return small ? small_free_ : large_free_; }
-  Block* find_free(uint64_t size, bool small, plugin::StreamId stream);
+  Pool pool_for(uint64_t rounded_bytes) const {
+    return rounded_bytes <= options_.small_size  ? Pool::Small
+           : rounded_bytes <= options_.large_chunk ? Pool::Large
+                                                   : Pool::Huge;
+  }
+  FreeSet& free_set(Pool p) { return p == Pool::Small ? small_free_ : p == Pool::Large ? large_free_ : huge_free_; }
+  Block* find_free(uint64_t size, Pool pool, plugin::StreamId stream);
   Block* find_in(FreeSet& set, uint64_t size, plugin::StreamId stream);
-  Status grow(uint64_t size, bool small, plugin::PageKind page, Block** out);
+  Status grow(uint64_t size, Pool pool, plugin::PageKind page, Block** out);
   void split(Block* block, uint64_t size);
   void insert_free(Block* block);  // merges with free neighbours of the same cache
   void remove_free(Block* block);
@@ -114,7 +126,7 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   bool reusable_by_all(const Block* b) const;
   // Returns whole free segments to the device, largest first, until `enough` says stop.
   template <class Enough>
-  uint64_t release_free_segments(Enough enough);
+  uint64_t release_free_segments(Enough enough, bool large_only = false);
   void release_segment(Segment* segment);
   bool would_exceed_limit(uint64_t more) const;
 
@@ -123,7 +135,7 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   const CachingOptions options_;
   std::unordered_map<plugin::DevAddr, Block*> live_;  // allocated blocks by address
   std::map<plugin::DevAddr, std::unique_ptr<Segment>> segments_;
-  FreeSet small_free_, large_free_;
+  FreeSet small_free_, large_free_, huge_free_;
   std::deque<Pending> pending_;
   plugin::AllocatorStats stats_;
 };

@@ -164,6 +164,7 @@ TEST(CachingPolicy, LargeRequestsGetLargeChunksOrTheirOwnRoundedChunk) {
 TEST(CachingPolicy, MaxSplitKeepsBigBlocksWhole) {
   CachingOptions o;
   o.max_split = 40 * MiB;
+  o.reclaim_on_miss = false;  // else the miss below would give the free 64 MiB chunk back
   Fixture f(o);
   DevAddr big = f.alloc(64 * MiB);
   f.policy.deallocate(big, 0);
@@ -176,6 +177,43 @@ TEST(CachingPolicy, MaxSplitKeepsBigBlocksWhole) {
   EXPECT_EQ(big, again);
   EXPECT_EQ(2, f.source.acquires);
   f.check_tiling();
+}
+
+// Chunks taken for requests above large_chunk serve only such requests: an ordinary large block
+// never takes a piece of them, so they come back whole when the big block is freed.
+TEST(CachingPolicy, HugeChunksServeOnlyHugeRequests) {
+  CachingOptions o;
+  o.reclaim_on_miss = false;
+  Fixture f(o);
+  DevAddr big = f.alloc(64 * MiB);
+  f.policy.deallocate(big, 0);
+  DevAddr mid = f.alloc(8 * MiB);
+  EXPECT_TRUE(mid + 8 * MiB <= big || big + 64 * MiB <= mid) << "an 8 MiB block was cut from the huge chunk";
+  EXPECT_EQ(2, f.source.acquires);
+  DevAddr smaller_huge = f.alloc(40 * MiB);  // a huge request may split a huge block
+  EXPECT_EQ(big, smaller_huge);
+  EXPECT_EQ(2, f.source.acquires);
+  f.check_tiling();
+}
+
+// reclaim_on_miss: a large request that no cached block fits first returns whole free large and
+// huge chunks to the device, so the reserve follows the sizes in use instead of accumulating.
+TEST(CachingPolicy, ReclaimOnMissReturnsWholeFreeChunksBeforeTakingAnother) {
+  for (bool reclaim : {true, false}) {
+    CachingOptions o;
+    o.reclaim_on_miss = reclaim;
+    Fixture f(o);
+    DevAddr a = f.alloc(30 * MiB);  // a huge chunk of its own (30 MiB)
+    DevAddr small = f.alloc(4096);  // a small chunk, never reclaimed by a large miss
+    f.policy.deallocate(a, 0);
+    f.alloc(50 * MiB);  // fits no cached block
+    EXPECT_EQ(3, f.source.acquires) << reclaim;
+    EXPECT_EQ(reclaim ? 1 : 0, f.source.releases) << "the free 30 MiB chunk " << (reclaim ? "goes" : "stays");
+    const arun::plugin::AllocatorStats st = f.policy.stats();
+    EXPECT_EQ((reclaim ? 50 : 80) * MiB + 2 * MiB, st.reserved.current) << reclaim;
+    f.policy.deallocate(small, 0);
+    f.check_tiling();
+  }
 }
 
 TEST(CachingPolicy, SameStreamReusesAtOnceOtherStreamsWaitForTheMark) {
@@ -343,7 +381,9 @@ TEST(CachingPolicy, RandomizedAgainstAReferenceModel) {
       }
       ASSERT_EQ(0u, a % 512) << "alignment";
       auto next = live.lower_bound(a);
-      if (next != live.end()) ASSERT_LE(a + bytes, next->first) << "overlaps the next live block";
+      if (next != live.end()) {
+        ASSERT_LE(a + bytes, next->first) << "overlaps the next live block";
+      }
       if (next != live.begin()) {
         auto prev = std::prev(next);
         ASSERT_LE(prev->first + prev->second.size, a) << "overlaps the previous live block";
