@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "arun/kernel.hpp"
+#include "arun/memory.hpp"
 #include "conformance.hpp"
 
 namespace conformance {
@@ -206,6 +207,30 @@ TEST_P(MemoryDiagnosticsTest, MemStatsFollowAllocationsAndFrees) {
   expectContains(report, "1 live");
   EXPECT_EQ(nullptr, arunMemReport(-1));
   ASSERT_ACL_OK(aclrtFree(small));
+  EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
+// The C++ layer (arun/memory.hpp) reports what the C API reports.
+TEST_P(MemoryDiagnosticsTest, CppMemoryStatsMatchTheCApi) {
+  arun::MemoryStats cpp;
+  EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, arun::memory_stats(-1, &cpp));
+  EXPECT_EQ("", arun::memory_report(-1));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  void *p = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&p, 5000, ACL_MEM_MALLOC_HUGE_FIRST));
+  arunMemStats c{};
+  ASSERT_ACL_OK(arunGetMemStats(0, &c));
+  ASSERT_EQ(ACL_SUCCESS, arun::memory_stats(0, &cpp));
+  EXPECT_EQ(std::string(c.policy), cpp.policy);
+  EXPECT_EQ(5000u, cpp.requested.current);
+  EXPECT_EQ(c.allocated.current, cpp.allocated.current);
+  EXPECT_EQ(c.reserved.peak, cpp.reserved.peak);
+  EXPECT_EQ(1u, cpp.live_blocks);
+  EXPECT_EQ(c.chunkAcquires, cpp.chunk_acquires);
+  EXPECT_DOUBLE_EQ(double(c.reserved.peak) / 5000.0, cpp.overhead());
+  EXPECT_GE(cpp.overhead(), 1.0) << "a policy holds at least what it hands out";
+  expectContains(arun::memory_report(0), "1 live");
+  ASSERT_ACL_OK(aclrtFree(p));
   EXPECT_ACL_OK(aclrtResetDevice(0));
 }
 
