@@ -30,6 +30,7 @@ DeviceAllocator::DeviceAllocator(int32_t device_id, plugin::Device* device)
 
 DeviceAllocator::~DeviceAllocator() {
   if (trace_) trace_->flush();
+  policy_.reset();  // first: it gives its chunks back through release(), which updates chunks_
 }
 
 Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const AllocatorChoice& choice,
@@ -69,10 +70,25 @@ Status DeviceAllocator::acquire(uint64_t bytes, plugin::PageKind page, plugin::C
   if (!device_->find_allocation(addr, &base, &size)) size = bytes;
   const uint64_t footprint = free_before > free_after ? free_before - free_after : size;
   *out = {addr, size, std::max(footprint, size)};
+  chunks_[addr].size = size;
   return Status::Ok();
 }
 
-void DeviceAllocator::release(const plugin::Chunk& chunk) { (void)device_->release(chunk.base); }
+void DeviceAllocator::release(const plugin::Chunk& chunk) {
+  chunks_.erase(chunk.base);
+  (void)device_->release(chunk.base);
+}
+
+DeviceAllocator::ChunkBlocks* DeviceAllocator::chunk_of(plugin::DevAddr addr) {
+  auto it = chunks_.upper_bound(addr);
+  if (it == chunks_.begin()) return nullptr;
+  --it;
+  return addr - it->first < it->second.size ? &it->second : nullptr;
+}
+
+const DeviceAllocator::ChunkBlocks* DeviceAllocator::chunk_of(plugin::DevAddr addr) const {
+  return const_cast<DeviceAllocator*>(this)->chunk_of(addr);
+}
 
 plugin::MemoryUsage DeviceAllocator::device_usage() const { return device_->memory_usage(); }
 
@@ -141,6 +157,10 @@ Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const vo
   }
   const uint64_t trace_id = trace_ ? trace_->allocated(device_id_, stream, bytes, uint32_t(page)) : 0;
   blocks_[a.addr] = Block{a.addr, bytes, a.size, site, stream, trace_id};
+  // Policies take all their memory through acquire(), so every block lies in a known chunk.
+  if (ChunkBlocks* c = chunk_of(a.addr)) {
+    c->starts.insert(std::upper_bound(c->starts.begin(), c->starts.end(), a.addr), a.addr);
+  }
   requested_.add(bytes);
   *out = a.addr;
   return Status::Ok();
@@ -168,6 +188,11 @@ Status DeviceAllocator::free(plugin::DevAddr addr, plugin::StreamId stream) {
     if (!reached(order, m)) retiring_order_.push_back(retiring_.emplace(addr, Retiring{it->second, order, m}));
   }
   blocks_.erase(it);
+  // Before the policy runs: it may give the chunk back to the device.
+  if (ChunkBlocks* c = chunk_of(addr)) {
+    auto at = std::lower_bound(c->starts.begin(), c->starts.end(), addr);
+    if (at != c->starts.end() && *at == addr) c->starts.erase(at);
+  }
   policy_->deallocate(addr, stream);
   return Status::Ok();
 }
@@ -200,10 +225,15 @@ bool DeviceAllocator::find(plugin::DevAddr addr, uint64_t bytes, Block* out) con
     return addr >= b.addr && addr - b.addr <= b.requested && bytes <= b.requested - (addr - b.addr);
   };
   std::lock_guard lock(mu_);
-  auto it = blocks_.upper_bound(addr);
-  if (it != blocks_.begin() && contains(std::prev(it)->second)) {
-    if (out != nullptr) *out = std::prev(it)->second;
-    return true;
+  if (const ChunkBlocks* c = chunk_of(addr)) {
+    auto at = std::upper_bound(c->starts.begin(), c->starts.end(), addr);
+    if (at != c->starts.begin()) {
+      auto it = blocks_.find(*std::prev(at));
+      if (it != blocks_.end() && contains(it->second)) {
+        if (out != nullptr) *out = it->second;
+        return true;
+      }
+    }
   }
   // Freed in stream order, and work queued before the free may still be using it. Only the nearest
   // few are looked at: retiring blocks are few, and seldom nested.
@@ -230,6 +260,7 @@ std::vector<DeviceAllocator::Block> DeviceAllocator::blocks() const {
   std::vector<Block> out;
   out.reserve(blocks_.size());
   for (const auto& [addr, b] : blocks_) out.push_back(b);
+  std::sort(out.begin(), out.end(), [](const Block& a, const Block& b) { return a.addr < b.addr; });
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "alloc_trace.hpp"
@@ -92,7 +93,17 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   std::shared_ptr<plugin::AllocatorPlugin> plugin_;  // declared first: the policy's code lives in its library
   std::unique_ptr<plugin::AllocatorPolicy> policy_;
   std::shared_ptr<AllocTrace> trace_;
-  std::map<plugin::DevAddr, Block> blocks_;
+  // The program's blocks by start address, and per chunk the sorted starts of the blocks in it:
+  // exact lookups (free) are one hash probe, and a containment query (find) is a search among
+  // the few chunks and then among one chunk's blocks, instead of a walk down a tree of every block.
+  std::unordered_map<plugin::DevAddr, Block> blocks_;
+  struct ChunkBlocks {
+    uint64_t size = 0;
+    std::vector<plugin::DevAddr> starts;  // sorted
+  };
+  std::map<plugin::DevAddr, ChunkBlocks> chunks_;
+  ChunkBlocks* chunk_of(plugin::DevAddr addr);
+  const ChunkBlocks* chunk_of(plugin::DevAddr addr) const;
   plugin::Gauge requested_;
   // Blocks freed in stream order (arunFreeAsync) whose stream has not reached the free yet: work
   // queued on that stream before the free may still use them, so find() accepts them until then.
