@@ -178,6 +178,18 @@ extern "C" aclError arunGetMemStats(int32_t deviceId, arunMemStats *stats) {
   return api_call("arunGetMemStats", [&](Runtime& rt) { return fill_mem_stats(rt, deviceId, stats); });
 }
 
+extern "C" aclError arunMemTrim(int32_t deviceId, size_t keepBytes, size_t *released) {
+  return api_call("arunMemTrim", [&](Runtime& rt) {
+    ARUN_RETURN_IF_ERROR(rt.check_device_id(deviceId));
+    uint64_t freed = 0;
+    rt.device(deviceId)->with_allocator([&](DeviceAllocator* a) {
+      if (a != nullptr) freed = a->trim(keepBytes);
+    });
+    if (released != nullptr) *released = static_cast<size_t>(freed);
+    return Status::Ok();
+  });
+}
+
 extern "C" const char *arunMemReport(int32_t deviceId) {
   static thread_local std::string out;
   aclError rc = api_call("arunMemReport", [&](Runtime& rt) {

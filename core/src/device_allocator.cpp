@@ -248,6 +248,12 @@ bool DeviceAllocator::find(plugin::DevAddr addr, uint64_t bytes, Block* out) con
   return false;
 }
 
+uint64_t DeviceAllocator::trim(uint64_t keep_bytes) {
+  std::lock_guard lock(mu_);
+  prune_retiring();
+  return policy_->trim(keep_bytes);
+}
+
 plugin::AllocatorStats DeviceAllocator::stats() const {
   std::lock_guard lock(mu_);
   plugin::AllocatorStats s = policy_->stats();
@@ -330,7 +336,7 @@ std::string DeviceAllocator::oom_message(uint64_t bytes, const Status& why) cons
     m += "Enough memory is free but no range is contiguous: free long-lived blocks first or allocate large "
          "buffers early.";
   } else if (s.cached_free >= bytes) {
-    m += "The allocator caches enough free memory: trim it (aclrtFree of cached blocks, a lower release threshold) "
+    m += "The allocator caches enough free memory: trim it (arunMemTrim, a lower release threshold) "
          "or enable splitting.";
   } else {
     m += "Free device memory (aclrtFree) before allocating, or use smaller batches.";

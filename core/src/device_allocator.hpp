@@ -68,6 +68,8 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   void stream_added(const std::shared_ptr<Stream>& stream);
   void stream_retired(uint64_t uid);
 
+  // Cached memory back to the device until at most `keep_bytes` stay reserved; the bytes released.
+  uint64_t trim(uint64_t keep_bytes);
   plugin::AllocatorStats stats() const;
   std::vector<Block> blocks() const;  // every block the program still holds, by address
   const char* policy_name() const;

@@ -210,6 +210,43 @@ TEST_P(MemoryDiagnosticsTest, MemStatsFollowAllocationsAndFrees) {
   EXPECT_ACL_OK(aclrtResetDevice(0));
 }
 
+// arunMemTrim gives cached memory back: after everything is freed and the device is idle, a trim to
+// 0 leaves nothing reserved under any policy; what the program holds stays.
+TEST_P(MemoryDiagnosticsTest, TrimGivesCachedMemoryBackAndKeepsLiveBlocks) {
+  size_t released = 1;
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_DEVICEID, arunMemTrim(-1, 0, &released));
+  ASSERT_ACL_OK(arunMemTrim(0, 0, &released));
+  EXPECT_EQ(0u, released) << "a device that is not open has nothing to give back";
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  std::vector<void *> blocks;
+  for (size_t bytes : {size_t(100), size_t(4096), size_t(3) << 20, size_t(30) << 20}) {
+    void *p = nullptr;
+    ASSERT_ACL_OK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    blocks.push_back(p);
+  }
+  void *kept = blocks.back();
+  blocks.pop_back();
+  for (void *p : blocks) ASSERT_ACL_OK(aclrtFree(p));
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  arunMemStats before{}, after{};
+  ASSERT_ACL_OK(arunGetMemStats(0, &before));
+  ASSERT_ACL_OK(arunMemTrim(0, 0, &released));
+  ASSERT_ACL_OK(arunGetMemStats(0, &after));
+  EXPECT_EQ(before.reserved.current - after.reserved.current, released);
+  EXPECT_GE(after.reserved.current, after.allocated.current) << "the live block's memory stays";
+  EXPECT_EQ(uint64_t(30) << 20, after.requested.current);
+  EXPECT_LE(after.reserved.current, (uint64_t(32) << 20)) << "only the live block's chunk remains";
+  // The block that stayed is intact and usable.
+  ASSERT_ACL_OK(aclrtMemset(kept, 4096, 0x5a, 4096));
+  EXPECT_EQ(std::vector<uint8_t>(4096, 0x5a), readDevice(kept, 4096));
+  ASSERT_ACL_OK(aclrtFree(kept));
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  ASSERT_ACL_OK(arunMemTrim(0, 0, nullptr));
+  ASSERT_ACL_OK(arunGetMemStats(0, &after));
+  EXPECT_EQ(0u, after.reserved.current) << "nothing stays reserved once all is freed and trimmed";
+  EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
 // The C++ layer (arun/memory.hpp) reports what the C API reports.
 TEST_P(MemoryDiagnosticsTest, CppMemoryStatsMatchTheCApi) {
   arun::MemoryStats cpp;

@@ -66,6 +66,14 @@ ACL_FUNC_VISIBILITY aclError arunGetMemStats(int32_t deviceId, arunMemStats *sta
 ACL_FUNC_VISIBILITY const char *arunMemReport(int32_t deviceId);
 
 /*
+ * Gives cached device memory of `deviceId` back to the device until at most `keepBytes` stay
+ * reserved (blocks the program holds, and freed blocks whose streams have not caught up, stay).
+ * `released` (may be NULL) receives the bytes given back. A device that is not open releases 0.
+ * Errors: bad id -> ACL_ERROR_RT_INVALID_DEVICEID.
+ */
+ACL_FUNC_VISIBILITY aclError arunMemTrim(int32_t deviceId, size_t keepBytes, size_t *released);
+
+/*
  * Stream-ordered device memory. aclrtMalloc / aclrtFree know no stream, so a caching allocator must
  * assume a freed block may still be in use by any stream and reuses it only once the whole device
  * has completed the work submitted before the free. These calls let a program say more:

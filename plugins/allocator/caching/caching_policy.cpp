@@ -113,7 +113,7 @@ uint64_t CachingPolicy::release_free_segments(Enough enough, bool large_only) {
   uint64_t released = 0;
   for (Segment* seg : whole) {
     if (enough()) break;
-    released += seg->chunk.size;
+    released += seg->chunk.footprint;  // what the reserve drops by
     release_segment(seg);
   }
   return released;

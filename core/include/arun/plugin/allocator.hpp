@@ -131,7 +131,7 @@ class AllocatorPolicy {
   // A stream is gone; per-stream state may be merged or dropped.
   virtual void stream_retired(StreamId stream) { (void)stream; }
   // Returns cached memory to the device until at most `keep_bytes` stay reserved; the bytes released.
-  virtual uint64_t trim(uint64_t keep_bytes) = 0;
+  virtual uint64_t trim(uint64_t keep_bytes) = 0;  // called by arunMemTrim; returns footprint bytes
 
   virtual AllocatorStats stats() const = 0;
   virtual void visit(BlockVisitor visitor, void* context) const = 0;
