@@ -190,6 +190,28 @@ extern "C" aclError arunMemTrim(int32_t deviceId, size_t keepBytes, size_t *rele
   });
 }
 
+static_assert(ARUN_MEM_BLOCK_LIVE == int(plugin::BlockInfo::State::Live) &&
+              ARUN_MEM_BLOCK_FREE == int(plugin::BlockInfo::State::Free) &&
+              ARUN_MEM_BLOCK_PENDING == int(plugin::BlockInfo::State::Pending));
+
+extern "C" aclError arunMemSnapshot(int32_t deviceId, arunMemBlock *blocks, size_t capacity, size_t *count) {
+  return api_call("arunMemSnapshot", [&](Runtime& rt) {
+    if (count == nullptr) return invalid_param("count is NULL");
+    if (blocks == nullptr && capacity > 0) return invalid_param("blocks is NULL but capacity is " + std::to_string(capacity));
+    ARUN_RETURN_IF_ERROR(rt.check_device_id(deviceId));
+    std::vector<plugin::BlockInfo> all;
+    rt.device(deviceId)->with_allocator([&](DeviceAllocator* a) {
+      if (a != nullptr) all = a->snapshot();
+    });
+    for (size_t i = 0; i < all.size() && i < capacity; ++i) {
+      const plugin::BlockInfo& b = all[i];
+      blocks[i] = arunMemBlock{b.addr, b.size, b.chunk, b.stream, static_cast<arunMemBlockState>(b.state)};
+    }
+    *count = all.size();
+    return Status::Ok();
+  });
+}
+
 extern "C" const char *arunMemReport(int32_t deviceId) {
   static thread_local std::string out;
   aclError rc = api_call("arunMemReport", [&](Runtime& rt) {

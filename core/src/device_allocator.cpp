@@ -254,6 +254,15 @@ uint64_t DeviceAllocator::trim(uint64_t keep_bytes) {
   return policy_->trim(keep_bytes);
 }
 
+std::vector<plugin::BlockInfo> DeviceAllocator::snapshot() const {
+  std::lock_guard lock(mu_);
+  std::vector<plugin::BlockInfo> out;
+  policy_->visit([](void* context, const plugin::BlockInfo& b) {
+    static_cast<std::vector<plugin::BlockInfo>*>(context)->push_back(b);
+  }, &out);
+  return out;
+}
+
 plugin::AllocatorStats DeviceAllocator::stats() const {
   std::lock_guard lock(mu_);
   plugin::AllocatorStats s = policy_->stats();

@@ -70,6 +70,8 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
 
   // Cached memory back to the device until at most `keep_bytes` stay reserved; the bytes released.
   uint64_t trim(uint64_t keep_bytes);
+  // Every block of the policy (live, cached, pending), as its visit() walks them.
+  std::vector<plugin::BlockInfo> snapshot() const;
   plugin::AllocatorStats stats() const;
   std::vector<Block> blocks() const;  // every block the program still holds, by address
   const char* policy_name() const;

@@ -4,6 +4,7 @@
 // The report is checked through [runtime] leak_report = "error", under which the call that found
 // leaks returns ACL_ERROR_FAILURE with the report as its message; each test writes a copy of the
 // configuration under test with that key set.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -244,6 +245,56 @@ TEST_P(MemoryDiagnosticsTest, TrimGivesCachedMemoryBackAndKeepsLiveBlocks) {
   ASSERT_ACL_OK(arunMemTrim(0, 0, nullptr));
   ASSERT_ACL_OK(arunGetMemStats(0, &after));
   EXPECT_EQ(0u, after.reserved.current) << "nothing stays reserved once all is freed and trimmed";
+  EXPECT_ACL_OK(aclrtResetDevice(0));
+}
+
+// arunMemSnapshot walks the policy's blocks: what the program holds is there as live blocks, no two
+// blocks overlap, and a freed block is no longer live.
+TEST_P(MemoryDiagnosticsTest, SnapshotShowsLiveBlocksWithoutOverlap) {
+  size_t count = 7;
+  arunMemBlock one{};
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, arunMemSnapshot(0, nullptr, 0, nullptr));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, arunMemSnapshot(0, nullptr, 1, &count));
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_DEVICEID, arunMemSnapshot(-1, &one, 1, &count));
+  ASSERT_ACL_OK(arunMemSnapshot(0, nullptr, 0, &count));
+  EXPECT_EQ(0u, count) << "a device that is not open has no blocks";
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  std::vector<std::pair<void *, size_t>> held;
+  for (size_t bytes : {size_t(64), size_t(5000), size_t(1) << 20, size_t(3) << 20}) {
+    void *p = nullptr;
+    ASSERT_ACL_OK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    held.emplace_back(p, bytes);
+  }
+  void *freed = held[1].first;
+  ASSERT_ACL_OK(aclrtFree(freed));
+  held.erase(held.begin() + 1);
+  ASSERT_ACL_OK(aclrtSynchronizeDevice());
+  const std::vector<arunMemBlock> blocks = arun::memory_snapshot(0);
+  ASSERT_GE(blocks.size(), held.size());
+  for (auto [p, bytes] : held) {
+    const auto addr = reinterpret_cast<uint64_t>(p);
+    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const arunMemBlock &b) { return b.addr == addr; });
+    ASSERT_NE(blocks.end(), it) << "a live block is missing";
+    EXPECT_EQ(ARUN_MEM_BLOCK_LIVE, it->state);
+    EXPECT_GE(it->size, bytes);
+    EXPECT_LE(it->chunk, it->addr);
+  }
+  for (const arunMemBlock &b : blocks) {
+    if (b.addr == reinterpret_cast<uint64_t>(freed)) {
+      EXPECT_NE(ARUN_MEM_BLOCK_LIVE, b.state) << "freed, yet live";
+    }
+  }
+  std::vector<arunMemBlock> sorted = blocks;
+  std::sort(sorted.begin(), sorted.end(), [](const arunMemBlock &a, const arunMemBlock &b) { return a.addr < b.addr; });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    EXPECT_LE(sorted[i - 1].addr + sorted[i - 1].size, sorted[i].addr) << "blocks overlap";
+  }
+  // A short array gets the first blocks and the full count.
+  count = 0;
+  ASSERT_ACL_OK(arunMemSnapshot(0, &one, 1, &count));
+  EXPECT_EQ(blocks.size(), count);
+  EXPECT_EQ(blocks[0].addr, one.addr);
+  for (auto [p, bytes] : held) ASSERT_ACL_OK(aclrtFree(p));
   EXPECT_ACL_OK(aclrtResetDevice(0));
 }
 

@@ -73,6 +73,27 @@ ACL_FUNC_VISIBILITY const char *arunMemReport(int32_t deviceId);
  */
 ACL_FUNC_VISIBILITY aclError arunMemTrim(int32_t deviceId, size_t keepBytes, size_t *released);
 
+/* One block of the allocator policy, for snapshots. */
+typedef enum arunMemBlockState {
+  ARUN_MEM_BLOCK_LIVE = 0,    /* the program holds it */
+  ARUN_MEM_BLOCK_FREE = 1,    /* cached, ready for reuse */
+  ARUN_MEM_BLOCK_PENDING = 2, /* freed, waiting for the streams that used it */
+} arunMemBlockState;
+typedef struct arunMemBlock {
+  uint64_t addr, size;   /* the block (size after the policy's rounding) */
+  uint64_t chunk;        /* base of the device chunk it was carved from */
+  uint64_t stream;       /* the stream whose cache or work it belongs to (a process-wide id; 0: any) */
+  arunMemBlockState state;
+} arunMemBlock;
+
+/*
+ * Copies up to `capacity` blocks of device `deviceId`'s allocator, by chunk and address, into
+ * `blocks` and the total number into *count (call with capacity 0 to size the array). A device
+ * that is not open has none. Errors: count NULL, or blocks NULL with capacity > 0 ->
+ * ACL_ERROR_INVALID_PARAM; bad id -> ACL_ERROR_RT_INVALID_DEVICEID.
+ */
+ACL_FUNC_VISIBILITY aclError arunMemSnapshot(int32_t deviceId, arunMemBlock *blocks, size_t capacity, size_t *count);
+
 /*
  * Stream-ordered device memory. aclrtMalloc / aclrtFree know no stream, so a caching allocator must
  * assume a freed block may still be in use by any stream and reuses it only once the whole device

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "arun/arun_ext.h"
 
@@ -66,6 +67,16 @@ inline aclError memory_stats(int32_t device, MemoryStats* out) {
 inline std::string memory_report(int32_t device) {
   const char* text = arunMemReport(device);
   return text != nullptr ? std::string(text) : std::string();
+}
+
+// Every block of the device's allocator (arunMemSnapshot); empty on error.
+inline std::vector<arunMemBlock> memory_snapshot(int32_t device) {
+  size_t count = 0;
+  if (arunMemSnapshot(device, nullptr, 0, &count) != ACL_SUCCESS) return {};
+  std::vector<arunMemBlock> blocks(count + 16);  // room for blocks made meanwhile by other threads
+  if (arunMemSnapshot(device, blocks.data(), blocks.size(), &count) != ACL_SUCCESS) return {};
+  blocks.resize(count < blocks.size() ? count : blocks.size());
+  return blocks;
 }
 
 }  // namespace arun
