@@ -43,16 +43,18 @@ std::string CachingOptions::describe() const {
          ", reclaim_on_miss = " + (reclaim_on_miss ? "true" : "false");
 }
 
-bool CachingPolicy::BySize::operator()(const Block* a, const Block* b) const {
-  if (a->stream != b->stream) return a->stream < b->stream;
-  if (a->size != b->size) return a->size < b->size;
-  return a->addr < b->addr;
+bool CachingPolicy::BySize::operator()(const Block& a, const Block& b) const {
+  if (a.stream != b.stream) return a.stream < b.stream;
+  if (a.size != b.size) return a.size < b.size;
+  return a.addr < b.addr;
 }
 
 CachingPolicy::CachingPolicy(plugin::ChunkSource* source, plugin::StreamOrder* order, const CachingOptions& options)
     : source_(source), order_(order), options_(options) {}
 
 CachingPolicy::~CachingPolicy() {
+  // The free sets link the blocks: unlink them before the blocks go.
+  for (FreeSet* set : {&small_free_, &large_free_, &huge_free_}) set->clear();
   // The device takes back everything it gave; only our bookkeeping goes here.
   for (auto& [base, seg] : segments_) {
     for (Block* b = seg->first; b != nullptr;) {
@@ -71,8 +73,8 @@ CachingPolicy::Block* CachingPolicy::find_in(FreeSet& set, uint64_t size, Stream
   key.stream = stream;
   key.size = size;
   key.addr = 0;
-  for (auto it = set.lower_bound(&key); it != set.end() && (*it)->stream == stream; ++it) {
-    Block* b = *it;
+  for (auto it = set.lower_bound(key); it != set.end() && it->stream == stream; ++it) {
+    Block* b = &*it;
     if (options_.max_split != 0 && b->size > options_.max_split) {
       // An oversize block is never split: it fits only a request that wastes little of it.
       if (size < options_.max_split || b->size - size > options_.large_round) continue;
@@ -212,7 +214,10 @@ void CachingPolicy::split(Block* b, uint64_t size) {
 
 // The free sets and cached_free change together, here and in insert_free only.
 void CachingPolicy::remove_free(Block* b) {
-  if (free_set(b->segment->pool).erase(b) != 0) stats_.cached_free -= b->size;
+  if (!b->free_hook.is_linked()) return;
+  FreeSet& set = free_set(b->segment->pool);
+  set.erase(set.iterator_to(*b));
+  stats_.cached_free -= b->size;
 }
 
 CachingPolicy::Block* CachingPolicy::merge(Block* into, Block* other) {
@@ -235,7 +240,7 @@ void CachingPolicy::insert_free(Block* b) {
     remove_free(p);
     b = merge(p, b);
   }
-  if (free_set(b->segment->pool).insert(b).second) stats_.cached_free += b->size;
+  if (free_set(b->segment->pool).insert(*b).second) stats_.cached_free += b->size;
 }
 
 void CachingPolicy::process_pending() {
@@ -259,9 +264,9 @@ void CachingPolicy::migrate_reached(StreamId only_stream) {
   // Two phases, so that merging while re-inserting never deletes a block still to be visited.
   std::vector<Block*> moving;
   for (FreeSet* set : {&small_free_, &large_free_, &huge_free_}) {
-    for (Block* b : *set) {
-      if (b->stream == 0 || (only_stream != 0 && b->stream != only_stream)) continue;
-      if (order_->reached(b->stream, b->mark)) moving.push_back(b);
+    for (Block& b : *set) {
+      if (b.stream == 0 || (only_stream != 0 && b.stream != only_stream)) continue;
+      if (order_->reached(b.stream, b.mark)) moving.push_back(&b);
     }
   }
   for (Block* b : moving) {
@@ -365,7 +370,7 @@ plugin::AllocatorStats CachingPolicy::stats() const {
   plugin::AllocatorStats s = stats_;
   uint64_t largest = 0;
   for (const FreeSet* set : {&small_free_, &large_free_, &huge_free_})
-    for (const Block* b : *set) largest = std::max(largest, b->size);
+    for (const Block& b : *set) largest = std::max(largest, b.size);
   s.largest_free = largest;
   return s;
 }

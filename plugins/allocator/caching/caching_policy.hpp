@@ -33,10 +33,11 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include <boost/intrusive/set.hpp>
 
 #include "arun/plugin/allocator.hpp"
 
@@ -88,6 +89,7 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
     plugin::StreamId stream = 0;    // the cache it belongs to (0: shared), or the stream it is live on
     uint64_t mark = 0;              // free in a stream's cache: others may take it once this is reached
     std::vector<plugin::StreamId> uses;  // other streams it was used on (record_use)
+    boost::intrusive::set_member_hook<> free_hook;  // linked while the block is in a free set
   };
   enum class Pool : uint8_t { Small, Large, Huge };
   struct Segment {
@@ -96,10 +98,13 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
     Block* first = nullptr;
   };
   // Free blocks ordered by (stream, size, address): the best fit on a stream is a lower_bound.
+  // Intrusive: a block is its own node, so caching and taking a block allocate nothing.
   struct BySize {
-    bool operator()(const Block* a, const Block* b) const;
+    bool operator()(const Block& a, const Block& b) const;
   };
-  using FreeSet = std::set<Block*, BySize>;
+  using FreeSet = boost::intrusive::set<
+      Block, boost::intrusive::member_hook<Block, boost::intrusive::set_member_hook<>, &Block::free_hook>,
+      boost::intrusive::compare<BySize>>;
   struct Pending {  // a block freed by aclrtFree, waiting for the device to catch up
     Block* block;
     uint64_t mark;

@@ -117,8 +117,12 @@ TEST(BinsPolicy, RandomizedBlocksNeverOverlap) {
       DevAddr a = b.alloc(bytes, &size);
       ASSERT_EQ(0u, a % 128);
       auto next = live.lower_bound(a);
-      if (next != live.end()) ASSERT_LE(a + size, next->first);
-      if (next != live.begin()) ASSERT_LE(std::prev(next)->first + std::prev(next)->second, a);
+      if (next != live.end()) {
+        ASSERT_LE(a + size, next->first);
+      }
+      if (next != live.begin()) {
+        ASSERT_LE(std::prev(next)->first + std::prev(next)->second, a);
+      }
       live[a] = size;
     } else {
       auto it = live.begin();
