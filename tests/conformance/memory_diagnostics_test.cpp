@@ -334,7 +334,7 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
   ASSERT_ACL_OK(aclrtCreateStream(&s3));
   auto writer = [](Gate *gate) {
     return [gate](arun::Block b, uint8_t *p, size_t n) {
-      Gate::taskFn(gate);
+      if (gate != nullptr) Gate::taskFn(gate);
       auto v = b.map(p, n);
       for (size_t i = 0; i < n; ++i) v[i] = 0xee;
     };
@@ -343,16 +343,20 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
   ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&same), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
   ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&other), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
   ASSERT_ACL_OK(arunMemRecordStream(other, s2));
-  Gate &g1 = newGate();
-  Gate &g2 = newGate();
-  ASSERT_ACL_OK(arun::launch(s1, 1, writer(&g1), same, kBytes));   // queued on the freeing stream
-  ASSERT_ACL_OK(arun::launch(s2, 1, writer(&g2), other, kBytes));  // on the stream recorded
-  ASSERT_TRUE(g1.waitEntered(1));
-  ASSERT_TRUE(g2.waitEntered(1));
+  // s2 runs a kernel on `other` that waits at the gate; s1 queues a kernel on `same` behind it (an
+  // event), so both are still to finish when the blocks are freed, even on a one-core device.
+  Gate &gate = newGate();
+  aclrtEvent after_s2 = nullptr;
+  ASSERT_ACL_OK(aclrtCreateEvent(&after_s2));
+  ASSERT_ACL_OK(arun::launch(s2, 1, writer(&gate), other, kBytes));
+  ASSERT_ACL_OK(aclrtRecordEvent(after_s2, s2));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(s1, after_s2));
+  ASSERT_ACL_OK(arun::launch(s1, 1, writer(nullptr), same, kBytes));
+  ASSERT_TRUE(gate.waitEntered(1));
   ASSERT_ACL_OK(arunFreeAsync(same, s1));
   ASSERT_ACL_OK(arunFreeAsync(other, s1));
-  // While both kernels wait: allocations from other streams, and the stream-less aclrtMalloc, never
-  // get the blocks; s1 may get `same` (its kernel runs first) but not `other`, which s2 uses.
+  // While both kernels are pending: allocations from other streams, and the stream-less aclrtMalloc,
+  // never get the blocks; s1 may get `same` (its kernel runs first) but not `other`, which s2 uses.
   auto overlaps = [&](const uint8_t *p, const uint8_t *b) { return !(p + kBytes <= b || b + kBytes <= p); };
   std::vector<std::pair<uint8_t *, aclrtStream>> fresh;
   for (aclrtStream s : {s3, s3, static_cast<aclrtStream>(nullptr), s1, s1}) {
@@ -368,10 +372,10 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
     }
     fresh.emplace_back(p, s);
   }
-  g1.open();
-  g2.open();
-  EXPECT_ACL_OK(aclrtSynchronizeStream(s1)) << "work queued before a stream-ordered free may use the block";
+  gate.open();
   EXPECT_ACL_OK(aclrtSynchronizeStream(s2)) << "a recorded stream may use the block until it is done";
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s1)) << "work queued before a stream-ordered free may use the block";
+  EXPECT_ACL_OK(aclrtDestroyEvent(after_s2));
   for (auto &[p, s] : fresh) {
     ASSERT_ACL_OK(aclrtMemset(p, kBytes, 0x11, kBytes));
     EXPECT_EQ(std::vector<uint8_t>(kBytes, 0x11), readDevice(p, kBytes));
