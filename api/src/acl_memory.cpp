@@ -47,6 +47,22 @@ PageKind page_kind_for(uint32_t policy, size_t size) {
   }
 }
 
+// ---- profiling: allocation records with the allocator's totals (only while a session collects memory)
+void emit_memory_record(plugin::RecordKind kind, DeviceSlot* slot, DevAddr addr, uint64_t bytes) {
+  plugin::Record r = prof::make_record(kind);
+  r.device = slot->id();
+  r.t0 = r.t1 = prof::now_ns();
+  r.value0 = addr;
+  r.value1 = bytes;
+  slot->with_allocator([&](DeviceAllocator* a) {
+    if (a == nullptr) return;
+    plugin::AllocatorStats st = a->stats();
+    r.value2 = st.allocated.current;
+    r.value3 = st.reserved.current;
+  });
+  prof::emit(r);
+}
+
 // `site` is the return address of the API call the program made (for the leak report); `stream`
 // the stream the block is for (arunMallocAsync; 0 = none).
 Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site,
@@ -61,6 +77,7 @@ Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, c
   // The allocator's out-of-memory message explains the failure (device, allocator, what to try).
   ARUN_RETURN_IF_ERROR(ctx->slot()->allocator()->allocate(size, page_kind_for(policy, size), site, &addr, stream));
   *devPtr = reinterpret_cast<void*>(addr);
+  if (prof::on(prof::kMemory)) [[unlikely]] emit_memory_record(plugin::RecordKind::MemAlloc, ctx->slot(), addr, size);
   return Status::Ok();
 }
 
@@ -190,10 +207,17 @@ Status device_free(Runtime& rt, void* devPtr, plugin::StreamId stream) {
   // The allocator knows its blocks: it rejects anything but the start of one (207002).
   DeviceSlot* slot = rt.device_owning(devPtr);
   if (slot == nullptr) return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
-  return slot->with_allocator([&](DeviceAllocator* allocator) {
+  uint64_t freed = 0;
+  Status st = slot->with_allocator([&](DeviceAllocator* allocator) {
     if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
+    if (prof::on(prof::kMemory)) [[unlikely]] {
+      DeviceAllocator::Block block;
+      if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block)) freed = block.requested;
+    }
     return allocator->free(reinterpret_cast<DevAddr>(devPtr), stream);
   });
+  if (st.ok() && freed != 0) emit_memory_record(plugin::RecordKind::MemFree, slot, reinterpret_cast<DevAddr>(devPtr), freed);
+  return st;
 }
 
 aclError aclrtFree(void *devPtr) {
