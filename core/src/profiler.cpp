@@ -23,6 +23,13 @@ int64_t unix_now_ns() {
 }
 }  // namespace
 
+void prof::kick_collector() { Profiler::instance().kick(); }
+
+void Profiler::kick() {
+  kicked_.store(true, std::memory_order_relaxed);
+  wake_.notify_one();  // no system call unless the collector is asleep
+}
+
 Profiler& Profiler::instance() {
   // Never destroyed: the exit handler and late writers may use it after static destructors ran.
   static Profiler* p = [] {
@@ -116,7 +123,8 @@ void Profiler::collector_loop() {
   bool closed = false;
   std::unique_lock lock(state_mu_);
   while (!stopping_) {
-    wake_.wait_for(lock, kCollectInterval, [this] { return stopping_; });
+    wake_.wait_for(lock, kCollectInterval, [this] { return stopping_ || kicked_.load(std::memory_order_relaxed); });
+    kicked_.store(false, std::memory_order_relaxed);
     if (stopping_) break;
     lock.unlock();
     const auto now = std::chrono::steady_clock::now();

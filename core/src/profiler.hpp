@@ -8,6 +8,7 @@
 // exits is stopped by an exit handler, so the output is complete even without aclFinalize.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,8 @@ class Profiler {
   std::string source() const;  // of the running session ("" when none)
   // Delivers what is buffered now (tests use it to look at a sink mid-session).
   void flush();
+  // A ring is filling up: deliver before the next tick.
+  void kick();
   // Totals of the last session that ended.
   ProfilerTotals last_totals() const;
 
@@ -70,6 +73,7 @@ class Profiler {
   mutable std::mutex state_mu_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  std::atomic<bool> kicked_{false};
   bool running_ = false;
   std::string source_;
   std::thread collector_;

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -36,7 +38,7 @@ struct Ring {
 struct Registry {
   std::mutex mu;
   std::vector<std::unique_ptr<Ring>> rings;
-  std::atomic<uint64_t> capacity{1u << 15};  // 32768 records = 3 MiB, the default buffer_size
+  std::atomic<uint64_t> capacity{1u << 16};  // 65536 records = 6 MiB (the default buffer_size, 8MiB, rounded down)
 };
 
 Registry& registry() {
@@ -113,9 +115,15 @@ struct StaticSlot {
 StaticSlot g_static[kStaticSlots];
 std::mutex g_static_mu;
 
-std::atomic<uint64_t> g_correlation{0};
+std::atomic<uint64_t> g_correlation_threads{0};
 std::atomic<uint64_t> g_record_ids{0};
 thread_local uint64_t t_correlation = 0;
+thread_local uint64_t t_span_start = 0;
+struct CorrelationCounter {
+  uint64_t prefix = (g_correlation_threads.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
+  uint64_t next = 0;
+};
+thread_local CorrelationCounter t_correlation_counter;
 
 }  // namespace
 
@@ -137,6 +145,11 @@ void emit(const Record& record) {
   }
   ring->slots[h & ring->mask] = record;
   ring->head.store(h + 1, std::memory_order_release);
+  // Half full: ask the collector to come now rather than at its next tick (once per half ring).
+  if (h + 1 - ring->cached_tail == ring->capacity / 2) [[unlikely]] {
+    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
+    if (h + 1 - ring->cached_tail >= ring->capacity / 2) kick_collector();
+  }
 }
 
 uint32_t intern(std::string_view text) { return string_table().intern(text); }
@@ -161,13 +174,19 @@ uint32_t intern_static(const char* text) {
   return string_table().intern(text);  // a crowded neighbourhood: the locked path
 }
 
-uint64_t next_correlation() { return g_correlation.fetch_add(1, std::memory_order_relaxed) + 1; }
+uint64_t next_correlation() {
+  auto& c = t_correlation_counter;
+  return c.prefix | (++c.next & 0xffffffffu);
+}
+uint64_t current_span_start() { return t_span_start; }
+void set_current_span_start(uint64_t t) { t_span_start = t; }
 uint64_t current_correlation() { return t_correlation; }
 void set_current_correlation(uint64_t id) { t_correlation = id; }
 uint64_t next_record_id() { return g_record_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
 
 ApiSpan::~ApiSpan() {
   set_current_correlation(saved_);
+  set_current_span_start(saved_start_);
   if (!on(kApi)) return;  // the session ended during the call
   Record r = make_record(plugin::RecordKind::ApiCall);
   r.name = intern_static(function_);

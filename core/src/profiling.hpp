@@ -49,10 +49,18 @@ uint32_t intern(std::string_view text);
 // without a lock after the first call.
 uint32_t intern_static(const char* text);
 
-// Correlation ids: each API span gets a fresh one, and the tasks it submits carry it.
+// Correlation ids: each API span gets a fresh one (unique in the process, made without an atomic
+// read-modify-write: a per-thread prefix and counter), and the tasks it submits carry it.
 uint64_t next_correlation();
 uint64_t current_correlation();
 void set_current_correlation(uint64_t id);
+// When the calling thread's innermost API span began (0 outside any span): the enqueue time of the
+// tasks it submits, which saves a clock read per launch.
+uint64_t current_span_start();
+void set_current_span_start(uint64_t t);
+
+// Wakes the collector early (a ring is half full). Defined with the collector (profiler.cpp).
+void kick_collector();
 
 // A fresh id for an event record (links a record to its waits in the timeline).
 uint64_t next_record_id();
@@ -62,9 +70,11 @@ class ApiSpan {
  public:
   explicit ApiSpan(const char* function) : function_(function) {
     saved_ = current_correlation();
+    saved_start_ = current_span_start();
     correlation_ = next_correlation();
     set_current_correlation(correlation_);
     start_ = now_ns();
+    set_current_span_start(start_);
   }
   ~ApiSpan();
   ApiSpan(const ApiSpan&) = delete;
@@ -74,6 +84,7 @@ class ApiSpan {
   const char* function_;
   uint64_t correlation_;
   uint64_t saved_;
+  uint64_t saved_start_;
   uint64_t start_;
 };
 

@@ -207,7 +207,8 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   task->cancel = &task->cancel_requested;
   task->submitter_tid = this_thread_tid();
   if (prof::on(prof::kTasks)) [[unlikely]] {
-    task->prof_enqueue_ns = prof::now_ns();
+    const uint64_t span_start = prof::current_span_start();
+    task->prof_enqueue_ns = span_start != 0 ? span_start : prof::now_ns();
     task->correlation = prof::current_correlation();
   }
   uint64_t seq = 0;
@@ -258,7 +259,10 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
   task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
   s->submitted_.store(task->seq, std::memory_order_release);
   s->queue_.push_back(task);
-  if (task->prof_enqueue_ns != 0) task->prof_depth = static_cast<uint32_t>(s->queue_.size());
+  if (task->prof_enqueue_ns != 0) {
+    task->prof_depth = static_cast<uint32_t>(s->queue_.size());
+    if (s->queue_.size() == 1) task->prof_ready_ns = task->prof_enqueue_ns;  // ready at once: no clock read
+  }
   if (s->queue_.size() == 1) advance(s, batch);
 }
 
@@ -274,7 +278,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
       switch (t->task_kind) {
         case TaskKind::Work:
           s->head_busy_ = true;
-          if (t->prof_enqueue_ns != 0) t->prof_ready_ns = prof::now_ns();
+          if (t->prof_enqueue_ns != 0 && t->prof_ready_ns == 0) t->prof_ready_ns = prof::now_ns();
           policy_->ready(t);
           break;
         case TaskKind::EventRecord: {
