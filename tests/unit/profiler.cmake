@@ -1,6 +1,7 @@
 # Profiler: the aclprof API, the collection layer and the bundled sinks, through the C API.
 add_executable(profiler_test
   ${CMAKE_CURRENT_LIST_DIR}/profiler/aclprof_api_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profiler/csv_summary_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler/timeline_test.cpp)
 target_link_libraries(profiler_test PRIVATE ascendcl nlohmann_json::nlohmann_json GTest::gtest_main)
 target_compile_definitions(profiler_test PRIVATE
