@@ -223,6 +223,30 @@ TEST(Timeline, EnvironmentVariableProfilesAnUnmodifiedExample) {
   fs::remove_all(dir);
 }
 
+TEST(TimelineDeathTest, WrittenAtExitWhenTheProgramNeverFinalizes) {
+  fs::path dir = fresh_dir("exit");
+  const std::string out = (dir / "out").string();
+  EXPECT_EXIT(
+      {
+        fs::path cfg = dir / "exit.toml";
+        std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n[profiler]\nenabled = true\n"
+                           << "output_dir = \"" << out << "\"\n";
+        if (aclInit(cfg.string().c_str()) != ACL_SUCCESS) std::exit(3);
+        aclrtSetDevice(0);
+        aclrtStream s = nullptr;
+        aclrtCreateStream(&s);
+        int ran = 0;
+        for (int i = 0; i < 10; ++i) arunLaunchDeviceTask(&bump, &ran, s);
+        aclrtSynchronizeStream(s);
+        std::exit(ran == 10 ? 0 : 4);  // no aclFinalize
+      },
+      ::testing::ExitedWithCode(0), "");
+  json doc = load_single_timeline(out);
+  check_structure(doc);
+  EXPECT_EQ(events_where(doc, "X", "task").size(), 10u);
+  fs::remove_all(dir);
+}
+
 TEST(Timeline, UnknownSinkInTheEnvironmentFailsInitWithTheInstalledOnes) {
   ASSERT_EQ(setenv("ASCEND_RUN_PROFILING", "timeline, nosuchsink", 1), 0);
   aclError e = aclInit(ARUN_TEST_CONFIG);
