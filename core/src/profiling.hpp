@@ -39,8 +39,29 @@ inline uint64_t now_ns() {
 // Appends a record to the calling thread's buffer (drops and counts it if the buffer is full).
 void emit(const plugin::Record& record);
 
+struct Ring;  // profiling.cpp
+
+// Everything the hot path keeps per thread, in one trivially initialised thread_local. The
+// initial-exec TLS model makes each access a plain %fs-relative load: the default model for a
+// shared library calls __tls_get_addr on every access, which cost more than the record itself.
+struct ThreadState {
+  uint64_t correlation;       // of the innermost API span (0: none)
+  uint64_t span_start;        // when it began (0: none)
+  uint64_t correlation_base;  // this thread's prefix for correlation ids (0: not assigned yet)
+  uint64_t correlation_next;
+  Ring* ring;                 // this thread's record ring (nullptr: none yet)
+  uint32_t tid;               // Linux tid (0: not read yet)
+};
+extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+
+uint32_t read_thread_id();     // first call on a thread
+uint64_t correlation_prefix();  // first call on a thread
+
 // The calling thread's Linux tid (cached).
-uint32_t thread_id();
+inline uint32_t thread_id() {
+  uint32_t tid = t_thread.tid;
+  return tid != 0 ? tid : read_thread_id();
+}
 
 // Interns a string; the id stays valid for the life of the process. Takes a lock: call it off the
 // hot path, or use intern_static.
@@ -51,13 +72,17 @@ uint32_t intern_static(const char* text);
 
 // Correlation ids: each API span gets a fresh one (unique in the process, made without an atomic
 // read-modify-write: a per-thread prefix and counter), and the tasks it submits carry it.
-uint64_t next_correlation();
-uint64_t current_correlation();
-void set_current_correlation(uint64_t id);
+inline uint64_t next_correlation() {
+  uint64_t base = t_thread.correlation_base;
+  if (base == 0) [[unlikely]] base = correlation_prefix();
+  return base | (++t_thread.correlation_next & 0xffffffffu);
+}
+inline uint64_t current_correlation() { return t_thread.correlation; }
+inline void set_current_correlation(uint64_t id) { t_thread.correlation = id; }
 // When the calling thread's innermost API span began (0 outside any span): the enqueue time of the
 // tasks it submits, which saves a clock read per launch.
-uint64_t current_span_start();
-void set_current_span_start(uint64_t t);
+inline uint64_t current_span_start() { return t_thread.span_start; }
+inline void set_current_span_start(uint64_t t) { t_thread.span_start = t; }
 
 // Wakes the collector early (a ring is half full). Defined with the collector (profiler.cpp).
 void kick_collector();
@@ -69,18 +94,25 @@ uint64_t next_record_id();
 class ApiSpan {
  public:
   explicit ApiSpan(const char* function) : function_(function) {
-    saved_ = current_correlation();
-    saved_start_ = current_span_start();
+    ThreadState& t = t_thread;
+    saved_ = t.correlation;
+    saved_start_ = t.span_start;
     correlation_ = next_correlation();
-    set_current_correlation(correlation_);
     start_ = now_ns();
-    set_current_span_start(start_);
+    t.correlation = correlation_;
+    t.span_start = start_;
   }
-  ~ApiSpan();
+  ~ApiSpan() {
+    ThreadState& t = t_thread;
+    t.correlation = saved_;
+    t.span_start = saved_start_;
+    if (on(kApi)) finish();  // else the session ended during the call
+  }
   ApiSpan(const ApiSpan&) = delete;
   ApiSpan& operator=(const ApiSpan&) = delete;
 
  private:
+  void finish();
   const char* function_;
   uint64_t correlation_;
   uint64_t saved_;
