@@ -22,7 +22,7 @@ struct WorkloadCounts {
 inline void bump(void* counter) { ++*static_cast<int*>(counter); }
 
 // Runs `rounds` rounds on three streams: s0 copies host->device and records an event; s1 waits for
-// it, runs two device tasks and a memset; s2 waits for it too and copies device->host. With
+// it, runs two device tasks and a memset of another buffer; s2 waits for it too and copies device->host. With
 // `marks`, the rounds are inside a push/pop range, each round makes a mark, and one start/stop
 // range spans them all.
 inline WorkloadCounts run_workload(int rounds, bool marks) {
@@ -32,8 +32,10 @@ inline WorkloadCounts run_workload(int rounds, bool marks) {
   for (auto& st : s) EXPECT_EQ(aclrtCreateStream(&st), ACL_SUCCESS);
   constexpr size_t kBytes = 64 << 10;
   void* dev = nullptr;
+  void* scratch = nullptr;  // the memsets' target: s1 and s2 run at once, so they must not share memory
   void* host = nullptr;
   EXPECT_EQ(aclrtMalloc(&dev, kBytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMalloc(&scratch, kBytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
   EXPECT_EQ(aclrtMallocHost(&host, kBytes), ACL_SUCCESS);
   aclrtEvent ev = nullptr;
   EXPECT_EQ(aclrtCreateEvent(&ev), ACL_SUCCESS);
@@ -59,7 +61,7 @@ inline WorkloadCounts run_workload(int rounds, bool marks) {
     EXPECT_EQ(arunLaunchDeviceTask(&bump, &ran, s[1]), ACL_SUCCESS);
     EXPECT_EQ(arunLaunchDeviceTask(&bump, &ran, s[1]), ACL_SUCCESS);
     n.device_tasks += 2;
-    EXPECT_EQ(aclrtMemsetAsync(dev, kBytes, 0, 4096, s[1]), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemsetAsync(scratch, kBytes, 0, 4096, s[1]), ACL_SUCCESS);
     ++n.memsets;
     EXPECT_EQ(aclrtMemcpyAsync(host, kBytes, dev, kBytes, ACL_MEMCPY_DEVICE_TO_HOST, s[2]), ACL_SUCCESS);
     ++n.copies_d2h;
@@ -73,6 +75,7 @@ inline WorkloadCounts run_workload(int rounds, bool marks) {
   }
   EXPECT_EQ(aclrtDestroyEvent(ev), ACL_SUCCESS);
   EXPECT_EQ(aclrtFree(dev), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(scratch), ACL_SUCCESS);
   EXPECT_EQ(aclrtFreeHost(host), ACL_SUCCESS);
   for (auto& st : s) EXPECT_EQ(aclrtDestroyStream(st), ACL_SUCCESS);
   EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
