@@ -145,9 +145,37 @@ Status plan_copy(Runtime& rt, void* dst, const void* src, uint64_t dst_extent, u
   return Status::Ok();
 }
 
+// A synchronous copy or memset, run on the calling thread: a Task record with no stream and the
+// host unit, timed on the record clock.
+void emit_sync_work_record(const CopyPlan& plan, uint64_t start, uint64_t end, int status) {
+  plugin::Record r = prof::make_record(plugin::RecordKind::Task);
+  const plugin::Work& w = plan.work;
+  const bool is_memset = w.kind == plugin::WorkKind::Memset;
+  r.subkind = static_cast<uint16_t>(is_memset ? plugin::TaskType::Memset
+                                    : w.kind == plugin::WorkKind::Copy2D ? plugin::TaskType::Copy2D
+                                                                         : plugin::TaskType::Copy);
+  r.name = prof::intern_static(is_memset ? "memset" : w.kind == plugin::WorkKind::Copy2D ? "memcpy2d" : "memcpy");
+  r.device = plan.exec->id();
+  r.unit = plugin::kHostUnit;
+  r.correlation = prof::current_correlation();
+  r.t0 = r.t1 = r.t2 = start;
+  r.t3 = end;
+  r.value0 = w.kind == plugin::WorkKind::Copy2D ? w.width * w.height : w.bytes;
+  const bool from_device = w.src.device != nullptr, to_device = w.dst.device != nullptr;
+  r.value2 = static_cast<uint64_t>(from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice
+                                                            : plugin::CopyDirection::DeviceToHost)
+                                               : (to_device ? plugin::CopyDirection::HostToDevice
+                                                            : plugin::CopyDirection::HostToHost));
+  r.value3 = static_cast<uint64_t>(static_cast<uint32_t>(status)) << 32;
+  prof::emit(r);
+}
+
 Status run_now(const CopyPlan& plan) {
   plugin::Work work = plan.work;
+  const bool profiled = prof::on(prof::kTasks);
+  const uint64_t start = profiled ? prof::now_ns() : 0;
   plugin::WorkResult r = plan.exec->device()->execute_now(&work);
+  if (profiled) [[unlikely]] emit_sync_work_record(plan, start, prof::now_ns(), r.status);
   if (r.status != 0) return Status(static_cast<Errc>(r.status), "the device reported a fault while copying");
   return Status::Ok();
 }

@@ -65,6 +65,8 @@ inline const char* task_type_name(uint16_t t) {
 }
 
 inline bool is_copy_unit(const Record& r) { return (r.unit & plugin::kCopyUnitBit) != 0; }
+// A synchronous copy or memset: it ran on the calling host thread, not on a stream.
+inline bool is_sync_work(const Record& r) { return r.unit == plugin::kHostUnit; }
 inline uint32_t unit_index(const Record& r) { return r.unit & ~plugin::kCopyUnitBit; }
 
 // `base` in `dir`, with -2, -3, ... before the extension when a file of that name exists already

@@ -119,6 +119,7 @@ class SummarySink final : public plugin::ProfilerSink {
           d.ns += ns;
           d.bytes += r.value0;
         }
+        if (is_sync_work(r)) break;  // ran on a host thread: no stream or unit to charge
         Totals& s = by_stream_[{r.device, r.stream}];
         ++s.count;
         s.ns += ns;

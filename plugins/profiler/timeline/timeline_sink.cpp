@@ -24,6 +24,7 @@ constexpr uint32_t kHostPid = 1;
 constexpr uint32_t kStreamTid = 1000;       // + stream id
 constexpr uint32_t kComputeTid = 100000;    // + AI core index
 constexpr uint32_t kCopyTid = 200000;       // + copy engine index
+constexpr uint32_t kSyncTid = 1000000;      // + host thread: its synchronous copies and memsets
 
 uint32_t device_pid(int32_t device) { return 10 + static_cast<uint32_t>(device); }
 
@@ -85,8 +86,12 @@ class TimelineSink final : public plugin::ProfilerSink {
     std::map<uint32_t, bool> threads;
     std::map<std::pair<int32_t, int32_t>, bool> streams;
     std::map<std::pair<int32_t, uint32_t>, bool> units;
+    std::map<std::pair<int32_t, uint32_t>, bool> sync_tracks;  // (device, host thread)
     for (const auto& r : records_) {
-      if (r.kind == RecordKind::Task || r.kind == RecordKind::EventRecord || r.kind == RecordKind::EventWait) {
+      if (r.kind == RecordKind::Task && is_sync_work(r)) {
+        sync_tracks[{r.device, r.thread}] = true;
+        if (r.correlation != 0) threads[r.thread] = true;
+      } else if (r.kind == RecordKind::Task || r.kind == RecordKind::EventRecord || r.kind == RecordKind::EventWait) {
         streams[{r.device, r.stream}] = true;
         if (r.kind == RecordKind::Task) units[{r.device, r.unit}] = true;
         if (r.kind == RecordKind::Task && r.correlation != 0) threads[r.thread] = true;
@@ -103,6 +108,10 @@ class TimelineSink final : public plugin::ProfilerSink {
     for (auto& [key, _] : streams) {
       meta(out, "thread_name", device_pid(key.first), kStreamTid + key.second, "stream " + std::to_string(key.second),
            key.second);
+    }
+    for (auto& [key, _] : sync_tracks) {
+      meta(out, "thread_name", device_pid(key.first), kSyncTid + key.second,
+           "synchronous copies (thread " + std::to_string(key.second) + ")", int(kSyncTid));
     }
     for (auto& [key, _] : units) {
       const bool copy = (key.second & plugin::kCopyUnitBit) != 0;
@@ -181,12 +190,14 @@ class TimelineSink final : public plugin::ProfilerSink {
             }
           }
           const std::string name = session_.name(r.name);
-          slice(out, name, "task", pid, kStreamTid + r.stream, r.t2, r.t3, args);
-          slice(out, name, "unit", pid, unit_tid(r.unit), r.t2, r.t3, args);
+          const bool sync = is_sync_work(r);
+          const uint32_t track = sync ? kSyncTid + r.thread : kStreamTid + r.stream;
+          slice(out, name, sync ? "sync" : "task", pid, track, r.t2, r.t3, args);
+          if (!sync) slice(out, name, "unit", pid, unit_tid(r.unit), r.t2, r.t3, args);
           if (r.correlation != 0 && api_by_correlation.count(r.correlation) != 0) {
             ++flow_id;
             flow(out, 's', "launch", flow_id, kHostPid, r.thread, r.t0);
-            flow(out, 'f', "launch", flow_id, pid, kStreamTid + r.stream, r.t2);
+            flow(out, 'f', "launch", flow_id, pid, track, r.t2);
           }
           break;
         }
@@ -266,7 +277,7 @@ class TimelineSink final : public plugin::ProfilerSink {
     std::map<std::pair<int32_t, int32_t>, std::vector<Step>> depth;   // (device, stream)
     std::map<std::pair<int32_t, bool>, std::vector<Step>> busy;       // (device, copy?)
     for (const auto& r : records_) {
-      if (r.kind != RecordKind::Task) continue;
+      if (r.kind != RecordKind::Task || is_sync_work(r)) continue;
       depth[{r.device, r.stream}].push_back({r.t0, +1});
       depth[{r.device, r.stream}].push_back({r.t3, -1});
       busy[{r.device, is_copy_unit(r)}].push_back({r.t2, +1});

@@ -66,14 +66,15 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   EXPECT_EQ(join(summary[0]),
             "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,"
             "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num");
-  EXPECT_EQ(summary.size() - 1, size_t(n.tasks()));
+  EXPECT_EQ(summary.size() - 1, size_t(n.tasks() + n.sync_copies));
   // Task IDs count each stream's tasks from 1 in order.
   std::map<std::string, int> per_stream;
   const int sid = column(summary[0], "Stream ID"), tid = column(summary[0], "Task ID");
   for (size_t i = 1; i < summary.size(); ++i) {
     EXPECT_EQ(std::stoi(summary[i][tid]), ++per_stream[summary[i][sid]]) << join(summary[i]);
   }
-  EXPECT_EQ(per_stream.size(), size_t(n.streams));
+  EXPECT_EQ(per_stream.size(), size_t(n.streams + 1));  // and "-1": the synchronous copy
+  EXPECT_EQ(per_stream["-1"], n.sync_copies);
 
   auto stat = read_csv(csv / "op_statistic.csv");
   ASSERT_FALSE(stat.empty());
@@ -88,7 +89,8 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   EXPECT_EQ(counts["device_task/AI_CORE"], n.device_tasks);
   EXPECT_EQ(counts["memcpy/DMA"], n.copies_h2d + n.copies_d2h);
   EXPECT_EQ(counts["memset/DMA"], n.memsets);
-  EXPECT_EQ(stat.size() - 1, 3u);
+  EXPECT_EQ(counts["memcpy/HOST"], n.sync_copies);
+  EXPECT_EQ(stat.size() - 1, 4u);
   EXPECT_NEAR(ratio, 100.0, 0.01);
 
   auto api = read_csv(csv / "api_statistic.csv");
@@ -100,12 +102,13 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   EXPECT_EQ(calls["arunLaunchDeviceTask"], n.device_tasks);
   EXPECT_EQ(calls["aclrtRecordEvent"], n.records);
   EXPECT_EQ(calls["aclrtStreamWaitEvent"], n.waits);
+  EXPECT_EQ(calls["aclrtMemcpy"], n.sync_copies);
 
   auto task_time = read_csv(csv / "task_time.csv");
   ASSERT_FALSE(task_time.empty());
   EXPECT_EQ(join(task_time[0]),
             "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)");
-  EXPECT_EQ(task_time.size() - 1, size_t(n.tasks()));
+  EXPECT_EQ(task_time.size() - 1, size_t(n.tasks() + n.sync_copies));
   for (size_t i = 1; i < task_time.size(); ++i) {
     EXPECT_LE(std::stod(task_time[i][6]), std::stod(task_time[i][7])) << join(task_time[i]);
   }

@@ -15,6 +15,7 @@ namespace arun::test {
 
 struct WorkloadCounts {
   int copies_h2d = 0, copies_d2h = 0, device_tasks = 0, memsets = 0, waits = 0, records = 0;
+  int sync_copies = 0;  // aclrtMemcpy: run on the calling thread, not on a stream
   int tasks() const { return copies_h2d + copies_d2h + device_tasks + memsets; }
   int streams = 3;
 };
@@ -39,6 +40,8 @@ inline WorkloadCounts run_workload(int rounds, bool marks) {
   EXPECT_EQ(aclrtMallocHost(&host, kBytes), ACL_SUCCESS);
   aclrtEvent ev = nullptr;
   EXPECT_EQ(aclrtCreateEvent(&ev), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemcpy(dev, kBytes, host, kBytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  ++n.sync_copies;
   void* stamp = nullptr;
   uint32_t range = 0;
   if (marks) {

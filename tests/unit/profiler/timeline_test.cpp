@@ -139,7 +139,13 @@ void check_workload_content(const json& doc, const WorkloadCounts& n, bool marks
     if (type == "DEVICE_TASK") EXPECT_EQ(launcher, "arunLaunchDeviceTask");
     if (type == "MEMSET") EXPECT_EQ(launcher, "aclrtMemsetAsync");
   }
-  EXPECT_EQ(events_where(doc, "s", "launch").size(), size_t(n.tasks()));
+  auto sync = events_where(doc, "X", "sync");
+  ASSERT_EQ(sync.size(), size_t(n.sync_copies));
+  for (auto& c : sync) {
+    EXPECT_EQ(c["args"]["direction"], "H2D");
+    EXPECT_EQ(api[c["args"]["correlation"].get<uint64_t>()], "aclrtMemcpy");
+  }
+  EXPECT_EQ(events_where(doc, "s", "launch").size(), size_t(n.tasks() + n.sync_copies));
   EXPECT_EQ(events_where(doc, "s", "event").size(), size_t(n.waits));
   EXPECT_EQ(events_where(doc, "X", "event").size(), size_t(n.waits + n.records));
 

@@ -56,7 +56,7 @@ struct Record {
   uint32_t thread;       // host thread (Linux tid) that did it or submitted it
   int32_t device;        // -1: none
   int32_t stream;        // stream id on its device, -1: none
-  uint32_t unit;         // execution unit (Task), UnitKind in the high bit: 0x80000000 = copy engine
+  uint32_t unit;         // execution unit (Task): kCopyUnitBit set = copy engine; kHostUnit = the calling thread
   uint64_t correlation;  // links an ApiCall to the Task(s) it created (0: none)
   uint64_t t0, t1, t2, t3;
   uint64_t value0, value1, value2, value3;
@@ -64,6 +64,9 @@ struct Record {
 static_assert(sizeof(Record) == 96, "Record is part of the plugin ABI");
 
 inline constexpr uint32_t kCopyUnitBit = 0x80000000u;
+// The unit of a synchronous copy or memset (aclrtMemcpy, aclrtMemset): it ran on the calling host
+// thread, with no stream (stream = -1).
+inline constexpr uint32_t kHostUnit = 0xffffffffu;
 
 // Interned strings: API names, kernel names, stamp messages, counter names. Ids are process-wide
 // and never reused; get() returns an empty view for an unknown id. Thread-safe.
