@@ -47,6 +47,22 @@ PageKind page_kind_for(uint32_t policy, size_t size) {
   }
 }
 
+// ---- profiling: allocation records with the allocator's totals (only while a session collects memory)
+void emit_memory_record(plugin::RecordKind kind, DeviceSlot* slot, DevAddr addr, uint64_t bytes) {
+  plugin::Record r = prof::make_record(kind);
+  r.device = slot->id();
+  r.t0 = r.t1 = prof::now_ns();
+  r.value0 = addr;
+  r.value1 = bytes;
+  slot->with_allocator([&](DeviceAllocator* a) {
+    if (a == nullptr) return;
+    plugin::AllocatorStats st = a->stats();
+    r.value2 = st.allocated.current;
+    r.value3 = st.reserved.current;
+  });
+  prof::emit(r);
+}
+
 // `site` is the return address of the API call the program made (for the leak report); `stream`
 // the stream the block is for (arunMallocAsync; 0 = none).
 Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site,
@@ -61,6 +77,7 @@ Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, c
   // The allocator's out-of-memory message explains the failure (device, allocator, what to try).
   ARUN_RETURN_IF_ERROR(ctx->slot()->allocator()->allocate(size, page_kind_for(policy, size), site, &addr, stream));
   *devPtr = reinterpret_cast<void*>(addr);
+  if (prof::on(prof::kMemory)) [[unlikely]] emit_memory_record(plugin::RecordKind::MemAlloc, ctx->slot(), addr, size);
   return Status::Ok();
 }
 
@@ -128,9 +145,37 @@ Status plan_copy(Runtime& rt, void* dst, const void* src, uint64_t dst_extent, u
   return Status::Ok();
 }
 
+// A synchronous copy or memset, run on the calling thread: a Task record with no stream and the
+// host unit, timed on the record clock.
+void emit_sync_work_record(const CopyPlan& plan, uint64_t start, uint64_t end, int status) {
+  plugin::Record r = prof::make_record(plugin::RecordKind::Task);
+  const plugin::Work& w = plan.work;
+  const bool is_memset = w.kind == plugin::WorkKind::Memset;
+  r.subkind = static_cast<uint16_t>(is_memset ? plugin::TaskType::Memset
+                                    : w.kind == plugin::WorkKind::Copy2D ? plugin::TaskType::Copy2D
+                                                                         : plugin::TaskType::Copy);
+  r.name = prof::intern_static(is_memset ? "memset" : w.kind == plugin::WorkKind::Copy2D ? "memcpy2d" : "memcpy");
+  r.device = plan.exec->id();
+  r.unit = plugin::kHostUnit;
+  r.correlation = prof::current_correlation();
+  r.t0 = r.t1 = r.t2 = start;
+  r.t3 = end;
+  r.value0 = w.kind == plugin::WorkKind::Copy2D ? w.width * w.height : w.bytes;
+  const bool from_device = w.src.device != nullptr, to_device = w.dst.device != nullptr;
+  r.value2 = static_cast<uint64_t>(from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice
+                                                            : plugin::CopyDirection::DeviceToHost)
+                                               : (to_device ? plugin::CopyDirection::HostToDevice
+                                                            : plugin::CopyDirection::HostToHost));
+  r.value3 = static_cast<uint64_t>(static_cast<uint32_t>(status)) << 32;
+  prof::emit(r);
+}
+
 Status run_now(const CopyPlan& plan) {
   plugin::Work work = plan.work;
+  const bool profiled = prof::on(prof::kTasks);
+  const uint64_t start = profiled ? prof::now_ns() : 0;
   plugin::WorkResult r = plan.exec->device()->execute_now(&work);
+  if (profiled) [[unlikely]] emit_sync_work_record(plan, start, prof::now_ns(), r.status);
   if (r.status != 0) return Status(static_cast<Errc>(r.status), "the device reported a fault while copying");
   return Status::Ok();
 }
@@ -190,10 +235,17 @@ Status device_free(Runtime& rt, void* devPtr, plugin::StreamId stream) {
   // The allocator knows its blocks: it rejects anything but the start of one (207002).
   DeviceSlot* slot = rt.device_owning(devPtr);
   if (slot == nullptr) return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
-  return slot->with_allocator([&](DeviceAllocator* allocator) {
+  uint64_t freed = 0;
+  Status st = slot->with_allocator([&](DeviceAllocator* allocator) {
     if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
+    if (prof::on(prof::kMemory)) [[unlikely]] {
+      DeviceAllocator::Block block;
+      if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block)) freed = block.requested;
+    }
     return allocator->free(reinterpret_cast<DevAddr>(devPtr), stream);
   });
+  if (st.ok() && freed != 0) emit_memory_record(plugin::RecordKind::MemFree, slot, reinterpret_cast<DevAddr>(devPtr), freed);
+  return st;
 }
 
 aclError aclrtFree(void *devPtr) {

@@ -12,6 +12,7 @@
 #include "acl/acl.h"
 #include "arun/core/status.hpp"
 #include "logging.hpp"
+#include "profiling.hpp"
 #include "runtime.hpp"
 
 namespace arun::api {
@@ -35,9 +36,22 @@ auto raw(const E& e) {
 inline Status invalid_param(const std::string& what) { return Status(Errc::invalid_param, what); }
 inline Status rt_param_invalid(const std::string& what) { return Status(Errc::rt_param_invalid, what); }
 
-// Runs body(Runtime&) -> Status for an API function that needs an initialised runtime.
+template <class Body>
+aclError api_call_body(const char* function, Body&& body);
+
+// Runs body(Runtime&) -> Status for an API function that needs an initialised runtime. While a
+// session collects API spans, the call is timed and given a correlation id its tasks carry.
 template <class Body>
 aclError api_call(const char* function, Body&& body) {
+  if (prof::on(prof::kApi)) [[unlikely]] {
+    prof::ApiSpan span(function);
+    return api_call_body(function, body);
+  }
+  return api_call_body(function, body);
+}
+
+template <class Body>
+aclError api_call_body(const char* function, Body&& body) {
   try {
     Runtime* rt = Runtime::instance();
     if (rt == nullptr) {

@@ -233,6 +233,41 @@ Status read_table(const std::string& origin, const toml::node& node, const std::
   return Status::Ok();
 }
 
+Status read_integer(const std::string& origin, const toml::node& node, const std::string& path, int64_t min,
+                    int64_t max, int64_t* out) {
+  auto* i = node.as_integer();
+  if (!i) return wrong_type(origin, node, path, "an integer");
+  if (i->get() < min || i->get() > max) {
+    return error_at(Errc::file_attr_invalid, origin, node.source(), path,
+                    std::to_string(i->get()) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  *out = i->get();
+  return Status::Ok();
+}
+
+// A per-thread profiling buffer: bytes as an integer or "4MiB"; at least 64 records' worth.
+Status read_profiler_bytes(const std::string& origin, const toml::node& node, const std::string& path,
+                           uint64_t* out) {
+  uint64_t bytes = 0;
+  if (auto* i = node.as_integer()) {
+    bytes = i->get() < 0 ? 0 : static_cast<uint64_t>(i->get());
+  } else if (auto* s = node.as_string()) {
+    if (!parse_byte_size(s->get(), &bytes)) {
+      return error_at(Errc::file_attr_invalid, origin, node.source(), path,
+                      "\"" + s->get() + "\" is not a byte size (e.g. 4MiB, 65536)");
+    }
+  } else {
+    return wrong_type(origin, node, path, "a byte size (an integer or a string such as \"4MiB\")");
+  }
+  constexpr uint64_t kMin = 64 * 96, kMax = 1ull << 32;
+  if (bytes < kMin || bytes > kMax) {
+    return error_at(Errc::file_attr_invalid, origin, node.source(), path,
+                    std::to_string(bytes) + " bytes is outside [6KiB (64 records), 4GiB]");
+  }
+  *out = bytes;
+  return Status::Ok();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sections
 
@@ -398,8 +433,14 @@ Status parse_profiler(const std::string& origin, const toml::table& t, RuntimeCo
       cfg->profiler_sinks = std::move(sinks);
     } else if (key == "output_dir") {
       ARUN_RETURN_IF_ERROR(read_string(origin, node, path, &cfg->profiler_output_dir, /*allow_empty=*/false));
+    } else if (key == "buffer_size") {
+      ARUN_RETURN_IF_ERROR(read_profiler_bytes(origin, node, path, &cfg->profiler_buffer_bytes));
+    } else if (key == "start_after_ms" || key == "duration_ms") {
+      int64_t v = 0;
+      ARUN_RETURN_IF_ERROR(read_integer(origin, node, path, 0, int64_t{1} << 40, &v));
+      (key == "start_after_ms" ? cfg->profiler_start_after_ms : cfg->profiler_duration_ms) = static_cast<uint64_t>(v);
     } else {
-      return unknown_key(origin, key, path, "enabled, sinks, output_dir");
+      return unknown_key(origin, key, path, "enabled, sinks, output_dir, buffer_size, start_after_ms, duration_ms");
     }
   }
   return Status::Ok();

@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,8 @@
 #include "install_paths.hpp"
 #include "logging.hpp"
 #include "plugin_policy.hpp"
+#include "profiler.hpp"
+#include "profiling.hpp"
 
 namespace arun {
 
@@ -141,6 +144,8 @@ Status Runtime::finalize() {
   LeakReport leaks;
   rt->teardown(&leaks);
   set_memory_live_check(nullptr);
+  // After teardown, which drained every stream: the session holds all the work the program did.
+  Profiler::instance().stop();
   Status st = rt->report_leaks(leaks, "aclFinalize");
   delete rt;
   return st;
@@ -154,10 +159,6 @@ Status Runtime::setup(RuntimeConfig config) {
   // allocations: a policy may carve many blocks out of one chunk, and even `direct` keeps a freed
   // chunk until the work in flight that may use it is done.
   set_memory_live_check(&Runtime::memory_live);
-  if (config_.profiler_enabled) {
-    return Status(Errc::file_attr_invalid,
-                  config_.source_path + ": profiler.enabled: profiling is not available in this version of ascend-run");
-  }
   for (const auto& entry : config_.plugins) {
     if (entry.kind == plugin::PluginKind::Scheduler) {
       // Loaded only when it is the policy in use (below): a config may list several.
@@ -165,6 +166,7 @@ Status Runtime::setup(RuntimeConfig config) {
       continue;
     }
     if (entry.kind == plugin::PluginKind::Allocator) continue;  // choose_allocator loaded the one in use
+    if (entry.kind == plugin::PluginKind::Profiler) continue;  // loaded when a session starts
     LoadedPlugin loaded;
     ARUN_RETURN_IF_ERROR(load_plugin_entry(entry, config_.plugin_search_paths, &loaded, nullptr));
     if (entry.kind != plugin::PluginKind::Device) {
@@ -174,7 +176,89 @@ Status Runtime::setup(RuntimeConfig config) {
     ARUN_RETURN_IF_ERROR(load_device_plugin(entry, loaded));
   }
   if (scheduler_.plugin) ARUN_RETURN_IF_ERROR(load_scheduler_plugin());
-  return Status::Ok();
+  return start_configured_profiling();
+}
+
+Status Runtime::start_configured_profiling() {
+  const char* env = std::getenv("ASCEND_RUN_PROFILING");
+  std::vector<std::string> sinks;
+  std::string source, origin;
+  Errc code = Errc::file_attr_invalid;
+  if (env != nullptr && env[0] != '\0') {
+    // A list of sink names, separated by commas (spaces allowed around them).
+    std::string text = env;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t comma = text.find(',', pos);
+      if (comma == std::string::npos) comma = text.size();
+      std::string name = text.substr(pos, comma - pos);
+      name.erase(0, name.find_first_not_of(" \t"));
+      name.erase(name.find_last_not_of(" \t") + 1);
+      if (name.empty()) {
+        return Status(Errc::invalid_param, "ASCEND_RUN_PROFILING=\"" + text + "\": empty sink name in the list");
+      }
+      if (std::find(sinks.begin(), sinks.end(), name) == sinks.end()) sinks.push_back(name);
+      pos = comma + 1;
+    }
+    source = "ASCEND_RUN_PROFILING";
+    origin = "ASCEND_RUN_PROFILING=\"" + text + "\"";
+    code = Errc::invalid_param;
+  } else if (config_.profiler_enabled) {
+    sinks = config_.profiler_sinks;
+    if (sinks.empty()) sinks.push_back("timeline");
+    source = "config";
+    origin = config_.source_path + ": profiler.sinks";
+  } else {
+    return Status::Ok();
+  }
+  return start_profiling(sinks, config_.profiler_output_dir, prof::kAll, source, code, origin);
+}
+
+Status Runtime::start_profiling(const std::vector<std::string>& sinks, const std::string& output_dir,
+                                uint64_t categories, const std::string& source, Errc code, const std::string& origin) {
+  ProfilerSession session;
+  for (const auto& name : sinks) {
+    const PluginEntry* listed = nullptr;
+    for (const auto& entry : config_.plugins) {
+      if (entry.kind == plugin::PluginKind::Profiler && entry.name == name) listed = &entry;
+    }
+    PluginEntry implicit;
+    if (listed == nullptr) {
+      std::vector<std::string> found = installed_plugins("profiler");
+      if (std::find(found.begin(), found.end(), name) == found.end()) {
+        std::string valid;
+        for (const auto& f : found) valid += (valid.empty() ? "" : ", ") + f;
+        return Status(code, origin + ": unknown profiler sink \"" + name + "\" (installed: " +
+                                (valid.empty() ? std::string("none") : valid) + ")");
+      }
+      implicit.kind = plugin::PluginKind::Profiler;
+      implicit.name = name;
+      implicit.origin = "profiler sink \"" + name + "\"";
+      listed = &implicit;
+    }
+    LoadedPlugin loaded;
+    ARUN_RETURN_IF_ERROR(load_plugin_entry(*listed, config_.plugin_search_paths, &loaded, nullptr));
+    const auto& d = *loaded.descriptor;
+    plugin::OptionValues options;
+    ARUN_RETURN_IF_ERROR(
+        validate_plugin_options(listed->options, d.options, d.option_count, listed->origin + ".options", &options));
+    std::shared_ptr<plugin::ProfilerSink> sink;
+    ARUN_RETURN_IF_ERROR(create_plugin_object(loaded, options, &sink));
+    session.sinks.push_back({name, std::move(sink)});
+  }
+  session.output_dir = output_dir;
+  session.categories = categories;
+  session.buffer_bytes = config_.profiler_buffer_bytes;
+  if (source != "aclprofStart") {
+    session.start_after_ms = config_.profiler_start_after_ms;
+    session.duration_ms = config_.profiler_duration_ms;
+  }
+  session.source = source;
+  for (const auto& slot : devices_) {
+    const auto& p = slot->device()->properties();
+    session.devices.push_back({slot->id(), p.soc_name, p.compute_units, p.copy_units});
+  }
+  return Profiler::instance().start(std::move(session));
 }
 
 Status Runtime::set_scheduler_override(const char* spec) {

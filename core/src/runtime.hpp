@@ -97,6 +97,15 @@ class Runtime {
   // Id of the last task the calling thread submitted to a stream it created (aclrtGetThreadLastTaskId).
   static uint32_t thread_last_task_id();
 
+  // ---- profiling ----
+  // Loads the named profiler sinks (libarun_profiler_<name>.so, options from a [[plugin]] entry of
+  // kind "profiler" with that name) and starts a session collecting `categories` (prof::k* bits)
+  // into `output_dir`. An unknown sink is `code` with `origin` and the list of installed ones.
+  Status start_profiling(const std::vector<std::string>& sinks, const std::string& output_dir, uint64_t categories,
+                         const std::string& source, Errc code, const std::string& origin);
+  // Names of the profiler sinks found in the plugin folders.
+  std::vector<std::string> installed_sinks() const { return installed_plugins("profiler"); }
+
   // ---- host calls (spec 2.7) ----
   HostCalls& host_calls() { return host_calls_; }
 
@@ -113,6 +122,7 @@ class Runtime {
   // HostServices::memory_live: is the range inside a block the program holds?
   static bool memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes);
   Status load_scheduler_plugin();
+  Status start_configured_profiling();  // [profiler] enabled or ASCEND_RUN_PROFILING
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
   std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
 

@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "event.hpp"
 #include "host_queue.hpp"
+#include "profiling.hpp"
 
 namespace arun {
 
@@ -205,6 +206,11 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   task->on_complete = &Scheduler::on_complete;
   task->cancel = &task->cancel_requested;
   task->submitter_tid = this_thread_tid();
+  if (prof::on(prof::kTasks)) [[unlikely]] {
+    const uint64_t span_start = prof::current_span_start();
+    task->prof_enqueue_ns = span_start != 0 ? span_start : prof::now_ns();
+    task->correlation = prof::current_correlation();
+  }
   uint64_t seq = 0;
   int stop_error = 0;
   Batch batch;
@@ -245,6 +251,7 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
   // wait binds to the capture current now, whatever is recorded later.
   if (task->task_kind == TaskKind::EventRecord) {
     task->event->latest = task->record;
+    if (task->prof_enqueue_ns != 0) task->record->prof_id = prof::next_record_id();
   } else if (task->task_kind == TaskKind::EventWait) {
     task->record = task->event->latest;
     ++task->event->pending_waits;
@@ -252,6 +259,10 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
   task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
   s->submitted_.store(task->seq, std::memory_order_release);
   s->queue_.push_back(task);
+  if (task->prof_enqueue_ns != 0) {
+    task->prof_depth = static_cast<uint32_t>(s->queue_.size());
+    if (s->queue_.size() == 1) task->prof_ready_ns = task->prof_enqueue_ns;  // ready at once: no clock read
+  }
   if (s->queue_.size() == 1) advance(s, batch);
 }
 
@@ -267,6 +278,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
       switch (t->task_kind) {
         case TaskKind::Work:
           s->head_busy_ = true;
+          if (t->prof_enqueue_ns != 0 && t->prof_ready_ns == 0) t->prof_ready_ns = prof::now_ns();
           policy_->ready(t);
           break;
         case TaskKind::EventRecord: {
@@ -279,6 +291,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
             batch.resumed.push_back(w);
           }
           r.blocked.clear();
+          if (t->prof_enqueue_ns != 0) emit_marker_record(*t, plugin::RecordKind::EventRecord);
           finish(s, t, batch);
           break;
         }
@@ -288,6 +301,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
             s->head_busy_ = true;
           } else {
             if (t->event) --t->event->pending_waits;
+            if (t->prof_enqueue_ns != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
             finish(s, t, batch);
           }
           break;
@@ -370,6 +384,9 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
     task->free_user_args = nullptr;
     free_args(task->user_args);
   }
+  // Written before the completion is published, so a program that synchronizes and then stops
+  // profiling finds the record delivered.
+  if (task->prof_enqueue_ns != 0) emit_task_record(*task, result);
   Batch batch;
   {
     std::lock_guard lock(mu_);
@@ -391,6 +408,77 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
     dispatch(batch);
   }
   flush(batch);
+}
+
+namespace {
+const char* task_type_name(plugin::TaskType type) {
+  switch (type) {
+    case plugin::TaskType::Kernel: return "kernel";
+    case plugin::TaskType::Copy: return "memcpy";
+    case plugin::TaskType::Copy2D: return "memcpy2d";
+    case plugin::TaskType::Memset: return "memset";
+    case plugin::TaskType::DeviceTask: return "device_task";
+  }
+  return "task";
+}
+}  // namespace
+
+void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& result) {
+  if (!prof::on(prof::kTasks)) return;  // the session ended while the task ran
+  uint64_t offset = prof_clock_offset_.load(std::memory_order_relaxed);
+  if (offset == 0) {
+    uint64_t measured = prof::now_ns() - device_->now_ns();
+    if (prof_clock_offset_.compare_exchange_strong(offset, measured, std::memory_order_relaxed)) offset = measured;
+  }
+  plugin::Record r{};
+  r.kind = plugin::RecordKind::Task;
+  plugin::TaskType type = plugin::TaskType::Kernel;
+  switch (task.kind) {
+    case plugin::WorkKind::Copy: type = plugin::TaskType::Copy; break;
+    case plugin::WorkKind::Copy2D: type = plugin::TaskType::Copy2D; break;
+    case plugin::WorkKind::Memset: type = plugin::TaskType::Memset; break;
+    case plugin::WorkKind::Kernel:
+      type = task.host_fn != nullptr && task.user_kernel == nullptr ? plugin::TaskType::DeviceTask
+                                                                     : plugin::TaskType::Kernel;
+      break;
+  }
+  r.subkind = static_cast<uint16_t>(type);
+  r.name = task.prof_name != 0 ? task.prof_name : prof::intern_static(task_type_name(type));
+  r.thread = task.submitter_tid;
+  r.device = device_id_;
+  r.stream = task.stream->id();
+  r.unit = task.unit | (task.unit_kind == plugin::UnitKind::Copy ? plugin::kCopyUnitBit : 0u);
+  r.correlation = task.correlation;
+  r.t0 = task.prof_enqueue_ns;
+  r.t1 = task.prof_ready_ns != 0 ? task.prof_ready_ns : task.prof_enqueue_ns;
+  r.t2 = result.start_ns + offset;
+  r.t3 = (result.end_ns >= result.start_ns ? result.end_ns : result.start_ns) + offset;
+  if (type == plugin::TaskType::Copy || type == plugin::TaskType::Copy2D || type == plugin::TaskType::Memset) {
+    r.value0 = type == plugin::TaskType::Copy2D ? task.width * task.height : task.bytes;
+    const bool from_device = task.src.device != nullptr, to_device = task.dst.device != nullptr;
+    plugin::CopyDirection dir = from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice
+                                                         : plugin::CopyDirection::DeviceToHost)
+                                            : (to_device ? plugin::CopyDirection::HostToDevice
+                                                         : plugin::CopyDirection::HostToHost);
+    r.value2 = static_cast<uint64_t>(dir);
+  }
+  r.value1 = task.block_dim;
+  r.value3 = (static_cast<uint64_t>(static_cast<uint32_t>(result.status)) << 32) | task.prof_depth;
+  prof::emit(r);
+}
+
+void Scheduler::emit_marker_record(const Task& task, plugin::RecordKind kind) {
+  if (!prof::on(prof::kTasks)) return;
+  plugin::Record r{};
+  r.kind = kind;
+  r.thread = task.submitter_tid;
+  r.device = device_id_;
+  r.stream = task.stream->id();
+  r.correlation = task.correlation;
+  r.t0 = kind == plugin::RecordKind::EventWait ? task.prof_enqueue_ns : prof::now_ns();
+  r.t1 = prof::now_ns();
+  r.value0 = task.record ? task.record->prof_id : 0;
+  prof::emit(r);
 }
 
 bool Scheduler::wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns, const uint32_t* abort_epoch) {

@@ -16,6 +16,7 @@
 
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
+#include "arun/plugin/profiler.hpp"
 #include "event.hpp"
 #include "notifier.hpp"
 #include "scheduler_policy.hpp"
@@ -107,6 +108,8 @@ class Scheduler {
   void flush(Batch& batch);
   static void on_complete(plugin::Work* work, const plugin::WorkResult& result);
   void complete(Task* task, const plugin::WorkResult& result);
+  void emit_task_record(const Task& task, const plugin::WorkResult& result);
+  void emit_marker_record(const Task& task, plugin::RecordKind kind);
 
   plugin::Device* device_;
   std::unique_ptr<SchedulerPolicy> policy_;
@@ -118,6 +121,9 @@ class Scheduler {
   Notifier notifier_;
   uint32_t queue_depth_;
   std::condition_variable room_;  // a full stream got room, or was stopped / aborted
+  // Profiling: record clock minus device clock, measured once (the device clock only counts from
+  // a fixed epoch on the same steady clock, so the difference is constant); 0 = not measured yet.
+  std::atomic<uint64_t> prof_clock_offset_{0};
 };
 
 }  // namespace arun

@@ -17,7 +17,9 @@
 #      each installed config, and with a config that does not exist (must fail, naming the file);
 #   5. builds every examples/<topic>/<topic>.c (.cpp) with only `cc -std=c11 (c++ -std=c++20)
 #      -Wall -Wextra -Werror -I PREFIX/include prog -L PREFIX/lib64 -lascendcl`, runs it, and checks exit status 0 and
-#      the line of output that says the example saw what it teaches.
+#      the line of output that says the example saw what it teaches;
+#   6. builds the out-of-tree profiler sink examples/profiler_sink against PREFIX, loads it by config
+#      (beside the timeline sink) into an unmodified example and checks what it counted.
 # Every check runs even after one fails; the summary lists the failures and the exit status is 1.
 #
 # Options:
@@ -418,6 +420,55 @@ for example_src in "$src_dir"/examples/*/*.c "$src_dir"/examples/*/*.cpp; do
   fi
 done
 [ "$examples_found" -ge "${#example_line[@]}" ] || fail "found $examples_found examples, want ${#example_line[@]} (one is missing from examples/)"
+
+# ---------------------------------------------------------------------------------------------------
+step "6. an out-of-tree profiler sink (examples/profiler_sink) built against $prefix, loaded by config"
+sink_args=(-S "$src_dir/examples/profiler_sink" -B "$scratch/sink" -DCMAKE_PREFIX_PATH="$prefix"
+           -DCMAKE_CXX_COMPILER="$cxx_bin")
+[ -z "$generator" ] || sink_args+=(-G "$generator")
+[ -z "$make_program" ] || sink_args+=(-DCMAKE_MAKE_PROGRAM="$make_program")
+sink_so="$scratch/sink/libarun_profiler_counting.so"
+if run_logged sink-configure "$cmake_bin" "${sink_args[@]}" && run_logged sink-build "$cmake_bin" --build "$scratch/sink" \
+   && [ -f "$sink_so" ]; then
+  ok "examples/profiler_sink builds against the install: $sink_so"
+  cat >"$scratch/sink.toml" <<TOML
+[[plugin]]
+kind = "device"
+name = "ascend"
+
+[[plugin]]
+kind = "profiler"
+name = "counting"
+path = "$sink_so"
+[plugin.options]
+file = "$scratch/counts.txt"
+
+[profiler]
+enabled = true
+sinks = ["counting", "timeline"]
+output_dir = "$scratch/sink-profile"
+TOML
+  if [ -x "$scratch/example_cross_stream_events" ] && \
+     run_logged sink-run env ASCEND_RUN_CONFIG="$scratch/sink.toml" ./example_cross_stream_events; then
+    counts="$scratch/counts.txt"
+    value() { sed -n "s/^$1=//p" "$counts" 2>/dev/null; }
+    if [ ! -f "$counts" ]; then
+      fail "the counting sink wrote no $counts"
+    elif [ "$(value begins)" = 1 ] && [ "$(value devices)" = 2 ] && [ "$(value dropped)" = 0 ] \
+         && [ "$(value tasks)" -ge 3 ] && [ "$(value event_records)" -ge 1 ] && [ "$(value event_waits)" -ge 1 ] \
+         && [ "$(value api_calls)" -ge 10 ] && [ "$(value streams_with_tasks)" -ge 2 ] \
+         && [ "$(value allocs)" -ge 1 ] && [ "$(value allocs)" = "$(value frees)" ]; then
+      ok "the counting sink received $(value records) records: $(value tasks) tasks, $(value api_calls) API calls, 0 dropped"
+    else
+      fail "the counting sink's counts are not what cross_stream_events did:"; sed 's/^/    /' "$counts"
+    fi
+    ls "$scratch/sink-profile"/timeline-*.json >/dev/null 2>&1 || fail "the timeline sink beside it wrote no file"
+  else
+    fail "cross_stream_events fails with the counting sink loaded (see $scratch/sink-run.log)"
+  fi
+else
+  fail "examples/profiler_sink does not build against $prefix (see $scratch/sink-configure.log, sink-build.log)"
+fi
 
 # ---------------------------------------------------------------------------------------------------
 echo

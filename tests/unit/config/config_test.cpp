@@ -322,7 +322,22 @@ TEST(ConfigTomlErrors, UnknownProfilerKey) {
   RuntimeConfig cfg;
   Status s = parse("[profiler]\nenabled = true\nsink = \"timeline\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:3:1: profiler.sink: unknown key (valid: enabled, sinks, output_dir)");
+  EXPECT_EQ(s.message(), "t.toml:3:1: profiler.sink: unknown key (valid: enabled, sinks, output_dir, buffer_size, start_after_ms, duration_ms)");
+}
+
+TEST(ConfigToml, ProfilerBufferAndCaptureWindow) {
+  RuntimeConfig cfg;
+  ASSERT_TRUE(parse("[profiler]\nbuffer_size = \"1MiB\"\nstart_after_ms = 5\nduration_ms = 250\n", &cfg).ok());
+  EXPECT_EQ(cfg.profiler_buffer_bytes, 1u << 20);
+  EXPECT_EQ(cfg.profiler_start_after_ms, 5u);
+  EXPECT_EQ(cfg.profiler_duration_ms, 250u);
+  RuntimeConfig plain;
+  ASSERT_TRUE(parse("[profiler]\nbuffer_size = 65536\n", &plain).ok());
+  EXPECT_EQ(plain.profiler_buffer_bytes, 65536u);
+  RuntimeConfig bad;
+  Status s = parse("[profiler]\nbuffer_size = 100\n", &bad);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_EQ(s.message(), "t.toml:2:15: profiler.buffer_size: 100 bytes is outside [6KiB (64 records), 4GiB]");
 }
 
 TEST(ConfigTomlErrors, InvalidLogLevelListsValidValues) {

@@ -51,6 +51,9 @@ struct RuntimeConfig {
   bool profiler_enabled = false;
   std::vector<std::string> profiler_sinks;
   std::string profiler_output_dir = "ascend-run-profile";
+  uint64_t profiler_buffer_bytes = 4ull << 20;  // per thread; 32768 records (rounded down to a power of two)
+  uint64_t profiler_start_after_ms = 0;          // capture window: begin this long after aclInit
+  uint64_t profiler_duration_ms = 0;             // ... and collect this long (0: until aclFinalize)
   // Notes collected while parsing (e.g. ignored CANN-only acl.json keys), logged once each by the runtime.
   std::vector<std::string> notices;
 };

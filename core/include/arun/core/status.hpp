@@ -14,10 +14,14 @@ enum class Errc : int {
   uninitialized = 100001,
   repeat_initialize = 100002,
   invalid_file = 100003,
+  write_file = 100004,
   parse_file = 100006,
   file_missing_attr = 100007,
   file_attr_invalid = 100008,
+  invalid_profiling_config = 100010,
   repeat_finalize = 100037,
+  prof_already_run = 100042,
+  prof_not_run = 100043,
   // runtime caller errors
   rt_param_invalid = 107000,
   rt_invalid_device_id = 107001,
@@ -33,6 +37,7 @@ enum class Errc : int {
   rt_stream_abort = 107023,
   // resources / unsupported
   api_not_support = 200001,
+  prof_modules_unsupported = 200007,
   rt_feature_not_support = 207000,
   rt_memory_allocation = 207001,
   rt_memory_free = 207002,

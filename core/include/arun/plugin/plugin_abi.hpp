@@ -28,7 +28,8 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 1: Work::cancel (devices built against minor 0 never read it and run work to the end).
 // Minor 2: scheduler plugins (scheduler.hpp).
 // Minor 3: allocator plugins (allocator.hpp); HostServices::memory_live.
-inline constexpr uint16_t kAbiMinor = 3;
+// Minor 4: profiler sinks (profiler.hpp).
+inline constexpr uint16_t kAbiMinor = 4;
 
 enum class PluginKind : uint32_t {
   Device = 1,

@@ -1,0 +1,133 @@
+// The hot-path side of profiling: what code that does work calls to leave a record.
+//
+// When no session runs, `on(category)` is one relaxed load of a word that is 0 and a branch the
+// CPU predicts, and nothing else happens. When a session runs, emit() copies a fixed-size record
+// into the calling thread's own ring buffer (no lock, no allocation, no system call); the collector
+// thread (profiler.cpp) empties the rings and hands batches to the sinks, so no sink ever runs on a
+// thread that enqueues or completes work. A full ring drops the record and counts it.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include "arun/plugin/profiler.hpp"
+
+namespace arun::prof {
+
+// Categories, named by the ACL_PROF_* bit that turns them on (acl_prof.h).
+inline constexpr uint64_t kApi = 0x0001;      // ACL_PROF_ACL_API: API spans, host event syncs
+inline constexpr uint64_t kTasks = 0x0002;    // ACL_PROF_TASK_TIME (and its L0/L2 levels): tasks, events
+inline constexpr uint64_t kMarks = 0x0080;    // ACL_PROF_MSPROFTX: marks, ranges, steps
+inline constexpr uint64_t kMemory = 0x1000;   // ACL_PROF_TASK_MEMORY: allocations and frees
+inline constexpr uint64_t kAll = kApi | kTasks | kMarks | kMemory;
+
+// The categories being collected now (0 when no session runs).
+extern std::atomic<uint64_t> g_active;
+
+inline bool on(uint64_t category) { return (g_active.load(std::memory_order_relaxed) & category) != 0; }
+
+// The record clock: steady-clock nanoseconds, the same clock the simulated device's clock counts
+// from, so device times convert by a constant offset.
+inline uint64_t now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// Appends a record to the calling thread's buffer (drops and counts it if the buffer is full).
+void emit(const plugin::Record& record);
+
+struct Ring;  // profiling.cpp
+
+// Everything the hot path keeps per thread, in one trivially initialised thread_local. The
+// initial-exec TLS model makes each access a plain %fs-relative load: the default model for a
+// shared library calls __tls_get_addr on every access, which cost more than the record itself.
+struct ThreadState {
+  uint64_t correlation;       // of the innermost API span (0: none)
+  uint64_t span_start;        // when it began (0: none)
+  uint64_t correlation_base;  // this thread's prefix for correlation ids (0: not assigned yet)
+  uint64_t correlation_next;
+  Ring* ring;                 // this thread's record ring (nullptr: none yet)
+  uint32_t tid;               // Linux tid (0: not read yet)
+};
+extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+
+uint32_t read_thread_id();     // first call on a thread
+uint64_t correlation_prefix();  // first call on a thread
+
+// The calling thread's Linux tid (cached).
+inline uint32_t thread_id() {
+  uint32_t tid = t_thread.tid;
+  return tid != 0 ? tid : read_thread_id();
+}
+
+// Interns a string; the id stays valid for the life of the process. Takes a lock: call it off the
+// hot path, or use intern_static.
+uint32_t intern(std::string_view text);
+// For string literals and other text that lives as long as the program: looked up by address
+// without a lock after the first call.
+uint32_t intern_static(const char* text);
+
+// Correlation ids: each API span gets a fresh one (unique in the process, made without an atomic
+// read-modify-write: a per-thread prefix and counter), and the tasks it submits carry it.
+inline uint64_t next_correlation() {
+  uint64_t base = t_thread.correlation_base;
+  if (base == 0) [[unlikely]] base = correlation_prefix();
+  return base | (++t_thread.correlation_next & 0xffffffffu);
+}
+inline uint64_t current_correlation() { return t_thread.correlation; }
+inline void set_current_correlation(uint64_t id) { t_thread.correlation = id; }
+// When the calling thread's innermost API span began (0 outside any span): the enqueue time of the
+// tasks it submits, which saves a clock read per launch.
+inline uint64_t current_span_start() { return t_thread.span_start; }
+inline void set_current_span_start(uint64_t t) { t_thread.span_start = t; }
+
+// Wakes the collector early (a ring is half full). Defined with the collector (profiler.cpp).
+void kick_collector();
+
+// A fresh id for an event record (links a record to its waits in the timeline).
+uint64_t next_record_id();
+
+// An API span: times the enclosing scope and emits an ApiCall record when it ends.
+class ApiSpan {
+ public:
+  explicit ApiSpan(const char* function) : function_(function) {
+    ThreadState& t = t_thread;
+    saved_ = t.correlation;
+    saved_start_ = t.span_start;
+    correlation_ = next_correlation();
+    start_ = now_ns();
+    t.correlation = correlation_;
+    t.span_start = start_;
+  }
+  ~ApiSpan() {
+    ThreadState& t = t_thread;
+    t.correlation = saved_;
+    t.span_start = saved_start_;
+    if (on(kApi)) finish();  // else the session ended during the call
+  }
+  ApiSpan(const ApiSpan&) = delete;
+  ApiSpan& operator=(const ApiSpan&) = delete;
+
+ private:
+  void finish();
+  const char* function_;
+  uint64_t correlation_;
+  uint64_t saved_;
+  uint64_t saved_start_;
+  uint64_t start_;
+};
+
+// A blank record of `kind` with the calling thread filled in.
+inline plugin::Record make_record(plugin::RecordKind kind) {
+  plugin::Record r{};
+  r.kind = kind;
+  r.thread = thread_id();
+  r.device = -1;
+  r.stream = -1;
+  return r;
+}
+
+}  // namespace arun::prof

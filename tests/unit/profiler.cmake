@@ -1,0 +1,12 @@
+# Profiler: the aclprof API, the collection layer and the bundled sinks, through the C API.
+add_executable(profiler_test
+  ${CMAKE_CURRENT_LIST_DIR}/profiler/aclprof_api_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profiler/csv_summary_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profiler/timeline_test.cpp)
+target_link_libraries(profiler_test PRIVATE ascendcl nlohmann_json::nlohmann_json GTest::gtest_main)
+target_compile_definitions(profiler_test PRIVATE
+  ARUN_TEST_CONFIG="${ARUN_BUILD_CONFIG_DIR}/default.toml"
+  ARUN_EXAMPLE_BIN="$<TARGET_FILE:cross_stream_events>")
+arun_add_runtime_deps(profiler_test arun_device_ascend arun_profiler_timeline arun_profiler_summary
+                      arun_profiler_msprof_csv cross_stream_events arun_configs)
+gtest_discover_tests(profiler_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 120)

@@ -1,0 +1,270 @@
+// The timeline sink's output, parsed with a real JSON parser: structure (complete events, flows,
+// nesting per track, counters, track names) and content (one slice per task of a known workload,
+// each linked to the API call that launched it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler_workload.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace arun::test {
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("arun-prof-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<fs::path> files_matching(const fs::path& dir, const std::string& prefix, const std::string& ext) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind(prefix, 0) == 0 && e.path().extension() == ext) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+json load_single_timeline(const fs::path& dir) {
+  auto files = files_matching(dir, "timeline-", ".json");
+  EXPECT_EQ(files.size(), 1u) << "in " << dir;
+  if (files.empty()) return json();
+  std::ifstream in(files[0]);
+  return json::parse(in);  // throws (and fails the test) on invalid JSON
+}
+
+// Everything the Trace Event Format and Perfetto need, checked on any timeline.
+void check_structure(const json& doc) {
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  const json& events = doc["traceEvents"];
+  ASSERT_TRUE(events.is_array());
+  EXPECT_EQ(doc["otherData"]["dropped"].get<uint64_t>(), 0u) << "records were dropped";
+
+  using Track = std::pair<int64_t, int64_t>;
+  std::map<Track, std::vector<std::pair<double, double>>> slices;
+  std::map<std::string, std::pair<int, int>> flows;  // cat:id -> (starts, finishes)
+  std::set<Track> named_threads;
+  for (const auto& e : events) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid")) << e.dump();
+    const std::string ph = e["ph"];
+    if (ph == "M") {
+      if (e["name"] == "thread_name") named_threads.insert({e["pid"].get<int64_t>(), e["tid"].get<int64_t>()});
+      continue;
+    }
+    ASSERT_TRUE(e.contains("ts") && e["ts"].is_number()) << e.dump();
+    EXPECT_GE(e["ts"].get<double>(), 0.0) << e.dump();
+    if (ph == "X") {
+      ASSERT_TRUE(e.contains("dur") && e["dur"].is_number()) << e.dump();
+      ASSERT_TRUE(e.contains("tid") && e["tid"].is_number()) << e.dump();
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      slices[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+    } else if (ph == "s" || ph == "f") {
+      ASSERT_TRUE(e.contains("id") && e.contains("tid")) << e.dump();
+      auto& f = flows[e["cat"].get<std::string>() + ":" + std::to_string(e["id"].get<uint64_t>())];
+      (ph == "s" ? f.first : f.second)++;
+      if (ph == "f") EXPECT_EQ(e["bp"], "e");
+    } else if (ph == "C") {
+      ASSERT_TRUE(e.contains("args") && e["args"].is_object() && !e["args"].empty()) << e.dump();
+    }
+  }
+  for (auto& [id, f] : flows) EXPECT_TRUE(f.first == 1 && f.second == 1) << "flow " << id << " does not pair up";
+  // Spans nest per track: sorted by start (longer first at a tie), each lies inside the open
+  // span or after it. Times are printed with 3 decimals, so allow 1 ns of rounding.
+  constexpr double kSlack = 0.0011;
+  for (auto& [track, v] : slices) {
+    EXPECT_TRUE(named_threads.count(track)) << "track pid " << track.first << " tid " << track.second << " has no name";
+    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::vector<double> open_ends;
+    for (auto& [start, end] : v) {
+      while (!open_ends.empty() && start >= open_ends.back() - kSlack) open_ends.pop_back();
+      if (!open_ends.empty()) {
+        EXPECT_LE(end, open_ends.back() + kSlack)
+            << "span [" << start << ", " << end << "] crosses its parent's end " << open_ends.back() << " on pid "
+            << track.first << " tid " << track.second;
+      }
+      open_ends.push_back(end);
+    }
+  }
+}
+
+std::vector<json> events_where(const json& doc, const std::string& ph, const std::string& cat) {
+  std::vector<json> out;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == ph && (cat.empty() || (e.contains("cat") && e["cat"] == cat))) out.push_back(e);
+  }
+  return out;
+}
+
+void check_workload_content(const json& doc, const WorkloadCounts& n, bool marks) {
+  auto tasks = events_where(doc, "X", "task");
+  auto units = events_where(doc, "X", "unit");
+  EXPECT_EQ(tasks.size(), size_t(n.tasks()));
+  EXPECT_EQ(units.size(), size_t(n.tasks()));
+  std::map<std::string, int> by_type;
+  std::map<std::string, int> by_direction;
+  for (auto& t : tasks) {
+    by_type[t["args"]["type"]]++;
+    if (t["args"].contains("direction")) by_direction[t["args"]["direction"]]++;
+  }
+  EXPECT_EQ(by_type["MEMCPY"], n.copies_h2d + n.copies_d2h);
+  EXPECT_EQ(by_type["DEVICE_TASK"], n.device_tasks);
+  EXPECT_EQ(by_type["MEMSET"], n.memsets);
+  EXPECT_EQ(by_direction["H2D"], n.copies_h2d);
+  EXPECT_EQ(by_direction["D2H"], n.copies_d2h);
+
+  // Every task links to the API span that launched it, by correlation id and by a flow.
+  std::map<uint64_t, std::string> api;
+  for (auto& a : events_where(doc, "X", "api")) api[a["args"]["correlation"]] = a["name"];
+  for (auto& t : tasks) {
+    uint64_t c = t["args"]["correlation"];
+    ASSERT_TRUE(api.count(c)) << "task without its API span: " << t.dump();
+    const std::string& launcher = api[c];
+    const std::string type = t["args"]["type"];
+    if (type == "MEMCPY") EXPECT_EQ(launcher, "aclrtMemcpyAsync");
+    if (type == "DEVICE_TASK") EXPECT_EQ(launcher, "arunLaunchDeviceTask");
+    if (type == "MEMSET") EXPECT_EQ(launcher, "aclrtMemsetAsync");
+  }
+  auto sync = events_where(doc, "X", "sync");
+  ASSERT_EQ(sync.size(), size_t(n.sync_copies));
+  for (auto& c : sync) {
+    EXPECT_EQ(c["args"]["direction"], "H2D");
+    EXPECT_EQ(api[c["args"]["correlation"].get<uint64_t>()], "aclrtMemcpy");
+  }
+  EXPECT_EQ(events_where(doc, "s", "launch").size(), size_t(n.tasks() + n.sync_copies));
+  EXPECT_EQ(events_where(doc, "s", "event").size(), size_t(n.waits));
+  EXPECT_EQ(events_where(doc, "X", "event").size(), size_t(n.waits + n.records));
+
+  std::set<std::string> counters;
+  for (auto& c : events_where(doc, "C", "")) counters.insert(c["name"]);
+  EXPECT_TRUE(counters.count("busy AI cores"));
+  EXPECT_TRUE(counters.count("busy copy engines"));
+  EXPECT_TRUE(counters.count("device memory"));
+  int depth_tracks = 0;
+  for (auto& c : counters) depth_tracks += c.rfind("queue depth stream ", 0) == 0;
+  EXPECT_EQ(depth_tracks, n.streams);
+
+  int stream_tracks = 0;
+  for (auto& m : events_where(doc, "M", "")) {
+    if (m["name"] == "thread_name" && m["args"]["name"].get<std::string>().rfind("stream ", 0) == 0) ++stream_tracks;
+  }
+  EXPECT_EQ(stream_tracks, n.streams);
+
+  if (marks) {
+    int mark_count = 0;
+    for (auto& m : events_where(doc, "i", "mark")) mark_count += m["name"] == "rounds";
+    EXPECT_EQ(mark_count, 6);
+    EXPECT_EQ(events_where(doc, "X", "range").size(), 1u);
+    EXPECT_EQ(events_where(doc, "b", "range").size(), 1u);
+    EXPECT_EQ(events_where(doc, "e", "range").size(), 1u);
+  }
+}
+
+TEST(Timeline, AclprofSessionHasEveryTaskLinkedToItsLaunch) {
+  fs::path dir = fresh_dir("api");
+  ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
+  const std::string path = dir.string();
+  ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
+  uint32_t devices[] = {0};
+  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr,
+                                           ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX |
+                                               ACL_PROF_TASK_MEMORY);
+  ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
+  WorkloadCounts n = run_workload(6, /*marks=*/true);
+  ASSERT_EQ(aclprofStop(cfg), ACL_SUCCESS);
+  ASSERT_EQ(aclprofDestroyConfig(cfg), ACL_SUCCESS);
+  ASSERT_EQ(aclprofFinalize(), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  json doc = load_single_timeline(dir);
+  check_structure(doc);
+  check_workload_content(doc, n, true);
+  fs::remove_all(dir);
+}
+
+TEST(Timeline, ConfigSectionProfilesFromInitToFinalize) {
+  fs::path dir = fresh_dir("config");
+  fs::path cfg = dir / "profiled.toml";
+  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[profiler]\nenabled = true\n"
+                     << "sinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string() << "\"\n"
+                     << "buffer_size = \"1MiB\"\n";
+  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
+  WorkloadCounts n = run_workload(4, /*marks=*/false);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  json doc = load_single_timeline(dir / "out");
+  check_structure(doc);
+  check_workload_content(doc, n, false);
+  // From aclInit on: the device was opened inside the session.
+  bool set_device = false;
+  for (auto& a : events_where(doc, "X", "api")) set_device = set_device || a["name"] == "aclrtSetDevice";
+  EXPECT_TRUE(set_device);
+  fs::remove_all(dir);
+}
+
+TEST(Timeline, EnvironmentVariableProfilesAnUnmodifiedExample) {
+  fs::path dir = fresh_dir("env");
+  // cross_stream_events knows nothing about profiling; it runs from `dir`, so the default
+  // output folder lands there.
+  std::string cmd = "cd '" + dir.string() + "' && ASCEND_RUN_CONFIG='" ARUN_TEST_CONFIG
+                    "' ASCEND_RUN_PROFILING=timeline '" ARUN_EXAMPLE_BIN "' > example.log 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << dir / "example.log";
+  json doc = load_single_timeline(dir / "ascend-run-profile");
+  check_structure(doc);
+  EXPECT_FALSE(events_where(doc, "X", "task").empty());
+  EXPECT_FALSE(events_where(doc, "s", "event").empty()) << "the example's cross-stream event has no flow";
+  fs::remove_all(dir);
+}
+
+TEST(TimelineDeathTest, WrittenAtExitWhenTheProgramNeverFinalizes) {
+  fs::path dir = fresh_dir("exit");
+  const std::string out = (dir / "out").string();
+  EXPECT_EXIT(
+      {
+        fs::path cfg = dir / "exit.toml";
+        std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n[profiler]\nenabled = true\n"
+                           << "output_dir = \"" << out << "\"\n";
+        if (aclInit(cfg.string().c_str()) != ACL_SUCCESS) std::exit(3);
+        aclrtSetDevice(0);
+        aclrtStream s = nullptr;
+        aclrtCreateStream(&s);
+        int ran = 0;
+        for (int i = 0; i < 10; ++i) arunLaunchDeviceTask(&bump, &ran, s);
+        aclrtSynchronizeStream(s);
+        std::exit(ran == 10 ? 0 : 4);  // no aclFinalize
+      },
+      ::testing::ExitedWithCode(0), "");
+  json doc = load_single_timeline(out);
+  check_structure(doc);
+  EXPECT_EQ(events_where(doc, "X", "task").size(), 10u);
+  fs::remove_all(dir);
+}
+
+TEST(Timeline, UnknownSinkInTheEnvironmentFailsInitWithTheInstalledOnes) {
+  ASSERT_EQ(setenv("ASCEND_RUN_PROFILING", "timeline, nosuchsink", 1), 0);
+  aclError e = aclInit(ARUN_TEST_CONFIG);
+  unsetenv("ASCEND_RUN_PROFILING");
+  ASSERT_EQ(e, ACL_ERROR_INVALID_PARAM);
+  std::string msg = aclGetRecentErrMsg();
+  EXPECT_NE(msg.find("unknown profiler sink \"nosuchsink\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("timeline"), std::string::npos) << msg;
+  // Nothing is left running: a clean init works.
+  ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+}
+
+}  // namespace
+}  // namespace arun::test
