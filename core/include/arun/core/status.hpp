@@ -17,6 +17,13 @@ enum class Errc : int {
   parse_file = 100006,
   file_missing_attr = 100007,
   file_attr_invalid = 100008,
+  // single-operator execution (aclopExecuteV2)
+  op_type_not_match = 100020,
+  op_input_not_match = 100021,
+  op_output_not_match = 100022,
+  op_attr_not_match = 100023,
+  op_not_found = 100024,
+  unsupported_data_type = 100026,
   repeat_finalize = 100037,
   // runtime caller errors
   rt_param_invalid = 107000,
