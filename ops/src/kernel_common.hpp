@@ -21,6 +21,9 @@ void register_conv(std::vector<OpDef>& defs);
 void register_pool(std::vector<OpDef>& defs);
 void register_shape_ops(std::vector<OpDef>& defs);
 
+// OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
+void pin_blas_threads();
+
 // IEEE binary16 storage; arithmetic happens in float.
 struct Half {
   uint16_t bits;

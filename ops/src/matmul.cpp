@@ -61,10 +61,6 @@ void gemm_kernel(arun::Block blk, const GemmParams& p) {
   }
 }
 
-void pin_blas_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
-}
 
 // Picks the tiling: about one item per AI core, tiles no thinner than 16 rows / 64 columns, and a
 // single block for small products (a launch costs more than a few hundred kiloflops).
@@ -193,6 +189,11 @@ Status run_gemm(const OpCall& call) {
 }
 
 }  // namespace
+
+void pin_blas_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
 
 void register_matmul(std::vector<OpDef>& defs) {
   defs.push_back({"MatMul", &run_matmul, {}});

@@ -173,9 +173,8 @@ uint32_t OpCall::blocks_for(int64_t work, int64_t grain) const {
 }
 
 bool normalize_axis(int64_t axis, int64_t rank, int64_t* out, bool inclusive) {
-  const int64_t limit = inclusive ? rank + 1 : rank;
-  if (axis < -limit || axis >= limit) return false;
-  *out = axis < 0 ? axis + limit : axis;
+  if (axis < -rank || axis > (inclusive ? rank : rank - 1)) return false;
+  *out = axis < 0 ? axis + rank : axis;
   return true;
 }
 

@@ -10,9 +10,9 @@ namespace {
 // ---- plain copies (Flatten, Reshape, Identity) ----
 
 struct CopyParams {
-  const uint8_t* in;
-  uint8_t* out;
-  size_t bytes;
+  const uint8_t* in = nullptr;
+  uint8_t* out = nullptr;
+  size_t bytes = 0;
   // Reshape only: the requested shape (a device int64 tensor) is checked on the device against the
   // output description, since the host cannot read it without waiting for the stream.
   const int64_t* shape = nullptr;
@@ -50,12 +50,20 @@ Status launch_copy(const OpCall& call, CopyParams p) {
 
 size_t byte_size(const Tensor& t) { return static_cast<size_t>(t.count()) * aclDataTypeSize(t.dtype); }
 
+CopyParams plain_copy(const Tensor& in, const Tensor& out) {
+  CopyParams p;
+  p.in = ptr<uint8_t>(in);
+  p.out = ptr<uint8_t>(out);
+  p.bytes = byte_size(in);
+  return p;
+}
+
 Status run_identity(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   const Tensor& x = call.inputs[0];
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
-  return launch_copy(call, CopyParams{ptr<uint8_t>(x), ptr<uint8_t>(call.outputs[0]), byte_size(x)});
+  return launch_copy(call, plain_copy(x, call.outputs[0]));
 }
 
 Status run_flatten(const OpCall& call) {
@@ -71,7 +79,7 @@ Status run_flatten(const OpCall& call) {
   int64_t rows = 1, cols = 1;
   for (int64_t d = 0; d < x.rank(); ++d) (d < axis ? rows : cols) *= x.shape[d];
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, {rows, cols}));
-  return launch_copy(call, CopyParams{ptr<uint8_t>(x), ptr<uint8_t>(call.outputs[0]), byte_size(x)});
+  return launch_copy(call, plain_copy(x, call.outputs[0]));
 }
 
 Status run_reshape(const OpCall& call) {
@@ -92,8 +100,12 @@ Status run_reshape(const OpCall& call) {
     return call.output_error("output " + shape_text(y.shape) + " " + dtype_name(y.dtype) + " cannot hold input " +
                              shape_text(x.shape) + " " + dtype_name(x.dtype));
   }
-  CopyParams p{ptr<uint8_t>(x), ptr<uint8_t>(y), byte_size(x), ptr<int64_t>(shape), shape.shape[0],
-               x.shape, y.shape, allowzero != 0};
+  CopyParams p = plain_copy(x, y);
+  p.shape = ptr<int64_t>(shape);
+  p.shape_len = shape.shape[0];
+  p.in_shape = x.shape;
+  p.out_shape = y.shape;
+  p.allowzero = allowzero != 0;
   return launch_copy(call, std::move(p));
 }
 

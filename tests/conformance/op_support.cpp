@@ -137,7 +137,7 @@ std::vector<double> OpTest::runOk(const std::string &op, const std::vector<HostT
   auto fail = ::testing::AssertionFailure();
   for (size_t i = 0; i < got.size(); ++i) {
     const bool both_nan = std::isnan(got[i]) && std::isnan(ref[i]);
-    if (!both_nan && !(std::fabs(got[i] - ref[i]) <= atol + rtol * std::fabs(ref[i]))) {
+    if (!both_nan && got[i] != ref[i] && !(std::fabs(got[i] - ref[i]) <= atol + rtol * std::fabs(ref[i]))) {
       if (misses < 5) fail << "[" << i << "] got " << got[i] << " expected " << ref[i] << "; ";
       ++misses;
     }

@@ -112,7 +112,7 @@ std::vector<std::string> op_types();
 // Validates the attributes against the op's list and runs it. Unknown op -> op_not_found.
 Status execute(OpCall& call);
 
-// Normalises an axis in [-rank, rank) (or [-rank-1, rank] with `inclusive`); false when outside.
+// Normalises an axis in [-rank, rank) (or [-rank, rank] with `inclusive`, as Flatten's); false when outside.
 bool normalize_axis(int64_t axis, int64_t rank, int64_t* out, bool inclusive = false);
 
 // NumPy broadcasting of two shapes; false when incompatible.
