@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev                     # CANN acl.json configs
   libgtest-dev libgmock-dev googletest   # tests
   libbenchmark-dev                       # bench/
+  libopenblas-dev                        # ops/: sgemm behind MatMul, Gemm and Conv
 )
 # ARUN_BENCH_PEERS=1: the peers bench/ compares against (PoCL's OpenCL CPU device, StarPU, mimalloc).
 # Opt-in: only the benchmark build wants them; CMake skips the peer benchmarks when they are absent.
