@@ -3,6 +3,7 @@
 // kernels go to the stream's device as AI-core launches.
 #include <string>
 
+#include "acl/acl_op_compiler.h"
 #include "acl_descriptors.hpp"
 #include "api_call.hpp"
 #include "context.hpp"
@@ -130,6 +131,27 @@ aclError aclopExecute(const char *opType, int numInputs, const aclTensorDesc *co
                       const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[],
                       aclDataBuffer *const outputs[], const aclopAttr *attr, aclrtStream stream) {
   return api_call("aclopExecute", [&](Runtime& rt) {
+    return execute(rt, opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
+  });
+}
+
+// Our kernels are built in: "compiling" is the same lookup aclopExecuteV2 does, so this validates
+// the compile arguments and runs the op.
+aclError aclopCompileAndExecute(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
+                                const aclDataBuffer *const inputs[], int numOutputs,
+                                const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[],
+                                const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag,
+                                const char *opPath, aclrtStream stream) {
+  return api_call("aclopCompileAndExecute", [&](Runtime& rt) {
+    const auto engine = api::raw(engineType);
+    if (engine != ACL_ENGINE_SYS && engine != ACL_ENGINE_AICORE && engine != ACL_ENGINE_VECTOR) {
+      return invalid_param("engineType " + std::to_string(engine) + " is not an aclopEngineType");
+    }
+    const auto flag = api::raw(compileFlag);
+    if (flag != ACL_COMPILE_SYS && flag != ACL_COMPILE_UNREGISTERED) {
+      return invalid_param("compileFlag " + std::to_string(flag) + " is not an aclopCompileType");
+    }
+    if (opPath != nullptr) return invalid_param("opPath is reserved and must be NULL");
     return execute(rt, opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
   });
 }

@@ -4,6 +4,9 @@
 #include <functional>
 #include <map>
 
+#include <thread>
+
+#include "acl/acl_op_compiler.h"
 #include "op_support.hpp"
 
 namespace conformance {
@@ -344,6 +347,106 @@ TEST_P(OpTest, DynamicShapesAndForeignStreamsAreRefused) {
   EXPECT_ACL_OK(aclDestroyDataBuffer(b));
   EXPECT_ACL_OK(aclDestroyDataBuffer(sb));
   EXPECT_ACL_OK(aclrtFree(dev));
+}
+
+TEST_P(OpTest, CompileAndExecuteAndTheDeprecatedExecuteRunTheSameKernels) {
+  const int64_t dims[] = {3};
+  aclTensorDesc *d = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  void *x = nullptr, *y = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&x, 12, ACL_MEM_MALLOC_HUGE_FIRST));
+  ASSERT_ACL_OK(aclrtMalloc(&y, 12, ACL_MEM_MALLOC_HUGE_FIRST));
+  const float host[] = {-1.5f, 0.0f, 2.5f};
+  ASSERT_ACL_OK(aclrtMemcpy(x, 12, host, 12, ACL_MEMCPY_HOST_TO_DEVICE));
+  aclDataBuffer *bx = aclCreateDataBuffer(x, 12), *by = aclCreateDataBuffer(y, 12);
+  const aclTensorDesc *in[] = {d, d};
+  const aclDataBuffer *inBuf[] = {bx, bx};
+  const aclTensorDesc *out[] = {d};
+  aclDataBuffer *outBuf[] = {by};
+  EXPECT_ACL_OK(aclopCompileAndExecute("Add", 2, in, inBuf, 1, out, outBuf, nullptr, ACL_ENGINE_SYS, ACL_COMPILE_SYS,
+                                       nullptr, nullptr));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
+  float back[3];
+  ASSERT_ACL_OK(aclrtMemcpy(back, 12, y, 12, ACL_MEMCPY_DEVICE_TO_HOST));
+  EXPECT_EQ(-3.0f, back[0]);
+  EXPECT_EQ(5.0f, back[2]);
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclopCompileAndExecute("Add", 2, in, inBuf, 1, out, outBuf, nullptr,
+                                                             ACL_ENGINE_SYS, ACL_COMPILE_SYS, "/tmp/ops", nullptr));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM,
+             aclopCompileAndExecute("Add", 2, in, inBuf, 1, out, outBuf, nullptr, static_cast<aclopEngineType>(7),
+                                    ACL_COMPILE_SYS, nullptr, nullptr));
+  EXPECT_ACL(ACL_ERROR_OP_NOT_FOUND, aclopCompileAndExecute("Plus", 2, in, inBuf, 1, out, outBuf, nullptr,
+                                                            ACL_ENGINE_AICORE, ACL_COMPILE_SYS, nullptr, nullptr));
+  const aclTensorDesc *one[] = {d};
+  const aclDataBuffer *oneBuf[] = {bx};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_ACL_OK(aclopExecute("Neg", 1, one, oneBuf, 1, out, outBuf, nullptr, nullptr));
+#pragma GCC diagnostic pop
+  ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
+  ASSERT_ACL_OK(aclrtMemcpy(back, 12, y, 12, ACL_MEMCPY_DEVICE_TO_HOST));
+  EXPECT_EQ(1.5f, back[0]);
+  EXPECT_EQ(-2.5f, back[2]);
+  aclDestroyTensorDesc(d);
+  EXPECT_ACL_OK(aclDestroyDataBuffer(bx));
+  EXPECT_ACL_OK(aclDestroyDataBuffer(by));
+  EXPECT_ACL_OK(aclrtFree(x));
+  EXPECT_ACL_OK(aclrtFree(y));
+}
+
+// Several threads, each with its own stream, run MatMuls at once: results stay per-thread correct
+// (the kernels share nothing but OpenBLAS, which runs single-threaded inside each block).
+TEST_P(OpTest, ConcurrentOpsOnSeparateStreams) {
+  aclrtContext ctx = nullptr;
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&ctx));
+  const int64_t m = 64, k = 96, n = 80;
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      if (aclrtSetCurrentContext(ctx) != ACL_SUCCESS) return;
+      aclrtStream s = nullptr;
+      if (aclrtCreateStream(&s) != ACL_SUCCESS) return;
+      const int64_t da[] = {m, k}, db[] = {k, n}, dc[] = {m, n};
+      std::vector<float> a(m * k), b(k * n), c(m * n);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = float((i * 7 + t) % 13) - 6;
+      for (size_t i = 0; i < b.size(); ++i) b[i] = float((i * 5 + 3 * t) % 11) - 5;
+      void *pa, *pb, *pc;
+      aclrtMalloc(&pa, a.size() * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+      aclrtMalloc(&pb, b.size() * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+      aclrtMalloc(&pc, c.size() * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+      aclrtMemcpy(pa, a.size() * 4, a.data(), a.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+      aclrtMemcpy(pb, b.size() * 4, b.data(), b.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+      aclTensorDesc *in[] = {aclCreateTensorDesc(ACL_FLOAT, 2, da, ACL_FORMAT_ND),
+                             aclCreateTensorDesc(ACL_FLOAT, 2, db, ACL_FORMAT_ND)};
+      aclTensorDesc *out[] = {aclCreateTensorDesc(ACL_FLOAT, 2, dc, ACL_FORMAT_ND)};
+      aclDataBuffer *ib[] = {aclCreateDataBuffer(pa, a.size() * 4), aclCreateDataBuffer(pb, b.size() * 4)};
+      aclDataBuffer *ob[] = {aclCreateDataBuffer(pc, c.size() * 4)};
+      bool good = true;
+      for (int rep = 0; rep < 10 && good; ++rep) {
+        good = aclopExecuteV2("MatMul", 2, in, ib, 1, out, ob, nullptr, s) == ACL_SUCCESS &&
+               aclrtSynchronizeStream(s) == ACL_SUCCESS &&
+               aclrtMemcpy(c.data(), c.size() * 4, pc, c.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS;
+        // Small integers: the float32 products are exact.
+        for (int64_t i = 0; good && i < m; ++i)
+          for (int64_t j = 0; good && j < n; ++j) {
+            float r = 0;
+            for (int64_t p = 0; p < k; ++p) r += a[i * k + p] * b[p * n + j];
+            good = r == c[i * n + j];
+          }
+      }
+      ok[t] = good ? 1 : 0;
+      for (auto *d : in) aclDestroyTensorDesc(d);
+      aclDestroyTensorDesc(out[0]);
+      for (auto *bf : ib) aclDestroyDataBuffer(bf);
+      aclDestroyDataBuffer(ob[0]);
+      aclrtFree(pa);
+      aclrtFree(pb);
+      aclrtFree(pc);
+      aclrtDestroyStream(s);
+    });
+  }
+  for (auto &th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(1, ok[t]) << "thread " << t;
 }
 
 ARUN_CONFORMANCE_INSTANTIATE(OpTest);
