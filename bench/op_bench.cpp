@@ -38,6 +38,7 @@ const Shape kShapes[] = {
     {"256x256x256", 1, 256, 256, 256},    {"512x512x512", 1, 512, 512, 512},
     {"1024x1024x1024", 1, 1024, 1024, 1024}, {"mlp_32x784x512", 1, 32, 784, 512},
     {"attn_8x128x64x128", 8, 128, 64, 128}, {"gemv_1x784x512", 1, 1, 784, 512},
+    {"tiny_1x1x1", 1, 1, 1, 1},
 };
 
 double flops(const Shape& s) { return 2.0 * double(s.batch) * double(s.m) * double(s.n) * double(s.k); }

@@ -2,6 +2,7 @@
 // descriptions and buffers into an ops::OpCall and runs it from the op registry (ops/), whose
 // kernels go to the stream's device as AI-core launches.
 #include <string>
+#include <thread>
 
 #include "acl/acl_op_compiler.h"
 #include "acl_descriptors.hpp"
@@ -78,6 +79,8 @@ Status execute(Runtime& rt, const char* opType, int numInputs, const aclTensorDe
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   call.cores = std::max<uint32_t>(1, ctx->slot()->device()->properties().compute_units);
+  static const uint32_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  call.host_cpus = cpus;
   call.attrs = attr != nullptr ? &attr->attrs : nullptr;
   call.stream = stream;
   return ops::execute(call);

@@ -169,7 +169,7 @@ Status run_conv(const OpCall& call) {
              wn.pad_begin[1] == 0 && wn.pad_end[0] == 0 && wn.pad_end[1] == 0;
   // About one item per AI core, tiles of at least 64 output columns; small convolutions use one block.
   const double flops = 2.0 * double(p.n) * double(m) * double(plane) * double(c / group * kernel[0] * kernel[1]);
-  const int64_t cores = flops < 1e6 ? 1 : std::max<uint32_t>(call.cores, 1);
+  const int64_t cores = flops < 1e6 ? 1 : call.parallelism();
   const int64_t images = p.n * group;
   const int64_t wanted = std::max<int64_t>(1, (cores + images - 1) / images);
   p.col_tiles = std::min(wanted, std::max<int64_t>(1, plane / 64));

@@ -62,11 +62,11 @@ void gemm_kernel(arun::Block blk, const GemmParams& p) {
 }
 
 
-// Picks the tiling: about one item per AI core, tiles no thinner than 16 rows / 64 columns, and a
+// Picks the tiling: about one item per usable AI core (OpCall::parallelism), tiles no thinner than 16 rows / 64 columns, and a
 // single block for small products (a launch costs more than a few hundred kiloflops).
 void plan_tiles(const OpCall& call, int64_t batch, GemmParams& p, uint32_t* blocks) {
   const double flops = 2.0 * double(batch) * double(p.m) * double(p.n) * double(p.k);
-  const int64_t cores = flops < 1e6 ? 1 : std::max<int64_t>(call.cores, 1);
+  const int64_t cores = flops < 1e6 ? 1 : call.parallelism();
   const int64_t wanted = std::max<int64_t>(1, (cores + batch - 1) / batch);
   p.tiles_m = std::min(wanted, std::max<int64_t>(1, (p.m + 15) / 16));
   p.tiles_n = std::min((wanted + p.tiles_m - 1) / p.tiles_m, std::max<int64_t>(1, (p.n + 63) / 64));

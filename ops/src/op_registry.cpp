@@ -166,10 +166,12 @@ Status OpCall::same_dtype(std::initializer_list<size_t> which) const {
   return Status::Ok();
 }
 
+uint32_t OpCall::parallelism() const { return std::max<uint32_t>(1, std::min(cores, std::max<uint32_t>(host_cpus, 1))); }
+
 uint32_t OpCall::blocks_for(int64_t work, int64_t grain) const {
   if (work <= 0) return 1;
   const int64_t wanted = (work + grain - 1) / std::max<int64_t>(grain, 1);
-  return static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, std::max<uint32_t>(cores, 1)));
+  return static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, parallelism()));
 }
 
 bool normalize_axis(int64_t axis, int64_t rank, int64_t* out, bool inclusive) {

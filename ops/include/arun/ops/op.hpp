@@ -70,7 +70,12 @@ struct OpCall {
   std::vector<Tensor> outputs;
   const Attrs* attrs = nullptr;
   aclrtStream stream = nullptr;
-  uint32_t cores = 1;  // AI cores of the device: the most blocks worth launching
+  uint32_t cores = 1;      // AI cores of the device
+  uint32_t host_cpus = 1;  // CPUs the simulated cores' threads share (hardware_concurrency)
+
+  // The most blocks worth launching: one per AI core, but no more than there are host CPUs, since
+  // the AI cores are host threads and extra blocks only time-slice (see bench/README.md, ops).
+  uint32_t parallelism() const;
 
   // Typed attribute reads: `def` when absent, op_attr_not_match when present with another type.
   Status attr_int(std::string_view name, int64_t def, int64_t* out) const;
