@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "acl/acl_mdl.h"
 #include "arun/ops/op.hpp"
 
 struct aclDataBuffer {
@@ -22,4 +23,9 @@ struct aclTensorDesc {
 
 struct aclopAttr {
   arun::ops::Attrs attrs;
+};
+
+// Model inputs or outputs in index order; the buffers are the caller's (not owned).
+struct aclmdlDataset {
+  std::vector<aclDataBuffer*> buffers;
 };

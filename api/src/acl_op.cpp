@@ -55,6 +55,16 @@ Status collect(const char* side, int count, const aclTensorDesc* const descs[], 
       return Status(Errc::unsupported_data_type, at + ": data type " + std::to_string(api::raw(d.dtype)) +
                                                      " is not supported by the operator library");
     }
+    // Element and byte counts must fit: every kernel indexes with them.
+    int64_t elements = 1, bytes = 0;
+    for (int64_t dim : d.dims) {
+      if (__builtin_mul_overflow(elements, dim, &elements)) elements = -1;
+      if (elements < 0) break;
+    }
+    if (elements < 0 || __builtin_mul_overflow(elements, static_cast<int64_t>(aclDataTypeSize(d.dtype)), &bytes)) {
+      return Status(std::string(side) == "inputs" ? Errc::op_input_not_match : Errc::op_output_not_match,
+                    at + ": shape " + ops::shape_text(d.dims) + " is too large to address");
+    }
     t.shape = d.dims;
     if (t.data == nullptr && t.count() > 0) return invalid_param(at + " data buffer has no address");
     out->push_back(std::move(t));

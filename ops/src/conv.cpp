@@ -29,6 +29,14 @@ Status window_2d(const OpCall& call, const int64_t in[2], const int64_t kernel[2
     return call.attr_error("auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got \"" + auto_pad + "\"");
   }
   if (ceil_mode != 0 && ceil_mode != 1) return call.attr_error("ceil_mode must be 0 or 1");
+  // Bounded so that the window arithmetic below cannot overflow.
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  for (const auto* list : {&strides, &dilations, &pads}) {
+    for (int64_t v : *list) {
+      if (v > kLimit) return call.attr_error("strides, dilations and pads must be at most 2^30");
+    }
+  }
+  if (kernel[0] > kLimit || kernel[1] > kLimit) return call.attr_error("kernel_shape must be at most 2^30");
   for (int d = 0; d < 2; ++d) {
     w->kernel[d] = kernel[d];
     w->stride[d] = strides[d];

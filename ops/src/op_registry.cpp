@@ -221,7 +221,10 @@ bool reshape_target(const Shape& input, const std::vector<int64_t>& requested, b
       return false;
     }
     r[i] = d;
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known)) {
+      *why = "shape " + shape_text(requested) + " overflows";
+      return false;
+    }
   }
   const int64_t total = numel(input);
   if (infer >= 0) {

@@ -143,6 +143,8 @@ TEST_P(ShapeOpTest, ReshapeFollowsOnnxZeroAndMinusOne) {
   std::vector<HostTensor> outs{like(ACL_FLOAT, {6, 4})};
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, run("Reshape", {f32(d, x), i64({2}, {4, -1})}, outs));
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, run("Reshape", {f32(d, x), i64({2}, {-1, -1})}, outs));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             run("Reshape", {f32(d, x), i64({2}, {int64_t(1) << 40, int64_t(1) << 40})}, outs));  // overflows
   // Host-side checks: element count and the shape input's length.
   std::vector<HostTensor> wrong{like(ACL_FLOAT, {5, 5})};
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, run("Reshape", {f32(d, x), i64({2}, {5, 5})}, wrong));

@@ -333,6 +333,12 @@ TEST_P(OpTest, DynamicShapesAndForeignStreamsAreRefused) {
   aclTensorDesc *descs[] = {d};
   aclDataBuffer *bufs[] = {b};
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, aclopExecuteV2("Relu", 1, descs, bufs, 1, descs, bufs, nullptr, nullptr));
+  // Element counts that overflow int64 are refused before any kernel sees them.
+  const int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40};
+  aclTensorDesc *h = aclCreateTensorDesc(ACL_FLOAT, 2, huge, ACL_FORMAT_ND);
+  aclTensorDesc *hd[] = {h};
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, aclopExecuteV2("Relu", 1, hd, bufs, 1, hd, bufs, nullptr, nullptr));
+  aclDestroyTensorDesc(h);
   int notAStream = 0;
   const int64_t one[] = {1};
   aclTensorDesc *s = aclCreateTensorDesc(ACL_FLOAT, 1, one, ACL_FORMAT_ND);

@@ -145,6 +145,34 @@ TEST_P(TensorDescTest, Float16ConvertersRoundToNearestEven) {
   }
 }
 
+TEST_P(TensorDescTest, DatasetsKeepBuffersInOrder) {
+  aclmdlDataset *ds = aclmdlCreateDataset();
+  ASSERT_NE(nullptr, ds);
+  EXPECT_EQ(0u, aclmdlGetDatasetNumBuffers(ds));
+  EXPECT_EQ(nullptr, aclmdlGetDatasetBuffer(ds, 0));
+  int a = 0, b = 0;
+  aclDataBuffer *ba = aclCreateDataBuffer(&a, sizeof a), *bb = aclCreateDataBuffer(&b, sizeof b);
+  EXPECT_ACL_OK(aclmdlAddDatasetBuffer(ds, ba));
+  EXPECT_ACL_OK(aclmdlAddDatasetBuffer(ds, bb));
+  EXPECT_ACL_OK(aclmdlAddDatasetBuffer(ds, ba));  // the same buffer twice is two entries
+  EXPECT_EQ(3u, aclmdlGetDatasetNumBuffers(ds));
+  EXPECT_EQ(ba, aclmdlGetDatasetBuffer(ds, 0));
+  EXPECT_EQ(bb, aclmdlGetDatasetBuffer(ds, 1));
+  EXPECT_EQ(ba, aclmdlGetDatasetBuffer(ds, 2));
+  EXPECT_EQ(nullptr, aclmdlGetDatasetBuffer(ds, 3));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlAddDatasetBuffer(ds, nullptr));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlAddDatasetBuffer(nullptr, ba));
+  EXPECT_EQ(3u, aclmdlGetDatasetNumBuffers(ds));
+  EXPECT_EQ(0u, aclmdlGetDatasetNumBuffers(nullptr));
+  EXPECT_EQ(nullptr, aclmdlGetDatasetBuffer(nullptr, 0));
+  EXPECT_ACL_OK(aclmdlDestroyDataset(ds));
+  // The buffers outlive the dataset.
+  EXPECT_EQ(static_cast<void *>(&b), aclGetDataBufferAddr(bb));
+  EXPECT_ACL_OK(aclDestroyDataBuffer(ba));
+  EXPECT_ACL_OK(aclDestroyDataBuffer(bb));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlDestroyDataset(nullptr));
+}
+
 ARUN_CONFORMANCE_INSTANTIATE(TensorDescTest);
 
 }  // namespace
