@@ -19,6 +19,13 @@ enum class Errc : int {
   file_missing_attr = 100007,
   file_attr_invalid = 100008,
   invalid_profiling_config = 100010,
+  // single-operator execution (aclopExecuteV2)
+  op_type_not_match = 100020,
+  op_input_not_match = 100021,
+  op_output_not_match = 100022,
+  op_attr_not_match = 100023,
+  op_not_found = 100024,
+  unsupported_data_type = 100026,
   repeat_finalize = 100037,
   prof_already_run = 100042,
   prof_not_run = 100043,

@@ -1,0 +1,98 @@
+// Unary float kernels (float32 and float16): Relu, LeakyRelu, Gelu (exact or tanh), Sigmoid, Tanh,
+// Erf, Sqrt, Exp, Log, Neg, Abs. Computed in float, one contiguous share of the tensor per block.
+#include "kernel_common.hpp"
+
+namespace arun::ops {
+namespace {
+
+enum class Unary { Relu, LeakyRelu, Gelu, GeluTanh, Sigmoid, Tanh, Erf, Sqrt, Exp, Log, Neg, Abs };
+
+template <class T>
+struct UnaryParams {
+  const T* in;
+  T* out;
+  int64_t n;
+  Unary kind;
+  float alpha;
+};
+
+inline float apply(Unary kind, float x, float alpha) {
+  switch (kind) {
+    case Unary::Relu: return x > 0.0f ? x : 0.0f;
+    case Unary::LeakyRelu: return x >= 0.0f ? x : alpha * x;
+    case Unary::Gelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Unary::GeluTanh: {
+      const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);  // sqrt(2/pi)
+      return 0.5f * x * (1.0f + std::tanh(inner));
+    }
+    case Unary::Sigmoid: return x >= 0.0f ? 1.0f / (1.0f + std::exp(-x)) : std::exp(x) / (1.0f + std::exp(x));
+    case Unary::Tanh: return std::tanh(x);
+    case Unary::Erf: return std::erf(x);
+    case Unary::Sqrt: return std::sqrt(x);
+    case Unary::Exp: return std::exp(x);
+    case Unary::Log: return std::log(x);
+    case Unary::Neg: return -x;
+    case Unary::Abs: return std::fabs(x);
+  }
+  return x;
+}
+
+template <class T, Unary K>
+void unary_kernel(arun::Block blk, const UnaryParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const T* in = blk.map(p.in, p.n).data();
+  T* out = blk.map(p.out, p.n).data();
+  // K is a template argument so that each loop is specialised (and vectorisable) for its function.
+  for (size_t i = r.first; i < r.last; ++i) out[i] = C::store(apply(K, static_cast<float>(C::load(in[i])), p.alpha));
+}
+
+template <Unary K>
+Status run_unary_as(const OpCall& call, Unary kind, float alpha) {
+  const Tensor& x = call.inputs[0];
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
+  const int64_t n = x.count();
+  if (n == 0) return Status::Ok();
+  Status st;
+  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    UnaryParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), n, kind, alpha};
+    st = launch_op(call, call.blocks_for(n, 1 << 14), unary_kernel<T, K>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  return st;
+}
+
+template <Unary K>
+Status run_unary(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  float alpha = 0.0f;
+  if constexpr (K == Unary::LeakyRelu) ARUN_RETURN_IF_ERROR(call.attr_float("alpha", 0.01f, &alpha));
+  if constexpr (K == Unary::Gelu) {
+    std::string approx;
+    ARUN_RETURN_IF_ERROR(call.attr_string("approximate", "none", &approx));
+    if (approx == "tanh") return run_unary_as<Unary::GeluTanh>(call, Unary::GeluTanh, alpha);
+    if (approx != "none") return call.attr_error("approximate must be \"none\" or \"tanh\", got \"" + approx + "\"");
+  }
+  return run_unary_as<K>(call, K, alpha);
+}
+
+}  // namespace
+
+void register_activation(std::vector<OpDef>& defs) {
+  defs.push_back({"Relu", &run_unary<Unary::Relu>, {}});
+  defs.push_back({"LeakyRelu", &run_unary<Unary::LeakyRelu>, {"alpha"}});
+  defs.push_back({"Gelu", &run_unary<Unary::Gelu>, {"approximate"}});
+  defs.push_back({"Sigmoid", &run_unary<Unary::Sigmoid>, {}});
+  defs.push_back({"Tanh", &run_unary<Unary::Tanh>, {}});
+  defs.push_back({"Erf", &run_unary<Unary::Erf>, {}});
+  defs.push_back({"Sqrt", &run_unary<Unary::Sqrt>, {}});
+  defs.push_back({"Exp", &run_unary<Unary::Exp>, {}});
+  defs.push_back({"Log", &run_unary<Unary::Log>, {}});
+  defs.push_back({"Neg", &run_unary<Unary::Neg>, {}});
+  defs.push_back({"Abs", &run_unary<Unary::Abs>, {}});
+}
+
+}  // namespace arun::ops

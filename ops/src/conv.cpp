@@ -1,0 +1,197 @@
+// Conv (2-D, NCHW, float32): strides, pads, dilations, group, auto_pad, optional bias. Lowered to
+// im2col + sgemm per (image, group, column tile); a 1x1 stride-1 unpadded convolution skips the
+// im2col and multiplies the input directly. Items are spread over the blocks like MatMul's tiles.
+#include <cblas.h>
+
+#include "conv_geometry.hpp"
+
+namespace arun::ops {
+
+Status window_2d(const OpCall& call, const int64_t in[2], const int64_t kernel[2], bool allow_ceil, Window2d* w) {
+  std::vector<int64_t> strides, dilations, pads;
+  std::string auto_pad;
+  int64_t ceil_mode = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1}, &strides));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1}, &dilations));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0}, &pads));
+  ARUN_RETURN_IF_ERROR(call.attr_string("auto_pad", "NOTSET", &auto_pad));
+  if (allow_ceil) ARUN_RETURN_IF_ERROR(call.attr_int("ceil_mode", 0, &ceil_mode));
+  if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1) {
+    return call.attr_error("strides must be 2 values >= 1, got " + shape_text(strides));
+  }
+  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1) {
+    return call.attr_error("dilations must be 2 values >= 1, got " + shape_text(dilations));
+  }
+  if (pads.size() != 4 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0) {
+    return call.attr_error("pads must be 4 values >= 0 (top, left, bottom, right), got " + shape_text(pads));
+  }
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    return call.attr_error("auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got \"" + auto_pad + "\"");
+  }
+  if (ceil_mode != 0 && ceil_mode != 1) return call.attr_error("ceil_mode must be 0 or 1");
+  // Bounded so that the window arithmetic below cannot overflow.
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  for (const auto* list : {&strides, &dilations, &pads}) {
+    for (int64_t v : *list) {
+      if (v > kLimit) return call.attr_error("strides, dilations and pads must be at most 2^30");
+    }
+  }
+  if (kernel[0] > kLimit || kernel[1] > kLimit) return call.attr_error("kernel_shape must be at most 2^30");
+  for (int d = 0; d < 2; ++d) {
+    w->kernel[d] = kernel[d];
+    w->stride[d] = strides[d];
+    w->dilation[d] = dilations[d];
+    const int64_t span = dilations[d] * (kernel[d] - 1) + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      w->out[d] = (in[d] + strides[d] - 1) / strides[d];
+      const int64_t total = std::max<int64_t>(0, (w->out[d] - 1) * strides[d] + span - in[d]);
+      w->pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w->pad_end[d] = total - w->pad_begin[d];
+      continue;
+    }
+    w->pad_begin[d] = auto_pad == "VALID" ? 0 : pads[d];
+    w->pad_end[d] = auto_pad == "VALID" ? 0 : pads[d + 2];
+    const int64_t room = in[d] + w->pad_begin[d] + w->pad_end[d] - span;
+    if (room < 0) {
+      return call.input_error("window " + std::to_string(span) + " is larger than the padded input " +
+                              std::to_string(in[d] + w->pad_begin[d] + w->pad_end[d]));
+    }
+    w->out[d] = (ceil_mode ? (room + strides[d] - 1) / strides[d] : room / strides[d]) + 1;
+    // With ceil_mode the last window must still start inside the input or its leading padding.
+    if (ceil_mode && (w->out[d] - 1) * strides[d] >= in[d] + w->pad_begin[d]) --w->out[d];
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+struct ConvParams {
+  const float* x;
+  const float* w;
+  const float* bias;  // may be null
+  float* y;
+  int64_t n, c, h, wd;  // input
+  int64_t m, group;     // output channels, groups
+  Window2d win;
+  int64_t col_tiles, tile_cols;
+  bool direct;  // 1x1, stride 1, no padding: the input is already the column matrix
+};
+
+void conv_kernel(arun::Block blk, const ConvParams& p) {
+  const int64_t items = p.n * p.group * p.col_tiles;
+  const IndexRange r = blk.range(static_cast<size_t>(items));
+  if (r.size() == 0) return;
+  const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  const int64_t kh = p.win.kernel[0], kw = p.win.kernel[1];
+  const int64_t oh = p.win.out[0], ow = p.win.out[1], plane = oh * ow;
+  const int64_t kc = cg * kh * kw;
+  const float* x = blk.map(p.x, p.n * p.c * p.h * p.wd).data();
+  const float* w = blk.map(p.w, p.m * kc).data();
+  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
+  float* y = blk.map(p.y, p.n * p.m * plane).data();
+  std::vector<float> col;  // this block's im2col scratch (its local memory)
+  for (size_t item = r.first; item < r.last; ++item) {
+    const int64_t tile = static_cast<int64_t>(item) % p.col_tiles;
+    const int64_t ng = static_cast<int64_t>(item) / p.col_tiles;
+    const int64_t img = ng / p.group, g = ng % p.group;
+    const int64_t c0 = tile * p.tile_cols, c1 = std::min(plane, c0 + p.tile_cols), cols = c1 - c0;
+    if (cols <= 0) continue;
+    const float* xg = x + (img * p.c + g * cg) * p.h * p.wd;
+    const float* b;
+    int ldb;
+    if (p.direct) {
+      b = xg + c0;
+      ldb = static_cast<int>(plane);
+    } else {
+      col.assign(static_cast<size_t>(kc * cols), 0.0f);
+      for (int64_t ci = 0; ci < cg; ++ci)
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            float* row = col.data() + ((ci * kh + ky) * kw + kx) * cols;
+            const float* xc = xg + ci * p.h * p.wd;
+            for (int64_t o = c0; o < c1; ++o) {
+              const int64_t iy = (o / ow) * p.win.stride[0] - p.win.pad_begin[0] + ky * p.win.dilation[0];
+              const int64_t ix = (o % ow) * p.win.stride[1] - p.win.pad_begin[1] + kx * p.win.dilation[1];
+              if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd) row[o - c0] = xc[iy * p.wd + ix];
+            }
+          }
+      b = col.data();
+      ldb = static_cast<int>(cols);
+    }
+    float* out = y + (img * p.m + g * mg) * plane + c0;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
+                static_cast<int>(kc), 1.0f, w + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
+                static_cast<int>(plane));
+    if (bias != nullptr) {
+      for (int64_t oc = 0; oc < mg; ++oc) {
+        const float bv = bias[g * mg + oc];
+        for (int64_t o = 0; o < cols; ++o) out[oc * plane + o] += bv;
+      }
+    }
+  }
+}
+
+Status run_conv(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
+  const Tensor& x = call.inputs[0];
+  const Tensor& w = call.inputs[1];
+  if (x.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32)");
+  if (x.rank() != 4 || w.rank() != 4) {
+    return call.input_error("only 2-D convolution: X and W must be 4-D (NCHW / MCkHkW), got " + shape_text(x.shape) +
+                            " and " + shape_text(w.shape));
+  }
+  int64_t group = 1;
+  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
+  if (group < 1) return call.attr_error("group must be >= 1, got " + std::to_string(group));
+  const int64_t c = x.shape[1], m = w.shape[0];
+  if (c % group != 0 || m % group != 0) {
+    return call.attr_error("group " + std::to_string(group) + " does not divide the channels (" + std::to_string(c) +
+                           " in, " + std::to_string(m) + " out)");
+  }
+  if (w.shape[1] != c / group) {
+    return call.input_error("W " + shape_text(w.shape) + " needs " + std::to_string(c / group) +
+                            " input channels per group for X " + shape_text(x.shape));
+  }
+  const int64_t kernel[2] = {w.shape[2], w.shape[3]};
+  std::vector<int64_t> kshape;
+  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {kernel[0], kernel[1]}, &kshape));
+  if (kshape.size() != 2 || kshape[0] != kernel[0] || kshape[1] != kernel[1]) {
+    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's " +
+                           shape_text({kernel[0], kernel[1]}));
+  }
+  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  if (bias != nullptr && bias->shape != Shape{m}) {
+    return call.input_error("B " + shape_text(bias->shape) + " must be [" + std::to_string(m) + "]");
+  }
+  const int64_t in[2] = {x.shape[2], x.shape[3]};
+  ConvParams p{ptr<float>(x), ptr<float>(w), bias != nullptr ? ptr<float>(*bias) : nullptr, ptr<float>(call.outputs[0]),
+               x.shape[0], c, in[0], in[1], m, group, {}, 1, 1, false};
+  ARUN_RETURN_IF_ERROR(window_2d(call, in, kernel, false, &p.win));
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, {x.shape[0], m, p.win.out[0], p.win.out[1]}));
+  const int64_t plane = p.win.out[0] * p.win.out[1];
+  if (p.n * m * plane == 0) return Status::Ok();
+  const Window2d& wn = p.win;
+  p.direct = kernel[0] == 1 && kernel[1] == 1 && wn.stride[0] == 1 && wn.stride[1] == 1 && wn.pad_begin[0] == 0 &&
+             wn.pad_begin[1] == 0 && wn.pad_end[0] == 0 && wn.pad_end[1] == 0;
+  // About one item per AI core, tiles of at least 64 output columns; small convolutions use one block.
+  const double flops = 2.0 * double(p.n) * double(m) * double(plane) * double(c / group * kernel[0] * kernel[1]);
+  const int64_t cores = flops < 1e6 ? 1 : call.parallelism();
+  const int64_t images = p.n * group;
+  const int64_t wanted = std::max<int64_t>(1, (cores + images - 1) / images);
+  p.col_tiles = std::min(wanted, std::max<int64_t>(1, plane / 64));
+  p.tile_cols = (plane + p.col_tiles - 1) / p.col_tiles;
+  p.col_tiles = (plane + p.tile_cols - 1) / p.tile_cols;
+  const auto blocks = static_cast<uint32_t>(std::clamp<int64_t>(images * p.col_tiles, 1, cores));
+  pin_blas_threads();
+  return launch_op(call, blocks, conv_kernel, p);
+}
+
+}  // namespace
+
+void register_conv(std::vector<OpDef>& defs) {
+  defs.push_back({"Conv", &run_conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
+}
+
+}  // namespace arun::ops

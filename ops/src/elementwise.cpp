@@ -1,0 +1,139 @@
+// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div (float32/16/64, int32/64) and Pow
+// (float32/16). One launch; each block takes a contiguous share of the output and walks its inputs
+// with broadcast strides (a plain loop when both inputs already have the output's shape).
+#include <limits>
+#include <type_traits>
+
+#include "kernel_common.hpp"
+
+namespace arun::ops {
+namespace {
+
+template <class T>
+struct BinaryParams {
+  const T* a;
+  const T* b;
+  T* out;
+  int64_t na, nb, n;
+  bool same_shape;
+  StridedWalk walk;
+};
+
+// Integer arithmetic wraps (as on the device) instead of being undefined on overflow.
+template <class C, bool = std::is_integral_v<C>>
+struct WideOf {
+  using type = C;
+};
+template <class C>
+struct WideOf<C, true> {
+  using type = std::make_unsigned_t<C>;
+};
+template <class C>
+using Wide = typename WideOf<C>::type;
+
+struct AddOp {
+  template <class C>
+  static C apply(C x, C y) {
+    return static_cast<C>(static_cast<Wide<C>>(x) + static_cast<Wide<C>>(y));
+  }
+};
+struct SubOp {
+  template <class C>
+  static C apply(C x, C y) {
+    return static_cast<C>(static_cast<Wide<C>>(x) - static_cast<Wide<C>>(y));
+  }
+};
+struct MulOp {
+  template <class C>
+  static C apply(C x, C y) {
+    return static_cast<C>(static_cast<Wide<C>>(x) * static_cast<Wide<C>>(y));
+  }
+};
+struct DivOp {
+  template <class C>
+  static C apply(C x, C y) {
+    return x / y;  // integer cases are checked by the kernel first
+  }
+};
+struct PowOp {
+  template <class C>
+  static C apply(C x, C y) {
+    return std::pow(x, y);
+  }
+};
+
+template <class T, class Op>
+void binary_kernel(arun::Block blk, const BinaryParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const T* a = blk.map(p.a, p.na).data();
+  const T* b = blk.map(p.b, p.nb).data();
+  T* o = blk.map(p.out, p.n).data();
+  auto one = [&](T x, T y) -> T {
+    auto cx = C::load(x);
+    auto cy = C::load(y);
+    if constexpr (std::is_integral_v<T> && std::is_same_v<Op, DivOp>) {
+      if (cy == 0) blk.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "Div: integer division by zero");
+      if (cy == -1 && cx == std::numeric_limits<T>::min()) return cx;  // wraps, as two's complement does
+    }
+    return C::store(Op::apply(cx, cy));
+  };
+  if (p.same_shape) {
+    for (size_t i = r.first; i < r.last; ++i) o[i] = one(a[i], b[i]);
+    return;
+  }
+  StridedWalk::Cursor c = p.walk.at(static_cast<int64_t>(r.first));
+  for (size_t i = r.first; i < r.last; ++i) {
+    o[i] = one(a[c.off[0]], b[c.off[1]]);
+    p.walk.next(c);
+  }
+}
+
+template <class Op, bool kFloatOnly>
+Status run_binary(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 2));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
+  const Tensor& a = call.inputs[0];
+  const Tensor& b = call.inputs[1];
+  Shape out;
+  if (!broadcast_shapes(a.shape, b.shape, &out)) {
+    return call.input_error("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
+  }
+  if (out.size() > static_cast<size_t>(kMaxRank)) {
+    return call.input_error("rank " + std::to_string(out.size()) + " exceeds " + std::to_string(kMaxRank));
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, a.dtype, out));
+  const int64_t n = numel(out);
+  if (n == 0) return Status::Ok();
+  Status st;
+  auto go = [&](auto tag) {
+    using T = decltype(tag);
+    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]), a.count(), b.count(), n,
+                      a.shape == out && b.shape == out, {}};
+    p.walk.rank = static_cast<int>(out.size());
+    for (size_t d = 0; d < out.size(); ++d) p.walk.dims[d] = out[d];
+    broadcast_strides(a.shape, out, p.walk.stride[0]);
+    broadcast_strides(b.shape, out, p.walk.stride[1]);
+    st = launch_op(call, call.blocks_for(n, 1 << 14), binary_kernel<T, Op>, p);
+  };
+  const bool ok = kFloatOnly ? dispatch_float(a.dtype, go) : dispatch_numeric(a.dtype, go);
+  if (!ok) {
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(a.dtype) +
+                            (kFloatOnly ? " (float32, float16)" : " (float32, float16, float64, int32, int64)"));
+  }
+  return st;
+}
+
+}  // namespace
+
+void register_elementwise(std::vector<OpDef>& defs) {
+  defs.push_back({"Add", &run_binary<AddOp, false>, {}});
+  defs.push_back({"Sub", &run_binary<SubOp, false>, {}});
+  defs.push_back({"Mul", &run_binary<MulOp, false>, {}});
+  defs.push_back({"Div", &run_binary<DivOp, false>, {}});
+  defs.push_back({"Pow", &run_binary<PowOp, true>, {}});
+}
+
+}  // namespace arun::ops

@@ -1,0 +1,127 @@
+// What the kernel families share: float16 storage, dtype dispatch, the launch wrapper, and the
+// strided index walk used by broadcasting, transposes and reductions.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arun/kernel.hpp"
+#include "arun/ops/op.hpp"
+
+namespace arun::ops {
+
+void register_elementwise(std::vector<OpDef>& defs);
+void register_activation(std::vector<OpDef>& defs);
+void register_matmul(std::vector<OpDef>& defs);
+void register_normalization(std::vector<OpDef>& defs);
+void register_conv(std::vector<OpDef>& defs);
+void register_pool(std::vector<OpDef>& defs);
+void register_shape_ops(std::vector<OpDef>& defs);
+
+// OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
+void pin_blas_threads();
+
+// IEEE binary16 storage; arithmetic happens in float.
+struct Half {
+  uint16_t bits;
+};
+
+// Loads and stores in the compute type: float16 goes through float, everything else is itself.
+template <class T>
+struct Compute {
+  using type = T;
+  static T load(T v) { return v; }
+  static T store(T v) { return v; }
+};
+template <>
+struct Compute<Half> {
+  using type = float;
+  static float load(Half v) { return half_to_float(v.bits); }
+  static Half store(float v) { return Half{float_to_half(v)}; }
+};
+
+// The highest rank the strided kernels handle (ONNX models stay far below).
+inline constexpr int kMaxRank = 8;
+
+// Row-major strides of `shape`, in elements.
+Shape contiguous_strides(const Shape& shape);
+
+// A walk over the elements of an output of `rank` dims (<= kMaxRank) in row-major order that keeps,
+// for up to two operands, the element offset under per-dimension strides (0 = broadcast).
+struct StridedWalk {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t stride[2][kMaxRank] = {};
+
+  // Offsets of operand 0 and 1 for the element at linear output index `linear`, and the index.
+  struct Cursor {
+    int64_t idx[kMaxRank];
+    int64_t off[2];
+  };
+  Cursor at(int64_t linear) const {
+    Cursor c{};
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t i = dims[d] == 0 ? 0 : linear % dims[d];
+      linear = dims[d] == 0 ? 0 : linear / dims[d];
+      c.idx[d] = i;
+      c.off[0] += i * stride[0][d];
+      c.off[1] += i * stride[1][d];
+    }
+    return c;
+  }
+  void next(Cursor& c) const {
+    for (int d = rank - 1; d >= 0; --d) {
+      c.off[0] += stride[0][d];
+      c.off[1] += stride[1][d];
+      if (++c.idx[d] < dims[d]) return;
+      c.off[0] -= stride[0][d] * dims[d];
+      c.off[1] -= stride[1][d] * dims[d];
+      c.idx[d] = 0;
+    }
+  }
+};
+
+// Strides that read `in` broadcast to `out` (in's rank <= out's, aligned on the right).
+void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides);
+
+// arun::launch with the result as a Status naming the op.
+template <class F, class... Args>
+Status launch_op(const OpCall& call, uint32_t blocks, F&& kernel, Args&&... args) {
+  const aclError rc = arun::launch(call.stream, blocks, std::forward<F>(kernel), std::forward<Args>(args)...);
+  if (rc == ACL_SUCCESS) return Status::Ok();
+  return Status(static_cast<Errc>(rc), call.op + ": kernel launch failed (code " + std::to_string(rc) + ")");
+}
+
+// Typed device pointers from a tensor.
+template <class T>
+T* ptr(const Tensor& t) {
+  return static_cast<T*>(t.data);
+}
+
+// Calls f(T{}) with T the storage type of a float dtype (float32 / float16); false for others.
+template <class F>
+bool dispatch_float(aclDataType dtype, F&& f) {
+  switch (dtype) {
+    case ACL_FLOAT: f(float{}); return true;
+    case ACL_FLOAT16: f(Half{}); return true;
+    default: return false;
+  }
+}
+
+// The same over the numeric dtypes the arithmetic ops take.
+template <class F>
+bool dispatch_numeric(aclDataType dtype, F&& f) {
+  switch (dtype) {
+    case ACL_FLOAT: f(float{}); return true;
+    case ACL_FLOAT16: f(Half{}); return true;
+    case ACL_DOUBLE: f(double{}); return true;
+    case ACL_INT32: f(int32_t{}); return true;
+    case ACL_INT64: f(int64_t{}); return true;
+    default: return false;
+  }
+}
+
+}  // namespace arun::ops

@@ -1,0 +1,293 @@
+// Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
+// `axis`, optional Mean / InvStdDev outputs) and the reductions ReduceMean / ReduceSum / ReduceMax /
+// ReduceMin (`axes` attribute, keepdims, noop_with_empty_axes). float32 and float16; sums are
+// accumulated in double so long rows keep float32 accuracy.
+#include <limits>
+
+#include "kernel_common.hpp"
+
+namespace arun::ops {
+namespace {
+
+// ---- Softmax ----
+
+template <class T>
+struct SoftmaxParams {
+  const T* in;
+  T* out;
+  int64_t n, outer, len, inner;
+  bool log;
+};
+
+template <class T>
+void softmax_kernel(arun::Block blk, const SoftmaxParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.outer * p.inner));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const T* in = blk.map(p.in, p.n).data();
+  T* out = blk.map(p.out, p.n).data();
+  for (size_t line = r.first; line < r.last; ++line) {
+    const int64_t o = static_cast<int64_t>(line) / p.inner, i = static_cast<int64_t>(line) % p.inner;
+    const int64_t base = o * p.len * p.inner + i;
+    float mx = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < p.len; ++j) mx = std::max(mx, static_cast<float>(C::load(in[base + j * p.inner])));
+    double sum = 0.0;
+    for (int64_t j = 0; j < p.len; ++j) sum += std::exp(static_cast<float>(C::load(in[base + j * p.inner])) - mx);
+    const float inv = static_cast<float>(1.0 / sum), logsum = static_cast<float>(std::log(sum));
+    for (int64_t j = 0; j < p.len; ++j) {
+      const float x = static_cast<float>(C::load(in[base + j * p.inner])) - mx;
+      out[base + j * p.inner] = C::store(p.log ? x - logsum : std::exp(x) * inv);
+    }
+  }
+}
+
+template <bool kLog>
+Status run_softmax(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  const Tensor& x = call.inputs[0];
+  int64_t axis_attr = -1, axis = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_int("axis", -1, &axis_attr));
+  if (x.rank() == 0) return call.input_error("input must have at least one dimension");
+  if (!normalize_axis(axis_attr, x.rank(), &axis)) {
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is outside [-" + std::to_string(x.rank()) + ", " +
+                           std::to_string(x.rank()) + ")");
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
+  if (x.count() == 0) return Status::Ok();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.shape[d];
+  for (int64_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape[d];
+  Status st;
+  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    SoftmaxParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), x.count(), outer, x.shape[axis], inner, kLog};
+    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), softmax_kernel<T>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  return st;
+}
+
+// ---- LayerNormalization ----
+
+template <class T>
+struct LayerNormParams {
+  const T* in;
+  const T* scale;
+  const T* bias;  // may be null
+  T* out;
+  float* mean;     // optional outputs, float32
+  float* inv_std;
+  int64_t lines, len;
+  float epsilon;
+};
+
+template <class T>
+void layernorm_kernel(arun::Block blk, const LayerNormParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.lines));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const int64_t n = p.lines * p.len;
+  const T* in = blk.map(p.in, n).data();
+  const T* scale = blk.map(p.scale, p.len).data();
+  const T* bias = p.bias != nullptr ? blk.map(p.bias, p.len).data() : nullptr;
+  T* out = blk.map(p.out, n).data();
+  float* mean_out = p.mean != nullptr ? blk.map(p.mean, p.lines).data() : nullptr;
+  float* inv_out = p.inv_std != nullptr ? blk.map(p.inv_std, p.lines).data() : nullptr;
+  for (size_t line = r.first; line < r.last; ++line) {
+    const T* x = in + line * p.len;
+    double sum = 0.0;
+    for (int64_t j = 0; j < p.len; ++j) sum += static_cast<float>(C::load(x[j]));
+    const double mean = sum / double(p.len);
+    double var = 0.0;
+    for (int64_t j = 0; j < p.len; ++j) {
+      const double d = static_cast<float>(C::load(x[j])) - mean;
+      var += d * d;
+    }
+    const float inv = static_cast<float>(1.0 / std::sqrt(var / double(p.len) + p.epsilon));
+    const float m = static_cast<float>(mean);
+    T* y = out + line * p.len;
+    for (int64_t j = 0; j < p.len; ++j) {
+      float v = (static_cast<float>(C::load(x[j])) - m) * inv * static_cast<float>(C::load(scale[j]));
+      if (bias != nullptr) v += static_cast<float>(C::load(bias[j]));
+      y[j] = C::store(v);
+    }
+    if (mean_out != nullptr) mean_out[line] = m;
+    if (inv_out != nullptr) inv_out[line] = inv;
+  }
+}
+
+// `param` (Scale or B) must hold exactly the normalised trailing shape, leading 1s allowed.
+bool fits_trailing(const Shape& param, const Shape& x, int64_t axis) {
+  Shape p = param;
+  while (p.size() > x.size() - axis && !p.empty() && p.front() == 1) p.erase(p.begin());
+  return p == Shape(x.begin() + axis, x.end());
+}
+
+Status run_layernorm(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
+  if (call.outputs.empty() || call.outputs.size() > 3) {
+    return call.output_error("produces 1 to 3 outputs (Y, Mean, InvStdDev), got " +
+                             std::to_string(call.outputs.size()));
+  }
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
+  const Tensor& x = call.inputs[0];
+  int64_t axis_attr = -1, axis = 0, stash = 1;
+  float epsilon = 1e-5f;
+  ARUN_RETURN_IF_ERROR(call.attr_int("axis", -1, &axis_attr));
+  ARUN_RETURN_IF_ERROR(call.attr_float("epsilon", 1e-5f, &epsilon));
+  ARUN_RETURN_IF_ERROR(call.attr_int("stash_type", 1, &stash));
+  if (stash != 1) return call.attr_error("stash_type must be 1 (float32)");
+  if (!(epsilon >= 0.0f)) return call.attr_error("epsilon must be >= 0");
+  if (x.rank() == 0) return call.input_error("input must have at least one dimension");
+  if (!normalize_axis(axis_attr, x.rank(), &axis)) {
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is outside [-" + std::to_string(x.rank()) + ", " +
+                           std::to_string(x.rank()) + ")");
+  }
+  const Tensor& scale = call.inputs[1];
+  if (!fits_trailing(scale.shape, x.shape, axis)) {
+    return call.input_error("Scale " + shape_text(scale.shape) + " must have the normalised shape " +
+                            shape_text(Shape(x.shape.begin() + axis, x.shape.end())));
+  }
+  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  if (bias != nullptr && !fits_trailing(bias->shape, x.shape, axis)) {
+    return call.input_error("B " + shape_text(bias->shape) + " must have the normalised shape " +
+                            shape_text(Shape(x.shape.begin() + axis, x.shape.end())));
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
+  Shape stat_shape(x.shape.begin(), x.shape.begin() + axis);
+  stat_shape.resize(x.shape.size(), 1);
+  for (size_t i = 1; i < call.outputs.size(); ++i) ARUN_RETURN_IF_ERROR(call.expect_output(i, ACL_FLOAT, stat_shape));
+  int64_t lines = 1, len = 1;
+  for (int64_t d = 0; d < axis; ++d) lines *= x.shape[d];
+  for (int64_t d = axis; d < x.rank(); ++d) len *= x.shape[d];
+  if (lines * len == 0) return Status::Ok();
+  Status st;
+  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    LayerNormParams<T> p{ptr<T>(x),
+                         ptr<T>(scale),
+                         bias != nullptr ? ptr<T>(*bias) : nullptr,
+                         ptr<T>(call.outputs[0]),
+                         call.outputs.size() > 1 ? ptr<float>(call.outputs[1]) : nullptr,
+                         call.outputs.size() > 2 ? ptr<float>(call.outputs[2]) : nullptr,
+                         lines,
+                         len,
+                         epsilon};
+    st = launch_op(call, call.blocks_for(lines * len, 1 << 14), layernorm_kernel<T>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  return st;
+}
+
+// ---- Reductions ----
+
+enum class Reduce { Mean, Sum, Max, Min };
+
+template <class T>
+struct ReduceParams {
+  const T* in;
+  T* out;
+  int64_t n, n_out;
+  Reduce kind;
+  StridedWalk kept;     // over the output elements; stride[0] = input stride of each kept dim
+  StridedWalk reduced;  // over one output element's inputs
+  int64_t reduced_count;
+};
+
+template <class T>
+void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n_out));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const T* in = blk.map(p.in, p.n).data();
+  T* out = blk.map(p.out, p.n_out).data();
+  StridedWalk::Cursor kc = p.kept.at(static_cast<int64_t>(r.first));
+  for (size_t o = r.first; o < r.last; ++o) {
+    const T* base = in + kc.off[0];
+    StridedWalk::Cursor rc = p.reduced.at(0);
+    double acc = p.kind == Reduce::Max   ? -std::numeric_limits<double>::infinity()
+                 : p.kind == Reduce::Min ? std::numeric_limits<double>::infinity()
+                                         : 0.0;
+    for (int64_t j = 0; j < p.reduced_count; ++j) {
+      const double v = static_cast<double>(C::load(base[rc.off[0]]));
+      switch (p.kind) {
+        case Reduce::Max: acc = std::max(acc, v); break;
+        case Reduce::Min: acc = std::min(acc, v); break;
+        default: acc += v;
+      }
+      p.reduced.next(rc);
+    }
+    if (p.kind == Reduce::Mean) acc /= double(p.reduced_count);
+    out[o] = C::store(static_cast<typename Compute<T>::type>(acc));
+    p.kept.next(kc);
+  }
+}
+
+template <Reduce K>
+Status run_reduce(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 2));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  if (call.inputs.size() == 2 && call.inputs[1].present()) {
+    return call.input_error("axes as an input tensor is not supported; pass the 'axes' attribute");
+  }
+  const Tensor& x = call.inputs[0];
+  if (x.rank() > kMaxRank) return call.input_error("rank exceeds " + std::to_string(kMaxRank));
+  std::vector<int64_t> axes;
+  int64_t keepdims = 1, noop = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_ints("axes", {}, &axes));
+  ARUN_RETURN_IF_ERROR(call.attr_int("keepdims", 1, &keepdims));
+  ARUN_RETURN_IF_ERROR(call.attr_int("noop_with_empty_axes", 0, &noop));
+  std::vector<bool> reduce(x.rank(), axes.empty() && noop == 0);
+  for (int64_t a : axes) {
+    int64_t ax = 0;
+    if (!normalize_axis(a, x.rank(), &ax)) return call.attr_error("axis " + std::to_string(a) + " is out of range");
+    if (reduce[ax]) return call.attr_error("axis " + std::to_string(a) + " is given twice");
+    reduce[ax] = true;
+  }
+  Shape out_shape;
+  const Shape strides = contiguous_strides(x.shape);
+  int64_t n_out = 1, reduced_count = 1;
+  StridedWalk kept, red;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (reduce[d]) {
+      if (keepdims) out_shape.push_back(1);
+      red.dims[red.rank] = x.shape[d];
+      red.stride[0][red.rank++] = strides[d];
+      reduced_count *= x.shape[d];
+    } else {
+      out_shape.push_back(x.shape[d]);
+      kept.dims[kept.rank] = x.shape[d];
+      kept.stride[0][kept.rank++] = strides[d];
+      n_out *= x.shape[d];
+    }
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out_shape));
+  if (n_out == 0) return Status::Ok();
+  if (reduced_count == 0 && (K == Reduce::Max || K == Reduce::Min || K == Reduce::Mean)) {
+    return call.input_error("reducing an empty axis has no value");
+  }
+  Status st;
+  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    ReduceParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), x.count(), n_out, K, kept, red, reduced_count};
+    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), reduce_kernel<T>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  return st;
+}
+
+}  // namespace
+
+void register_normalization(std::vector<OpDef>& defs) {
+  defs.push_back({"Softmax", &run_softmax<false>, {"axis"}});
+  defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis"}});
+  defs.push_back({"LayerNormalization", &run_layernorm, {"axis", "epsilon", "stash_type"}});
+  const std::vector<std::string> reduce_attrs{"axes", "keepdims", "noop_with_empty_axes"};
+  defs.push_back({"ReduceMean", &run_reduce<Reduce::Mean>, reduce_attrs});
+  defs.push_back({"ReduceSum", &run_reduce<Reduce::Sum>, reduce_attrs});
+  defs.push_back({"ReduceMax", &run_reduce<Reduce::Max>, reduce_attrs});
+  defs.push_back({"ReduceMin", &run_reduce<Reduce::Min>, reduce_attrs});
+}
+
+}  // namespace arun::ops

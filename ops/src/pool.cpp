@@ -1,0 +1,113 @@
+// MaxPool and AveragePool (2-D, NCHW; kernel_shape, strides, pads, dilations, auto_pad, ceil_mode,
+// count_include_pad) and GlobalAveragePool, float32 and float16. Each block takes whole output rows.
+#include <limits>
+
+#include "conv_geometry.hpp"
+
+namespace arun::ops {
+namespace {
+
+template <class T>
+struct PoolParams {
+  const T* x;
+  T* y;
+  int64_t planes, h, w;
+  Window2d win;
+  bool max;
+  bool include_pad;
+};
+
+template <class T>
+void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
+  const int64_t oh = p.win.out[0], ow = p.win.out[1];
+  const IndexRange r = blk.range(static_cast<size_t>(p.planes * oh));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const T* x = blk.map(p.x, p.planes * p.h * p.w).data();
+  T* y = blk.map(p.y, p.planes * oh * ow).data();
+  for (size_t row = r.first; row < r.last; ++row) {
+    const int64_t plane = static_cast<int64_t>(row) / oh, oy = static_cast<int64_t>(row) % oh;
+    const T* xp = x + plane * p.h * p.w;
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      const int64_t y0 = oy * p.win.stride[0] - p.win.pad_begin[0];
+      const int64_t x0 = ox * p.win.stride[1] - p.win.pad_begin[1];
+      float best = -std::numeric_limits<float>::infinity();
+      double sum = 0.0;
+      int64_t valid = 0, covered = 0;
+      for (int64_t ky = 0; ky < p.win.kernel[0]; ++ky) {
+        const int64_t iy = y0 + ky * p.win.dilation[0];
+        for (int64_t kx = 0; kx < p.win.kernel[1]; ++kx) {
+          const int64_t ix = x0 + kx * p.win.dilation[1];
+          // Positions in the padding count for count_include_pad; beyond it (ceil_mode) they never do.
+          if (iy < p.h + p.win.pad_end[0] && ix < p.w + p.win.pad_end[1]) ++covered;
+          if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+          const float v = static_cast<float>(C::load(xp[iy * p.w + ix]));
+          best = std::max(best, v);
+          sum += v;
+          ++valid;
+        }
+      }
+      const float v = p.max ? best : static_cast<float>(sum / double(p.include_pad ? covered : std::max<int64_t>(valid, 1)));
+      y[row * ow + ox] = C::store(v);
+    }
+  }
+}
+
+template <bool kMax, bool kGlobal>
+Status run_pool(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
+  if (kMax && call.outputs.size() == 2) return call.output_error("the Indices output is not supported");
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  const Tensor& x = call.inputs[0];
+  if (x.rank() != 4) return call.input_error("only 2-D pooling: X must be 4-D (NCHW), got " + shape_text(x.shape));
+  const int64_t in[2] = {x.shape[2], x.shape[3]};
+  Window2d win;
+  int64_t include_pad = 0;
+  if (kGlobal) {
+    win.kernel[0] = in[0];
+    win.kernel[1] = in[1];
+    win.out[0] = win.out[1] = 1;
+  } else {
+    std::vector<int64_t> kshape;
+    if (!call.has_attr("kernel_shape")) return call.attr_error("attribute 'kernel_shape' is required");
+    ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {}, &kshape));
+    if (kshape.size() != 2 || kshape[0] < 1 || kshape[1] < 1) {
+      return call.attr_error("kernel_shape must be 2 values >= 1, got " + shape_text(kshape));
+    }
+    if (kMax) {
+      int64_t order = 0;
+      ARUN_RETURN_IF_ERROR(call.attr_int("storage_order", 0, &order));
+      if (order != 0) return call.attr_error("storage_order must be 0 (row major)");
+    } else {
+      ARUN_RETURN_IF_ERROR(call.attr_int("count_include_pad", 0, &include_pad));
+    }
+    const int64_t kernel[2] = {kshape[0], kshape[1]};
+    ARUN_RETURN_IF_ERROR(window_2d(call, in, kernel, true, &win));
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, {x.shape[0], x.shape[1], win.out[0], win.out[1]}));
+  const int64_t planes = x.shape[0] * x.shape[1];
+  if (planes * win.out[0] * win.out[1] == 0) return Status::Ok();
+  Status st;
+  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, in[0], in[1], win, kMax, include_pad != 0};
+    const int64_t work = planes * win.out[0] * win.out[1] * win.kernel[0] * win.kernel[1];
+    st = launch_op(call, call.blocks_for(work, 1 << 16), pool_kernel<T>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  return st;
+}
+
+}  // namespace
+
+void register_pool(std::vector<OpDef>& defs) {
+  defs.push_back({"MaxPool",
+                  &run_pool<true, false>,
+                  {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}});
+  defs.push_back({"AveragePool",
+                  &run_pool<false, false>,
+                  {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"}});
+  defs.push_back({"GlobalAveragePool", &run_pool<false, true>, {}});
+}
+
+}  // namespace arun::ops
