@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: build, show the runtime (config, plugins, devices), then run the demo on the
-# simulated Ascend NPU with the default configuration: a double-buffered H2D -> C++ kernel -> D2H
-# pipeline over three streams, verified against the host, with per-stage times and the overlap.
+# The main job: build, show the runtime (config, plugins, devices), run the demo on the simulated
+# Ascend NPU with the default configuration (a double-buffered H2D -> C++ kernel -> D2H pipeline
+# over three streams, verified against the host, with per-stage times and the overlap), then run
+# the project's three ONNX models (tests/models/make_models.py: an MLP, a CNN, a transformer
+# block) through `ascend-run run`, each checked against its float64 NumPy reference.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -11,3 +13,17 @@ echo "== ascend-run info"
 echo
 echo "== ascend-run demo (tools/ascend-run/demo.cpp)"
 "$build/bin/ascend-run" demo "$@"
+models=$build/models
+/usr/bin/python3 "$root/tests/models/make_models.py" "$models" --batches 1 >/dev/null
+for m in mlp cnn transformer; do
+  stem=$models/${m}_b1
+  checks=()
+  for ref in "$stem".out.*.npy; do     # NAME_b1.out.OUTPUT.npy: compare output OUTPUT with it
+    out=${ref#"$stem".out.}
+    checks+=(--compare "${out%.npy}=$ref")
+  done
+  echo
+  echo "== ascend-run run $m (tests/models/make_models.py)"
+  "$build/bin/ascend-run" run "$stem.onnx" --iterations 50 --input input="$stem.in.input.npy" \
+    --output-dir "${stem}_outputs" "${checks[@]}"
+done

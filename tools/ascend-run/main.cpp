@@ -3,6 +3,7 @@
 //   ascend-run demo [--config FILE] [--batches N] [--elements N] [--blocks N]
 //   ascend-run replay TRACE [--policy SPEC]... [--config FILE]
 //   ascend-run memory [--trace FILE] PROGRAM [ARGS...]
+//   ascend-run run MODEL.onnx [--input NAME=FILE.npy]... [--output-dir DIR] [--iterations N] ...
 //   ascend-run version
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "demo.hpp"
+#include "model_run.hpp"
 #include "trace_replay.hpp"
 
 #include "acl/acl.h"
@@ -37,6 +39,13 @@ int usage(FILE* to) {
                "  memory [--trace FILE] PROGRAM [ARGS...]\n"
                "                         run PROGRAM with the allocator report printed as each device closes\n"
                "                         (and its allocation trace written to FILE)\n"
+               "  run MODEL.onnx [--input NAME=FILE.npy]... [--output-dir DIR] [--iterations N]\n"
+               "      [--compare NAME=FILE.npy]... [--rtol X] [--atol X] [--seed N] [--profile] [--quiet]\n"
+               "      [--config FILE]\n"
+               "                         load an ONNX model and run it on device 0 (random inputs unless\n"
+               "                         given), write its outputs as .npy (default DIR: <model>_outputs),\n"
+               "                         print latency p50/p90/min, compare outputs with references;\n"
+               "                         --profile writes a timeline and a summary\n"
                "  version                show the runtime and ACL interface versions\n"
                "The configuration is FILE, else $ASCEND_RUN_CONFIG, else the installed default.\n");
   return to == stderr ? 2 : 0;
@@ -52,6 +61,13 @@ bool parse_count(const char* text, T* out) {
     return false;
   *out = static_cast<T>(v);
   return true;
+}
+
+// NAME=FILE of --input and --compare; complains and returns false when malformed.
+bool parse_binding_arg(const char* text, std::pair<std::string, std::string>* out) {
+  if (model_run::parse_binding(text, out)) return true;
+  std::fprintf(stderr, "ascend-run run: '%s' is not NAME=FILE.npy\n", text);
+  return false;
 }
 
 int info(const char* config) {
@@ -179,6 +195,47 @@ int main(int argc, char** argv) {
       }
     }
     return demo::run(o);
+  }
+  if (cmd == "run") {
+    model_run::Options o;
+    for (int i = 2; i < argc; ++i) {
+      const bool has_value = i + 1 < argc;
+      const char* a = argv[i];
+      std::pair<std::string, std::string> binding;
+      char* end = nullptr;
+      if (std::strcmp(a, "--config") == 0 && has_value) {
+        o.config = argv[++i];
+      } else if (std::strcmp(a, "--input") == 0 && has_value && parse_binding_arg(argv[++i], &binding)) {
+        o.inputs.push_back(binding);
+      } else if (std::strcmp(a, "--compare") == 0 && has_value && parse_binding_arg(argv[++i], &binding)) {
+        o.compares.push_back(binding);
+      } else if (std::strcmp(a, "--output-dir") == 0 && has_value) {
+        o.output_dir = argv[++i];
+      } else if (std::strcmp(a, "--iterations") == 0 && has_value && parse_count(argv[++i], &o.iterations)) {
+      } else if (std::strcmp(a, "--seed") == 0 && has_value && parse_count(argv[++i], &o.seed)) {
+      } else if ((std::strcmp(a, "--rtol") == 0 || std::strcmp(a, "--atol") == 0) && has_value) {
+        const double v = std::strtod(argv[++i], &end);
+        if (end == argv[i] || *end != '\0' || !(v >= 0.0)) {
+          std::fprintf(stderr, "ascend-run run: %s needs a number >= 0, not '%s'\n", a, argv[i]);
+          return 2;
+        }
+        (a[2] == 'r' ? o.rtol : o.atol) = v;
+      } else if (std::strcmp(a, "--profile") == 0) {
+        o.profile = true;
+      } else if (std::strcmp(a, "--quiet") == 0) {
+        o.quiet = true;
+      } else if (o.model.empty() && a[0] != '-') {
+        o.model = a;
+      } else {
+        std::fprintf(stderr, "ascend-run run: bad argument '%s'\n", a);
+        return usage(stderr);
+      }
+    }
+    if (o.model.empty()) {
+      std::fprintf(stderr, "ascend-run run: no model given\n");
+      return usage(stderr);
+    }
+    return model_run::run(o);
   }
   if (cmd == "replay") {
     const char* config = nullptr;

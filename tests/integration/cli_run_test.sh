@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `ascend-run run` end to end on the generated test models: outputs written as .npy and checked
+# with NumPy against the float64 references, random inputs, --compare catching a wrong result, a
+# profile, and the errors of bad input.
+#   cli_run_test.sh ASCEND_RUN MODELS_DIR
+set -euo pipefail
+cli=$1
+models=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+py=/usr/bin/python3
+# expect RC PATTERN ARGS...: ascend-run run ARGS must exit with RC and print PATTERN on stdout or stderr.
+expect() {
+  local want=$1 pattern=$2 rc=0
+  shift 2
+  "$cli" run "$@" >"$work/out" 2>&1 || rc=$?
+  [ "$rc" -eq "$want" ] || fail "ascend-run run $* returned $rc, not $want: $(cat "$work/out")"
+  grep -q -- "$pattern" "$work/out" || fail "ascend-run run $*: no '$pattern' in: $(cat "$work/out")"
+}
+
+# Each model at batch 1 and 32 with its inputs, compared by ascend-run and again by NumPy.
+for stem in mlp_b1 mlp_b32 cnn_b1 cnn_b32 transformer_b1; do
+  ref=$(echo "$models/$stem".out.*.npy)
+  out=${ref#"$models/$stem".out.}
+  out=${out%.npy}
+  expect 0 "$out vs .*: match" "$models/$stem.onnx" --iterations 3 --quiet --input input="$models/$stem.in.input.npy" \
+    --output-dir "$work/$stem" --compare "$out=$ref"
+  grep -q 'latency over 3 runs (after 1 warm-up): p50 ' "$work/out" || fail "$stem: no latency line: $(cat "$work/out")"
+  "$py" - "$work/$stem/$out.npy" "$ref" <<'PY' || fail "$stem: the written output does not match the reference"
+import sys, numpy as np
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert got.dtype == np.float32, got.dtype
+assert got.shape == want.shape, (got.shape, want.shape)
+assert np.allclose(got, want, rtol=1e-3, atol=1e-4), np.abs(got - want).max()
+PY
+done
+
+# Random inputs, the default output folder (<model>_outputs in the working directory).
+(cd "$work" && "$cli" run "$models/cnn_b1.onnx" --iterations 2 --seed 5 >"$work/out" 2>&1) ||
+  fail "random-input run failed: $(cat "$work/out")"
+[ -s "$work/cnn_b1_outputs/logits.npy" ] || fail "no cnn_b1_outputs/logits.npy: $(cat "$work/out")"
+
+# A profile of one run: the timeline is written and is valid JSON.
+(cd "$work" && "$cli" run "$models/mlp_b1.onnx" --iterations 2 --profile >"$work/out" 2>&1) ||
+  fail "profiled run failed: $(cat "$work/out")"
+timeline=$(find "$work/ascend-run-profile" -name '*.json' | head -1)
+[ -n "$timeline" ] || fail "--profile wrote no timeline: $(ls -R "$work")"
+"$py" -c 'import json, sys; t = json.load(open(sys.argv[1])); assert t["traceEvents"]' "$timeline" ||
+  fail "the timeline is not valid JSON"
+
+# A wrong reference (another model's output of the same shape) is reported, exit code 3.
+expect 3 "MISMATCH" "$models/mlp_b1.onnx" --iterations 1 --input input="$models/mlp_b1.in.input.npy" \
+  --output-dir "$work/x" --compare output="$models/cnn_b1.out.logits.npy"
+# Bad input.
+expect 1 "has no input of that name (its inputs: input)" "$models/mlp_b1.onnx" --input nope="$models/mlp_b1.in.input.npy"
+expect 1 "holds shape (1, 1, 28, 28)" "$models/mlp_b1.onnx" --input input="$models/cnn_b1.in.input.npy"
+head -c 100 "$models/mlp_b1.in.input.npy" >"$work/short.npy"
+expect 1 "truncated data" "$models/mlp_b1.onnx" --input input="$work/short.npy"
+printf 'not an onnx model' >"$work/bad.onnx"
+expect 1 "aclmdl" "$work/bad.onnx"
+expect 1 "aclmdl" "$work/missing.onnx"
+expect 2 "bad argument '--iterations'" "$models/mlp_b1.onnx" --iterations 0
+expect 2 "is not NAME=FILE.npy" "$models/mlp_b1.onnx" --input justaname
+expect 2 "no model given"
+echo "cli run test: ok"

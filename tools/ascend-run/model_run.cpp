@@ -1,0 +1,394 @@
+// ascend-run run: an ONNX model through the public ACL model API, as an application would run it.
+//
+//   aclmdlLoadFromFile -> aclmdlGetDesc (names, shapes, types, sizes of inputs and outputs)
+//   -> device buffers in two datasets -> aclmdlExecute once to warm up, then N timed runs
+//   -> outputs copied back and written as .npy, optionally compared with reference files.
+//
+// Inputs come from .npy files (converted to the model's element type when they differ, as NumPy's
+// astype would) or are drawn at random from a fixed seed, so two runs see the same data.
+#include "model_run.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "npy.hpp"
+
+namespace model_run {
+namespace {
+
+struct Failure {};
+
+#define RUN_CHECK(expr)                                                                                 \
+  do {                                                                                                  \
+    aclError run_rc_ = (expr);                                                                          \
+    if (run_rc_ != ACL_SUCCESS) {                                                                       \
+      const char* run_msg_ = aclGetRecentErrMsg();                                                      \
+      std::fprintf(stderr, "ascend-run run: %s failed with %d: %s\n", #expr, run_rc_, run_msg_ ? run_msg_ : ""); \
+      throw Failure{};                                                                                  \
+    }                                                                                                   \
+  } while (0)
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "ascend-run run: %s\n", message.c_str());
+  throw Failure{};
+}
+
+// The element types a model tensor can have here, with their NumPy type strings.
+struct TypeInfo {
+  aclDataType acl;
+  const char* descr;
+  const char* name;
+};
+constexpr TypeInfo kTypes[] = {
+    {ACL_FLOAT, "f4", "float32"}, {ACL_FLOAT16, "f2", "float16"}, {ACL_DOUBLE, "f8", "float64"},
+    {ACL_INT8, "i1", "int8"},     {ACL_INT16, "i2", "int16"},     {ACL_INT32, "i4", "int32"},
+    {ACL_INT64, "i8", "int64"},   {ACL_UINT8, "u1", "uint8"},     {ACL_UINT16, "u2", "uint16"},
+    {ACL_UINT32, "u4", "uint32"}, {ACL_UINT64, "u8", "uint64"},   {ACL_BOOL, "b1", "bool"},
+};
+
+const TypeInfo* type_of(aclDataType t) {
+  for (const auto& info : kTypes)
+    if (info.acl == t) return &info;
+  return nullptr;
+}
+
+// Element I of raw data of NumPy type DESCR, as a double (exact for every type but 64-bit integers
+// beyond 2^53, which the comparison and conversion paths accept as approximate).
+double load(const std::string& descr, const unsigned char* data, size_t i) {
+  auto get = [&](auto v) {
+    std::memcpy(&v, data + i * sizeof v, sizeof v);
+    return double(v);
+  };
+  if (descr == "f4") return get(float{});
+  if (descr == "f8") return get(double{});
+  if (descr == "f2") {
+    aclFloat16 h;
+    std::memcpy(&h, data + i * 2, 2);
+    return aclFloat16ToFloat(h);
+  }
+  if (descr == "i1") return get(int8_t{});
+  if (descr == "i2") return get(int16_t{});
+  if (descr == "i4") return get(int32_t{});
+  if (descr == "i8") return get(int64_t{});
+  if (descr == "u1") return get(uint8_t{});
+  if (descr == "u2") return get(uint16_t{});
+  if (descr == "u4") return get(uint32_t{});
+  if (descr == "u8") return get(uint64_t{});
+  return data[i] != 0 ? 1.0 : 0.0;  // b1
+}
+
+void store(const std::string& descr, unsigned char* data, size_t i, double x) {
+  auto put = [&](auto v) { std::memcpy(data + i * sizeof v, &v, sizeof v); };
+  if (descr == "f4") return put(float(x));
+  if (descr == "f8") return put(x);
+  if (descr == "f2") return put(aclFloatToFloat16(float(x)));
+  if (descr == "i1") return put(int8_t(x));
+  if (descr == "i2") return put(int16_t(x));
+  if (descr == "i4") return put(int32_t(x));
+  if (descr == "i8") return put(int64_t(x));
+  if (descr == "u1") return put(uint8_t(x));
+  if (descr == "u2") return put(uint16_t(x));
+  if (descr == "u4") return put(uint32_t(x));
+  if (descr == "u8") return put(uint64_t(x));
+  data[i] = x != 0.0 ? 1 : 0;  // b1
+}
+
+// One model input or output: its description and its device buffer.
+struct Tensor {
+  std::string name;
+  aclDataType type = ACL_DT_UNDEFINED;
+  std::vector<int64_t> dims;
+  size_t bytes = 0;
+  void* device = nullptr;
+  aclDataBuffer* buffer = nullptr;
+};
+
+std::vector<int64_t> dims_of(const aclmdlIODims& d) { return {d.dims, d.dims + d.dimCount}; }
+
+bool is_static(const std::vector<int64_t>& dims) {
+  return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; });
+}
+
+std::string describe(const Tensor& t) {
+  const TypeInfo* info = type_of(t.type);
+  return t.name + " " + (info ? info->name : "type " + std::to_string(int(t.type))) + npy::shape_text(t.dims);
+}
+
+// The host data of input T: from its .npy file (shape checked, type converted) or random.
+std::vector<unsigned char> input_data(const Tensor& t, const std::string* file, std::mt19937* rng) {
+  const TypeInfo* info = type_of(t.type);
+  if (info == nullptr) fail("input " + describe(t) + ": this element type cannot be read or generated");
+  if (file == nullptr) {
+    if (!is_static(t.dims))
+      fail("input " + describe(t) + " has dynamic dimensions: give its data with --input " + t.name + "=FILE.npy");
+    std::vector<unsigned char> data(t.bytes);
+    const size_t n = t.bytes / aclDataTypeSize(t.type);
+    const bool real = info->descr[0] == 'f';
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (size_t i = 0; i < n; ++i) store(info->descr, data.data(), i, real ? uniform(*rng) : 0.0);
+    return data;
+  }
+  npy::Array a;
+  std::string error;
+  if (!npy::read(*file, &a, &error)) fail("input " + t.name + ": " + error);
+  bool shape_ok = a.shape.size() == t.dims.size();
+  for (size_t i = 0; shape_ok && i < a.shape.size(); ++i) shape_ok = t.dims[i] < 0 || t.dims[i] == a.shape[i];
+  if (!shape_ok) fail("input " + describe(t) + ": " + *file + " holds shape " + npy::shape_text(a.shape));
+  if (a.descr == info->descr) return std::move(a.data);
+  std::fprintf(stderr, "ascend-run run: input %s: converting %s from %s to %s\n", t.name.c_str(), file->c_str(),
+               a.descr.c_str(), info->name);
+  std::vector<unsigned char> data(a.elements() * aclDataTypeSize(t.type));
+  for (size_t i = 0; i < a.elements(); ++i) store(info->descr, data.data(), i, load(a.descr, a.data.data(), i));
+  return data;
+}
+
+double percentile(std::vector<double> sorted_values, double q) {
+  if (sorted_values.empty()) return 0.0;
+  const double at = q * double(sorted_values.size() - 1);
+  const size_t lo = size_t(at);
+  const size_t hi = std::min(lo + 1, sorted_values.size() - 1);
+  return sorted_values[lo] + (at - double(lo)) * (sorted_values[hi] - sorted_values[lo]);
+}
+
+// Shows "iteration k/N" on a terminal, a line per quarter elsewhere, once a run takes over a second.
+class Progress {
+ public:
+  Progress(size_t total, bool quiet) : total_(total), quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {}
+  void update(size_t done) {
+    if (quiet_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < 1.0) return;
+    if (tty_) {
+      if (std::chrono::duration<double>(now - last_).count() < 0.2 && done != total_) return;
+      last_ = now;
+      std::fprintf(stderr, "\r  iteration %zu/%zu (%.1f s)", done, total_, elapsed);
+      shown_ = true;
+    } else if (done * 4 / total_ > quarter_) {
+      quarter_ = done * 4 / total_;
+      std::fprintf(stderr, "  iteration %zu/%zu (%.1f s)\n", done, total_, elapsed);
+    }
+  }
+  ~Progress() {
+    if (shown_) std::fputc('\n', stderr);
+  }
+
+ private:
+  size_t total_;
+  bool quiet_;
+  bool tty_;
+  bool shown_ = false;
+  size_t quarter_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = start_;
+};
+
+// Compares output T's host data with a reference file; prints the errors; true when within tolerance.
+bool compare(const Tensor& t, const std::vector<unsigned char>& host, const std::string& file, const Options& o) {
+  npy::Array ref;
+  std::string error;
+  if (!npy::read(file, &ref, &error)) fail("--compare " + t.name + ": " + error);
+  const std::string descr = type_of(t.type)->descr;
+  const size_t n = host.size() / aclDataTypeSize(t.type);
+  if (ref.elements() != n) {
+    std::printf("  %s: reference %s holds %zu elements %s, the output has %zu: MISMATCH\n", t.name.c_str(),
+                file.c_str(), ref.elements(), npy::shape_text(ref.shape).c_str(), n);
+    return false;
+  }
+  double max_abs = 0.0;
+  double max_rel = 0.0;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double got = load(descr, host.data(), i);
+    const double want = load(ref.descr, ref.data.data(), i);
+    const double err = std::fabs(got - want);
+    if (!(err <= o.atol + o.rtol * std::fabs(want))) ++bad;  // NaN counts as a mismatch
+    max_abs = std::max(max_abs, err);
+    if (want != 0.0) max_rel = std::max(max_rel, err / std::fabs(want));
+  }
+  std::printf("  %s vs %s: max abs error %.3g, max rel error %.3g, %zu of %zu outside atol %.g + rtol %.g: %s\n",
+              t.name.c_str(), file.c_str(), max_abs, max_rel, bad, n, o.atol, o.rtol, bad == 0 ? "match" : "MISMATCH");
+  return bad == 0;
+}
+
+std::string stem_of(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  const size_t dot = base.rfind('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+std::string file_name_for(const std::string& tensor_name) {
+  std::string s = tensor_name;
+  for (char& c : s)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return s;
+}
+
+}  // namespace
+
+bool parse_binding(const char* text, std::pair<std::string, std::string>* out) {
+  const char* eq = std::strchr(text, '=');
+  if (eq == nullptr || eq == text || eq[1] == '\0') return false;
+  *out = {std::string(text, eq), std::string(eq + 1)};
+  return true;
+}
+
+int run(const Options& o) {
+  if (o.profile && setenv("ASCEND_RUN_PROFILING", "timeline,summary", 1) != 0) {
+    std::perror("ascend-run run: setenv");
+    return 1;
+  }
+  if (aclInit(o.config) != ACL_SUCCESS) {
+    const char* m = aclGetRecentErrMsg();
+    std::fprintf(stderr, "ascend-run run: the runtime cannot start: %s\n", m ? m : "");
+    return 1;
+  }
+  bool device_set = false;
+  uint32_t model_id = 0;
+  bool loaded = false;
+  aclmdlDesc* desc = nullptr;
+  aclmdlDataset* in_set = nullptr;
+  aclmdlDataset* out_set = nullptr;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  int status = 0;
+  try {
+    RUN_CHECK(aclrtSetDevice(0));
+    device_set = true;
+    size_t work = 0;
+    size_t weights = 0;
+    RUN_CHECK(aclmdlQuerySize(o.model.c_str(), &work, &weights));
+    const auto load_start = std::chrono::steady_clock::now();
+    RUN_CHECK(aclmdlLoadFromFile(o.model.c_str(), &model_id));
+    loaded = true;
+    const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+    desc = aclmdlCreateDesc();
+    if (desc == nullptr) fail("aclmdlCreateDesc returned NULL");
+    RUN_CHECK(aclmdlGetDesc(desc, model_id));
+    std::printf("model %s: loaded in %.1f ms; weights %.2f MiB, workspace %.2f MiB (planned at load)\n",
+                o.model.c_str(), load_ms, double(weights) / 1048576.0, double(work) / 1048576.0);
+
+    auto describe_all = [&](bool is_input) {
+      std::vector<Tensor> list(is_input ? aclmdlGetNumInputs(desc) : aclmdlGetNumOutputs(desc));
+      for (size_t i = 0; i < list.size(); ++i) {
+        Tensor& t = list[i];
+        aclmdlIODims d{};
+        RUN_CHECK(is_input ? aclmdlGetInputDims(desc, i, &d) : aclmdlGetOutputDims(desc, i, &d));
+        const char* name = is_input ? aclmdlGetInputNameByIndex(desc, i) : aclmdlGetOutputNameByIndex(desc, i);
+        t.name = name != nullptr ? name : d.name;
+        t.dims = dims_of(d);
+        t.type = is_input ? aclmdlGetInputDataType(desc, i) : aclmdlGetOutputDataType(desc, i);
+        t.bytes = is_input ? aclmdlGetInputSizeByIndex(desc, i) : aclmdlGetOutputSizeByIndex(desc, i);
+        std::printf("  %s %zu: %s, %zu bytes\n", is_input ? "input " : "output", i, describe(t).c_str(), t.bytes);
+      }
+      return list;
+    };
+    inputs = describe_all(true);
+    outputs = describe_all(false);
+
+    std::map<std::string, std::string> given(o.inputs.begin(), o.inputs.end());
+    std::mt19937 rng(o.seed);
+    in_set = aclmdlCreateDataset();
+    out_set = aclmdlCreateDataset();
+    if (in_set == nullptr || out_set == nullptr) fail("aclmdlCreateDataset returned NULL");
+    for (Tensor& t : inputs) {
+      const auto it = given.find(t.name);
+      const std::vector<unsigned char> host = input_data(t, it == given.end() ? nullptr : &it->second, &rng);
+      if (it != given.end()) given.erase(it);
+      if (t.bytes == 0 || !is_static(t.dims)) t.bytes = host.size();
+      if (host.size() != t.bytes)
+        fail("input " + describe(t) + " needs " + std::to_string(t.bytes) + " bytes, the data has " +
+             std::to_string(host.size()));
+      RUN_CHECK(aclrtMalloc(&t.device, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      RUN_CHECK(aclrtMemcpy(t.device, t.bytes, host.data(), host.size(), ACL_MEMCPY_HOST_TO_DEVICE));
+      t.buffer = aclCreateDataBuffer(t.device, t.bytes);
+      RUN_CHECK(aclmdlAddDatasetBuffer(in_set, t.buffer));
+    }
+    if (!given.empty()) {
+      std::string names;
+      for (const Tensor& t : inputs) names += (names.empty() ? "" : ", ") + t.name;
+      fail("--input " + given.begin()->first + ": the model has no input of that name (its inputs: " + names + ")");
+    }
+    for (Tensor& t : outputs) {
+      if (type_of(t.type) == nullptr) fail("output " + describe(t) + ": this element type cannot be written as .npy");
+      RUN_CHECK(aclrtMalloc(&t.device, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      t.buffer = aclCreateDataBuffer(t.device, t.bytes);
+      RUN_CHECK(aclmdlAddDatasetBuffer(out_set, t.buffer));
+    }
+
+    RUN_CHECK(aclmdlExecute(model_id, in_set, out_set));  // warm-up: first-touch of the workspace
+    std::vector<double> ms;
+    ms.reserve(o.iterations);
+    {
+      Progress progress(o.iterations, o.quiet);
+      for (size_t i = 0; i < o.iterations; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RUN_CHECK(aclmdlExecute(model_id, in_set, out_set));
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        progress.update(i + 1);
+      }
+    }
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    double total = 0.0;
+    for (double v : ms) total += v;
+    std::printf("latency over %zu runs (after 1 warm-up): p50 %.3f ms, p90 %.3f ms, min %.3f ms, max %.3f ms, "
+                "mean %.3f ms\n",
+                ms.size(), percentile(sorted, 0.5), percentile(sorted, 0.9), sorted.front(), sorted.back(),
+                total / double(ms.size()));
+
+    const std::string dir = o.output_dir.empty() ? stem_of(o.model) + "_outputs" : o.output_dir;
+    if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) fail(dir + ": cannot create: " + std::strerror(errno));
+    std::map<std::string, std::string> refs(o.compares.begin(), o.compares.end());
+    bool all_match = true;
+    for (Tensor& t : outputs) {
+      std::vector<unsigned char> host(t.bytes);
+      RUN_CHECK(aclrtMemcpy(host.data(), host.size(), t.device, t.bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+      npy::Array a;
+      a.descr = type_of(t.type)->descr;
+      a.shape = t.dims;
+      a.data = host;
+      const std::string path = dir + "/" + file_name_for(t.name) + ".npy";
+      std::string error;
+      if (!npy::write(path, a, &error)) fail(error);
+      std::printf("output %s -> %s\n", describe(t).c_str(), path.c_str());
+      const auto it = refs.find(t.name);
+      if (it != refs.end()) {
+        all_match = compare(t, host, it->second, o) && all_match;
+        refs.erase(it);
+      }
+    }
+    if (!refs.empty()) fail("--compare " + refs.begin()->first + ": the model has no output of that name");
+    if (!all_match) status = 3;
+  } catch (const Failure&) {
+    status = 1;
+  }
+  for (auto* list : {&inputs, &outputs}) {
+    for (Tensor& t : *list) {
+      if (t.buffer != nullptr) aclDestroyDataBuffer(t.buffer);
+      if (t.device != nullptr) aclrtFree(t.device);
+    }
+  }
+  if (in_set != nullptr) aclmdlDestroyDataset(in_set);
+  if (out_set != nullptr) aclmdlDestroyDataset(out_set);
+  if (desc != nullptr) aclmdlDestroyDesc(desc);
+  if (loaded) aclmdlUnload(model_id);
+  if (device_set) aclrtResetDevice(0);
+  aclFinalize();
+  if (o.profile) std::printf("profile: written under ./ascend-run-profile (timeline.json opens in ui.perfetto.dev)\n");
+  return status;
+}
+
+}  // namespace model_run

@@ -1,0 +1,31 @@
+// ascend-run run: load an ONNX model through the ACL model API and run it (model_run.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace model_run {
+
+struct Options {
+  std::string model;                                          // MODEL.onnx
+  const char* config = nullptr;                               // aclInit's argument
+  std::vector<std::pair<std::string, std::string>> inputs;    // --input name=file.npy
+  std::vector<std::pair<std::string, std::string>> compares;  // --compare name=reference.npy
+  std::string output_dir;                                     // --output-dir; empty = <model stem>_outputs
+  size_t iterations = 10;                                     // timed runs, after one warm-up run
+  unsigned seed = 1;                                          // random inputs
+  double rtol = 1e-3;                                         // --compare tolerance: |a-b| <= atol + rtol*|b|
+  double atol = 1e-4;
+  bool profile = false;                                       // --profile: ASCEND_RUN_PROFILING=timeline,summary
+  bool quiet = false;                                         // no progress line
+};
+
+// Parses "name=path" into *out; false when there is no '=' or either side is empty.
+bool parse_binding(const char* text, std::pair<std::string, std::string>* out);
+
+// Runs the model; 0 on success, 1 on a runtime or I/O failure, 3 when a --compare failed.
+int run(const Options& options);
+
+}  // namespace model_run
