@@ -17,7 +17,9 @@ packages=(
 # ARUN_BENCH_PEERS=1: the peers bench/ compares against (PoCL's OpenCL CPU device, StarPU, mimalloc).
 # Opt-in: only the benchmark build wants them; CMake skips the peer benchmarks when they are absent.
 if [ "${ARUN_BENCH_PEERS:-0}" = "1" ]; then
-  packages+=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libstarpu-dev libmimalloc-dev)
+  packages+=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libstarpu-dev libmimalloc-dev nodejs)
+  # Debian's npm; skipped where npm comes with another Node.js build (NodeSource's bundles it).
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
 
 missing=()
@@ -36,4 +38,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# ONNX Runtime (CPU) for bench/model_vs_ort.sh: npm's onnxruntime-node, version pinned in
+# bench/ort/package.json; the CPU library ships in the package (no CUDA download).
+if [ "${ARUN_BENCH_PEERS:-0}" = "1" ] && [ ! -d "$(dirname "$0")/../bench/ort/node_modules/onnxruntime-node" ]; then
+  echo "setup: npm install onnxruntime-node into bench/ort"
+  (cd "$(dirname "$0")/../bench/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund)
 fi

@@ -40,11 +40,13 @@ int usage(FILE* to) {
                "                         run PROGRAM with the allocator report printed as each device closes\n"
                "                         (and its allocation trace written to FILE)\n"
                "  run MODEL.onnx [--input NAME=FILE.npy]... [--output-dir DIR] [--iterations N]\n"
-               "      [--compare NAME=FILE.npy]... [--rtol X] [--atol X] [--seed N] [--profile] [--quiet]\n"
+               "      [--warmup N] [--compare NAME=FILE.npy]... [--rtol X] [--atol X] [--seed N] [--profile]\n"
+               "      [--quiet]\n"
                "      [--config FILE]\n"
                "                         load an ONNX model and run it on device 0 (random inputs unless\n"
                "                         given), write its outputs as .npy (default DIR: <model>_outputs),\n"
-               "                         print latency p50/p90/min, compare outputs with references;\n"
+               "                         print latency p50/p90/min over N runs after the warm-up runs (1),\n"
+               "                         compare outputs with references;\n"
                "                         --profile writes a timeline and a summary\n"
                "  version                show the runtime and ACL interface versions\n"
                "The configuration is FILE, else $ASCEND_RUN_CONFIG, else the installed default.\n");
@@ -212,6 +214,7 @@ int main(int argc, char** argv) {
       } else if (std::strcmp(a, "--output-dir") == 0 && has_value) {
         o.output_dir = argv[++i];
       } else if (std::strcmp(a, "--iterations") == 0 && has_value && parse_count(argv[++i], &o.iterations)) {
+      } else if (std::strcmp(a, "--warmup") == 0 && has_value && parse_count(argv[++i], &o.warmup)) {
       } else if (std::strcmp(a, "--seed") == 0 && has_value && parse_count(argv[++i], &o.seed)) {
       } else if ((std::strcmp(a, "--rtol") == 0 || std::strcmp(a, "--atol") == 0) && has_value) {
         const double v = std::strtod(argv[++i], &end);

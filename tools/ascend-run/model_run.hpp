@@ -14,7 +14,8 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs;    // --input name=file.npy
   std::vector<std::pair<std::string, std::string>> compares;  // --compare name=reference.npy
   std::string output_dir;                                     // --output-dir; empty = <model stem>_outputs
-  size_t iterations = 10;                                     // timed runs, after one warm-up run
+  size_t iterations = 10;                                     // timed runs, after the warm-up runs
+  size_t warmup = 1;                                          // untimed runs first (--warmup)
   unsigned seed = 1;                                          // random inputs
   double rtol = 1e-3;                                         // --compare tolerance: |a-b| <= atol + rtol*|b|
   double atol = 1e-4;
