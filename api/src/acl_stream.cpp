@@ -126,6 +126,67 @@ aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode) {
   });
 }
 
+aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value) {
+  if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE && value != nullptr) {
+    return aclrtSetStreamFailureMode(stream, value->failureMode);
+  }
+  return api_call("aclrtSetStreamAttribute", [&](Runtime& rt) {
+    if (value == nullptr) return invalid_param("value is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    auto on_off = [&](uint32_t v, std::atomic<uint32_t>* into, const char* what) {
+      if (v > 1) return rt_param_invalid(std::string(what) + " must be 0 (off) or 1 (on), not " + std::to_string(v));
+      into->store(v);
+      return Status::Ok();
+    };
+    switch (stmAttrType) {
+      case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
+        return on_off(value->overflowSwitch, &s->overflow_switch, "the float overflow check switch");
+      case ACL_STREAM_ATTR_CACHE_OP_INFO:
+        return on_off(value->cacheOpInfoSwitch, &s->cache_op_info_switch, "the op-info cache switch");
+      case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
+        s->user_custom_tag.store(value->userCustomTag);
+        return Status::Ok();
+      case ACL_STREAM_ATTR_PRIORITY:
+        // The scheduler policies take a stream's priority when it joins the device (the fair
+        // policy derives its weight from it), so it is fixed for the stream's lifetime.
+        return Status(Errc::rt_feature_not_support,
+                      "a stream's priority is fixed at creation here: create the stream with "
+                      "aclrtCreateStreamWithConfig or an ACL_RT_STREAM_PRIORITY config option");
+      default:
+        return rt_param_invalid("stream attribute " + std::to_string(int(stmAttrType)) + " is not an aclrtStreamAttr");
+    }
+  });
+}
+
+aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value) {
+  return api_call("aclrtGetStreamAttribute", [&](Runtime& rt) {
+    if (value == nullptr) return invalid_param("value is NULL");
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    *value = aclrtStreamAttrValue{};
+    switch (stmAttrType) {
+      case ACL_STREAM_ATTR_FAILURE_MODE:
+        value->failureMode = s->failure_mode.load();
+        return Status::Ok();
+      case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
+        value->overflowSwitch = s->overflow_switch.load();
+        return Status::Ok();
+      case ACL_STREAM_ATTR_CACHE_OP_INFO:
+        value->cacheOpInfoSwitch = s->cache_op_info_switch.load();
+        return Status::Ok();
+      case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
+        value->userCustomTag = s->user_custom_tag.load();
+        return Status::Ok();
+      case ACL_STREAM_ATTR_PRIORITY:
+        value->streamPriority = s->priority();
+        return Status::Ok();
+      default:
+        return rt_param_invalid("stream attribute " + std::to_string(int(stmAttrType)) + " is not an aclrtStreamAttr");
+    }
+  });
+}
+
 aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority) {
   return api_call("aclrtStreamGetPriority", [&](Runtime& rt) {
     if (priority == nullptr) return invalid_param("priority is NULL");

@@ -56,6 +56,11 @@ class Stream {
   // A stream that never set it follows its context (see Context::stop_on_failure).
   std::atomic<uint64_t> failure_mode{0};
   std::atomic<bool> failure_mode_set{false};
+  // aclrtSetStreamAttribute's switches that the simulated device has no hardware behind (float
+  // overflow checking, op-info caching) and the user's tag: kept and reported, nothing more.
+  std::atomic<uint32_t> overflow_switch{0};
+  std::atomic<uint32_t> cache_op_info_switch{0};
+  std::atomic<uint32_t> user_custom_tag{0};
 
   void set_user_allocator(std::optional<UserAllocator> a) {
     std::lock_guard lock(user_allocator_mu_);

@@ -472,6 +472,56 @@ TEST_P(StreamTest, FailureMode) {
   EXPECT_ACL_OK(aclrtDestroyStream(t));
 }
 
+TEST_P(StreamTest, StreamAttributes) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStreamWithConfig(&s, 3, 0));
+  aclrtStreamAttrValue v{};
+  ASSERT_ACL_OK(aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_PRIORITY, &v));
+  EXPECT_EQ(3u, v.streamPriority);
+  ASSERT_ACL_OK(aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &v));
+  EXPECT_EQ(uint64_t(ACL_CONTINUE_ON_FAILURE), v.failureMode) << "the default";
+
+  v = {};
+  v.failureMode = ACL_STOP_ON_FAILURE;
+  ASSERT_ACL_OK(aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &v));
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamFailureMode(s, ACL_CONTINUE_ON_FAILURE))
+      << "the attribute and aclrtSetStreamFailureMode are one setting, set once";
+  v = {};
+  ASSERT_ACL_OK(aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &v));
+  EXPECT_EQ(uint64_t(ACL_STOP_ON_FAILURE), v.failureMode);
+
+  for (aclrtStreamAttr attr : {ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, ACL_STREAM_ATTR_CACHE_OP_INFO}) {
+    v = {};
+    v.reserve[0] = 1;  // the switch's member, whichever it is, is the union's first word
+    ASSERT_ACL_OK(aclrtSetStreamAttribute(s, attr, &v)) << attr;
+    v = {};
+    ASSERT_ACL_OK(aclrtGetStreamAttribute(s, attr, &v));
+    EXPECT_EQ(1u, v.reserve[0]) << attr;
+    v.reserve[0] = 2;
+    EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamAttribute(s, attr, &v)) << "a switch is 0 or 1";
+  }
+  v = {};
+  v.userCustomTag = 0xC0FFEE;
+  ASSERT_ACL_OK(aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &v));
+  v = {};
+  ASSERT_ACL_OK(aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &v));
+  EXPECT_EQ(0xC0FFEEu, v.userCustomTag);
+
+  v = {};
+  v.streamPriority = 1;
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_PRIORITY, &v));
+  EXPECT_NE(nullptr, std::strstr(aclGetRecentErrMsg(), "fixed at creation"));
+  ASSERT_ACL_OK(aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_PRIORITY, &v));
+  EXPECT_EQ(3u, v.streamPriority) << "unchanged";
+
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, nullptr));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_PRIORITY, nullptr));
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamAttribute(s, static_cast<aclrtStreamAttr>(99), &v));
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtGetStreamAttribute(s, static_cast<aclrtStreamAttr>(0), &v));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_PRIORITY, &v));
+}
+
 TEST_P(StreamTest, AbortDiscardsQueuedTasks) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamAbort(nullptr));
   aclrtStream a = nullptr, s = nullptr;
