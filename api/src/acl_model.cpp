@@ -127,6 +127,15 @@ Status check_side(const LoadedModel& m, const aclmdlDataset* set, bool outputs, 
                                                          "aclmdlExecuteAsync)")
                                            : std::string()));
     }
+    if (i < set->descs.size() && set->descs[i] != nullptr) {
+      const aclTensorDesc& d = *set->descs[i];
+      if (d.dtype != t.dtype || d.dims != t.shape) {
+        return model_code(mismatch, at + ": the dataset's tensor description says " + ops::shape_text(d.dims) + " " +
+                                        ops::dtype_name(d.dtype) + ", the model's tensor is " +
+                                        ops::shape_text(t.shape) + " " + ops::dtype_name(t.dtype) +
+                                        " (shapes are static)");
+      }
+    }
     if (b->size < t.bytes) {
       return model_code(mismatch, at + ": the buffer has " + std::to_string(b->size) + " bytes, the model needs " +
                                       std::to_string(t.bytes) + " (" + ops::shape_text(t.shape) + " " +

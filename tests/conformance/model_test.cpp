@@ -269,6 +269,21 @@ TEST_P(ModelTest, DatasetMisuse) {
   EXPECT_ACL(ACL_ERROR_MODEL_INPUT_NOT_MATCH, aclmdlExecute(id, nullIn.set, out.set));
   EXPECT_NE(std::string::npos, recentMessage().find("no device address")) << recentMessage();
 
+  // Tensor descriptions on a dataset must agree with the model's (static) tensors.
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlSetDatasetTensorDesc(in.set, nullptr, 1));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlSetDatasetTensorDesc(nullptr, nullptr, 0));
+  const int64_t wrongDims[] = {2, 784}, rightDims[] = {1, 784};
+  aclTensorDesc *wrong = aclCreateTensorDesc(ACL_FLOAT, 2, wrongDims, ACL_FORMAT_ND);
+  aclTensorDesc *right = aclCreateTensorDesc(ACL_FLOAT, 2, rightDims, ACL_FORMAT_ND);
+  Dataset described{{din.ptr, din.size}};
+  ASSERT_ACL(ACL_SUCCESS, aclmdlSetDatasetTensorDesc(described.set, wrong, 0));
+  EXPECT_ACL(ACL_ERROR_MODEL_INPUT_NOT_MATCH, aclmdlExecute(id, described.set, out.set));
+  EXPECT_NE(std::string::npos, recentMessage().find("[2,784]")) << recentMessage();
+  ASSERT_ACL(ACL_SUCCESS, aclmdlSetDatasetTensorDesc(described.set, right, 0));
+  EXPECT_ACL(ACL_SUCCESS, aclmdlExecute(id, described.set, out.set)) << recentMessage();
+  aclDestroyTensorDesc(wrong);
+  aclDestroyTensorDesc(right);
+
   // (NULL, 0) outputs: allocated by aclmdlExecute, refused by aclmdlExecuteAsync.
   Dataset allocOut{{nullptr, 0}};
   aclrtStream s = nullptr;
