@@ -28,4 +28,5 @@ struct aclopAttr {
 // Model inputs or outputs in index order; the buffers are the caller's (not owned).
 struct aclmdlDataset {
   std::vector<aclDataBuffer*> buffers;
+  std::vector<aclTensorDesc*> descs;  // aclmdlSetDatasetTensorDesc, by index (NULL = none); the caller's
 };

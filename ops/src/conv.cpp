@@ -3,6 +3,8 @@
 // im2col and multiplies the input directly. Items are spread over the blocks like MatMul's tiles.
 #include <cblas.h>
 
+#include <algorithm>
+
 #include "conv_geometry.hpp"
 
 namespace arun::ops {
@@ -109,10 +111,20 @@ void conv_kernel(arun::Block blk, const ConvParams& p) {
           for (int64_t kx = 0; kx < kw; ++kx) {
             float* row = col.data() + ((ci * kh + ky) * kw + kx) * cols;
             const float* xc = xg + ci * p.h * p.wd;
-            for (int64_t o = c0; o < c1; ++o) {
-              const int64_t iy = (o / ow) * p.win.stride[0] - p.win.pad_begin[0] + ky * p.win.dilation[0];
-              const int64_t ix = (o % ow) * p.win.stride[1] - p.win.pad_begin[1] + kx * p.win.dilation[1];
-              if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.wd) row[o - c0] = xc[iy * p.wd + ix];
+            // One output row segment at a time: no division per element.
+            const int64_t ix_off = kx * p.win.dilation[1] - p.win.pad_begin[1], sx = p.win.stride[1];
+            for (int64_t o = c0; o < c1;) {
+              const int64_t oy = o / ow, ox0 = o % ow, seg = std::min(ow - ox0, c1 - o);
+              const int64_t iy = oy * p.win.stride[0] - p.win.pad_begin[0] + ky * p.win.dilation[0];
+              if (iy >= 0 && iy < p.h) {
+                const float* src = xc + iy * p.wd;
+                float* dst = row + (o - c0);
+                for (int64_t j = 0; j < seg; ++j) {
+                  const int64_t ix = (ox0 + j) * sx + ix_off;
+                  if (ix >= 0 && ix < p.wd) dst[j] = src[ix];
+                }
+              }
+              o += seg;
             }
           }
       b = col.data();

@@ -1,6 +1,7 @@
 // Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div (float32/16/64, int32/64) and Pow
 // (float32/16). One launch; each block takes a contiguous share of the output and walks its inputs
 // with broadcast strides (a plain loop when both inputs already have the output's shape).
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -58,6 +59,7 @@ struct DivOp {
 struct PowOp {
   template <class C>
   static C apply(C x, C y) {
+    if (y == C(2)) return x * x;  // LayerNorm's square: exact, and far cheaper than powf
     return std::pow(x, y);
   }
 };
@@ -83,9 +85,37 @@ void binary_kernel(arun::Block blk, const BinaryParams<T>& p) {
     for (size_t i = r.first; i < r.last; ++i) o[i] = one(a[i], b[i]);
     return;
   }
+  // Broadcasting: a row of the innermost dimension at a time, with that dimension's strides (0 or 1
+  // for the common patterns, which get loops the compiler can vectorise), then one cursor step.
+  if (p.walk.rank == 0) {
+    o[0] = one(a[0], b[0]);
+    return;
+  }
+  const int last = p.walk.rank - 1;
+  const int64_t inner = p.walk.dims[last], sa = p.walk.stride[0][last], sb = p.walk.stride[1][last];
   StridedWalk::Cursor c = p.walk.at(static_cast<int64_t>(r.first));
-  for (size_t i = r.first; i < r.last; ++i) {
-    o[i] = one(a[c.off[0]], b[c.off[1]]);
+  for (size_t i = r.first; i < r.last;) {
+    const int64_t cnt = std::min<int64_t>(inner - c.idx[last], static_cast<int64_t>(r.last - i));
+    const T* pa = a + c.off[0];
+    const T* pb = b + c.off[1];
+    T* po = o + i;
+    if (sa == 1 && sb == 1) {
+      for (int64_t j = 0; j < cnt; ++j) po[j] = one(pa[j], pb[j]);
+    } else if (sa == 1 && sb == 0) {
+      const T y = *pb;
+      for (int64_t j = 0; j < cnt; ++j) po[j] = one(pa[j], y);
+    } else if (sa == 0 && sb == 1) {
+      const T x = *pa;
+      for (int64_t j = 0; j < cnt; ++j) po[j] = one(x, pb[j]);
+    } else {
+      for (int64_t j = 0; j < cnt; ++j) po[j] = one(pa[j * sa], pb[j * sb]);
+    }
+    i += static_cast<size_t>(cnt);
+    if (i >= r.last) break;
+    // To the row's last element, then one step (which carries into the outer dimensions).
+    c.off[0] += (cnt - 1) * sa;
+    c.off[1] += (cnt - 1) * sb;
+    c.idx[last] += cnt - 1;
     p.walk.next(c);
   }
 }

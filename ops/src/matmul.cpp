@@ -55,6 +55,19 @@ void gemm_kernel(arun::Block blk, const GemmParams& p) {
     const float* bs = p.trans_b ? b + p.b_off[bi] + n0 * p.k : b + p.b_off[bi] + n0;
     const int lda = static_cast<int>(std::max<int64_t>(1, p.trans_a ? p.m : p.k));
     const int ldb = static_cast<int>(std::max<int64_t>(1, p.trans_b ? p.k : p.n));
+    if (m1 - m0 == 1) {
+      // One output row (batch-1 Gemm): a matrix-vector product. OpenBLAS's sgemm sends M = 1 to a
+      // small-matrix kernel about 4x slower than sgemv (bench/README.md, models).
+      const int inc_a = p.trans_a ? lda : 1;
+      if (p.trans_b) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n1 - n0), static_cast<int>(p.k), p.alpha, bs, ldb,
+                    as, inc_a, beta, o, 1);
+      } else {
+        cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(p.k), static_cast<int>(n1 - n0), p.alpha, bs, ldb,
+                    as, inc_a, beta, o, 1);
+      }
+      continue;
+    }
     cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans, p.trans_b ? CblasTrans : CblasNoTrans,
                 static_cast<int>(m1 - m0), static_cast<int>(n1 - n0), static_cast<int>(p.k), p.alpha, as, lda, bs,
                 ldb, beta, o, static_cast<int>(p.n));

@@ -1,5 +1,6 @@
 // MaxPool and AveragePool (2-D, NCHW; kernel_shape, strides, pads, dilations, auto_pad, ceil_mode,
 // count_include_pad) and GlobalAveragePool, float32 and float16. Each block takes whole output rows.
+#include <algorithm>
 #include <limits>
 
 #include "conv_geometry.hpp"
@@ -15,6 +16,7 @@ struct PoolParams {
   Window2d win;
   bool max;
   bool include_pad;
+  bool inside;  // every window lies inside the input (no padding reached, no dilation)
 };
 
 template <class T>
@@ -25,6 +27,24 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
   using C = Compute<T>;
   const T* x = blk.map(p.x, p.planes * p.h * p.w).data();
   T* y = blk.map(p.y, p.planes * oh * ow).data();
+  if (p.max && p.inside) {
+    // The common MaxPool: no bounds checks, no averaging state.
+    const int64_t kh = p.win.kernel[0], kw = p.win.kernel[1], sy = p.win.stride[0], sx = p.win.stride[1];
+    for (size_t row = r.first; row < r.last; ++row) {
+      const int64_t plane = static_cast<int64_t>(row) / oh, oy = static_cast<int64_t>(row) % oh;
+      const T* xr = x + plane * p.h * p.w + oy * sy * p.w;
+      T* yr = y + row * ow;
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const T* xw = xr + ox * sx;
+        float best = static_cast<float>(C::load(xw[0]));
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          for (int64_t kx = 0; kx < kw; ++kx) best = std::max(best, static_cast<float>(C::load(xw[ky * p.w + kx])));
+        }
+        yr[ox] = C::store(best);
+      }
+    }
+    return;
+  }
   for (size_t row = r.first; row < r.last; ++row) {
     const int64_t plane = static_cast<int64_t>(row) / oh, oy = static_cast<int64_t>(row) % oh;
     const T* xp = x + plane * p.h * p.w;
@@ -90,7 +110,9 @@ Status run_pool(const OpCall& call) {
   Status st;
   const bool ok = dispatch_float(x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, in[0], in[1], win, kMax, include_pad != 0};
+    bool inside = win.dilation[0] == 1 && win.dilation[1] == 1 && win.pad_begin[0] == 0 && win.pad_begin[1] == 0;
+    for (int d = 0; d < 2; ++d) inside = inside && (win.out[d] - 1) * win.stride[d] + win.kernel[d] <= in[d];
+    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, in[0], in[1], win, kMax, include_pad != 0, inside};
     const int64_t work = planes * win.out[0] * win.out[1] * win.kernel[0] * win.kernel[1];
     st = launch_op(call, call.blocks_for(work, 1 << 16), pool_kernel<T>, p);
   });

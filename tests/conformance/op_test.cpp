@@ -202,6 +202,23 @@ TEST_P(OpTest, MatMulPromotesOneDimensionalOperands) {
   EXPECT_TRUE(near(dot, gemmRef(v, v, 1, 1, 6, false, false), matmulTol(6), 0));
 }
 
+TEST_P(OpTest, GemmSingleRowUsesEveryTransposeCombination) {
+  // M = 1 (batch-1 models) runs as a matrix-vector product: the same results for every layout.
+  const int64_t m = 1, k = 300, n = 90;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      auto a = rounded32(randoms(m * k, 60 + ta)), b = rounded32(randoms(k * n, 62 + tb));
+      auto c = rounded32(randoms(n, 64));
+      Attr attr;
+      attr.i("transA", ta).i("transB", tb).f("alpha", 0.5f).f("beta", 2.0f);
+      Dims da = ta ? Dims{k, m} : Dims{m, k}, db = tb ? Dims{n, k} : Dims{k, n};
+      auto got = runOk("Gemm", {f32(da, a), f32(db, b), f32({n}, c)}, like(ACL_FLOAT, {m, n}), attr);
+      auto ref = gemmRef(a, b, m, n, k, ta, tb);
+      for (int64_t i = 0; i < m * n; ++i) ref[i] = 0.5 * ref[i] + 2.0 * c[i % n];
+      EXPECT_TRUE(near(got, ref, matmulTol(k), 0)) << "transA " << ta << " transB " << tb;
+    }
+}
+
 TEST_P(OpTest, GemmTransposesScalesAndAddsBroadcastC) {
   const int64_t m = 70, k = 90, n = 130;
   for (int ta = 0; ta < 2; ++ta)

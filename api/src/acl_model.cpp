@@ -1,0 +1,387 @@
+// Model loading, description and execution (spec 2.13) for ONNX models: ids of loaded models, the
+// aclmdlDesc accessors, and the dataset checks of aclmdlExecute / aclmdlExecuteAsync. The work is
+// done by LoadedModel (model_executor.cpp) on top of the graph importer and planner (model/).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "acl_descriptors.hpp"
+#include "api_call.hpp"
+#include "model_executor.hpp"
+
+using namespace arun;
+using namespace arun::api;
+
+// What aclmdlGetDesc copies out of a loaded model; independent of it afterwards.
+struct aclmdlDesc {
+  struct IO {
+    std::string name;
+    std::string dims_name;  // the name aclmdlGet*Dims reports (an alias if it does not fit)
+    aclDataType dtype = ACL_DT_UNDEFINED;
+    aclFormat format = ACL_FORMAT_ND;
+    std::vector<int64_t> dims;
+    size_t bytes = 0;
+  };
+  std::vector<IO> inputs, outputs;
+};
+
+namespace {
+
+Status model_code(aclError code, const std::string& what) { return Status(static_cast<Errc>(code), what); }
+
+struct Registry {
+  std::mutex mutex;
+  std::map<uint32_t, std::shared_ptr<LoadedModel>> models;
+  uint32_t next = 1;
+};
+
+// Never destroyed: models left loaded at exit must not be torn down after the runtime.
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+Status find_model(uint32_t id, std::shared_ptr<LoadedModel>* out) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.models.find(id);
+  if (it == r.models.end()) {
+    return model_code(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "model id " + std::to_string(id) + " is not loaded");
+  }
+  *out = it->second;
+  return Status::Ok();
+}
+
+Status read_file(const char* path, std::string* out) {
+  if (path == nullptr) return invalid_param("modelPath is NULL");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return model_code(ACL_ERROR_READ_MODEL_FAILURE,
+                      std::string("cannot open model file '") + path + "': " + std::strerror(errno));
+  }
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return model_code(ACL_ERROR_READ_MODEL_FAILURE, std::string("cannot read model file '") + path + "'");
+  if (out->empty()) return model_code(ACL_ERROR_READ_MODEL_FAILURE, std::string("model file '") + path + "' is empty");
+  return Status::Ok();
+}
+
+Status load(Runtime& rt, const void* image, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
+  if (modelId == nullptr) return invalid_param("modelId is NULL");
+  std::unique_ptr<LoadedModel> m;
+  ARUN_RETURN_IF_ERROR(LoadedModel::load(rt, image, size, mem, &m));
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const uint32_t id = r.next++;
+  r.models.emplace(id, std::move(m));
+  *modelId = id;
+  return Status::Ok();
+}
+
+Status load_file(Runtime& rt, const char* path, uint32_t* modelId, const LoadedModel::Memory& mem) {
+  if (modelId == nullptr) return invalid_param("modelId is NULL");
+  std::string image;
+  ARUN_RETURN_IF_ERROR(read_file(path, &image));
+  Status st = load(rt, image.data(), image.size(), modelId, mem);
+  if (!st.ok()) return Status(st.code(), std::string(path) + ": " + st.message());
+  return st;
+}
+
+Status load_mem(Runtime& rt, const void* model, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
+  if (model == nullptr) return invalid_param("model is NULL");
+  if (size == 0) return invalid_param("modelSize is 0");
+  return load(rt, model, size, modelId, mem);
+}
+
+// The dataset side of an execution: one buffer per graph input / output, each large enough.
+Status check_side(const LoadedModel& m, const aclmdlDataset* set, bool outputs, bool allow_alloc,
+                  std::vector<void*>* ptrs, std::vector<int>* to_alloc) {
+  const char* side = outputs ? "output" : "input";
+  const aclError mismatch = outputs ? ACL_ERROR_MODEL_OUTPUT_NOT_MATCH : ACL_ERROR_MODEL_INPUT_NOT_MATCH;
+  if (set == nullptr) return invalid_param(std::string(side) + " dataset is NULL");
+  const std::vector<int>& io = outputs ? m.graph().outputs : m.graph().inputs;
+  if (set->buffers.size() != io.size()) {
+    return model_code(mismatch, std::string("the model has ") + std::to_string(io.size()) + " " + side +
+                                    (io.size() == 1 ? "" : "s") + ", the " + side + " dataset holds " +
+                                    std::to_string(set->buffers.size()) + " buffers");
+  }
+  ptrs->resize(io.size());
+  for (size_t i = 0; i < io.size(); ++i) {
+    const model::TensorInfo& t = m.graph().tensors[io[i]];
+    const aclDataBuffer* b = set->buffers[i];
+    const std::string at = std::string(side) + " " + std::to_string(i) + " ('" + t.name + "')";
+    if (b->data == nullptr && b->size == 0 && allow_alloc) {
+      to_alloc->push_back(static_cast<int>(i));
+      continue;
+    }
+    if (b->data == nullptr) {
+      return model_code(mismatch, at + ": the data buffer has no device address" +
+                                      (outputs && !allow_alloc
+                                           ? std::string(" (runtime-allocated outputs are not supported by "
+                                                         "aclmdlExecuteAsync)")
+                                           : std::string()));
+    }
+    if (i < set->descs.size() && set->descs[i] != nullptr) {
+      const aclTensorDesc& d = *set->descs[i];
+      if (d.dtype != t.dtype || d.dims != t.shape) {
+        return model_code(mismatch, at + ": the dataset's tensor description says " + ops::shape_text(d.dims) + " " +
+                                        ops::dtype_name(d.dtype) + ", the model's tensor is " +
+                                        ops::shape_text(t.shape) + " " + ops::dtype_name(t.dtype) +
+                                        " (shapes are static)");
+      }
+    }
+    if (b->size < t.bytes) {
+      return model_code(mismatch, at + ": the buffer has " + std::to_string(b->size) + " bytes, the model needs " +
+                                      std::to_string(t.bytes) + " (" + ops::shape_text(t.shape) + " " +
+                                      ops::dtype_name(t.dtype) + ")");
+    }
+    (*ptrs)[i] = b->data;
+  }
+  return Status::Ok();
+}
+
+Status execute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
+               bool sync) {
+  std::shared_ptr<LoadedModel> m;
+  ARUN_RETURN_IF_ERROR(find_model(modelId, &m));
+  std::vector<void*> in, out;
+  std::vector<int> to_alloc;
+  ARUN_RETURN_IF_ERROR(check_side(*m, input, false, false, &in, &to_alloc));
+  ARUN_RETURN_IF_ERROR(check_side(*m, output, true, sync, &out, &to_alloc));
+  // (NULL, 0) outputs of aclmdlExecute: allocated here, handed to the caller through the buffer.
+  for (int i : to_alloc) {
+    const size_t bytes = std::max<size_t>(m->graph().tensors[m->graph().outputs[i]].bytes, 1);
+    aclError rc = aclrtMalloc(&out[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (rc != ACL_SUCCESS) {
+      for (int j : to_alloc) {
+        if (j == i) break;
+        (void)aclrtFree(out[j]);
+      }
+      return Status(static_cast<Errc>(rc), "allocating output " + std::to_string(i) + " failed");
+    }
+  }
+  Status st = m->run(in, out, stream);
+  if (st.ok() && sync) {
+    const aclError rc = aclrtSynchronizeStream(stream);
+    if (rc != ACL_SUCCESS) {
+      const char* msg = aclGetRecentErrMsg();
+      st = Status(static_cast<Errc>(rc), std::string("model execution failed") + (msg != nullptr ? ": " + std::string(msg) : ""));
+    }
+  }
+  for (int i : to_alloc) {
+    aclDataBuffer* b = output->buffers[i];
+    if (st.ok()) {
+      b->data = out[i];
+      b->size = m->graph().tensors[m->graph().outputs[i]].bytes;
+    } else {
+      (void)aclrtFree(out[i]);
+    }
+  }
+  return st;
+}
+
+void fill_io(const model::Graph& g, const std::vector<int>& io, bool outputs, std::vector<aclmdlDesc::IO>* out) {
+  out->clear();
+  for (size_t i = 0; i < io.size(); ++i) {
+    const model::TensorInfo& t = g.tensors[io[i]];
+    aclmdlDesc::IO d;
+    d.name = t.name;
+    d.dims_name = t.name.size() < ACL_MAX_TENSOR_NAME_LEN
+                      ? t.name
+                      : std::string(outputs ? "acl_output_" : "acl_input_") + std::to_string(i);
+    d.dtype = t.dtype;
+    d.format = ACL_FORMAT_ND;
+    d.dims = t.shape;
+    d.bytes = t.bytes;
+    out->push_back(std::move(d));
+  }
+}
+
+const aclmdlDesc::IO* io_at(const aclmdlDesc* desc, size_t index, bool outputs) {
+  if (desc == nullptr) return nullptr;
+  const auto& v = outputs ? desc->outputs : desc->inputs;
+  return index < v.size() ? &v[index] : nullptr;
+}
+
+Status get_dims(const aclmdlDesc* desc, size_t index, aclmdlIODims* dims, bool outputs) {
+  if (desc == nullptr) return invalid_param("modelDesc is NULL");
+  if (dims == nullptr) return invalid_param("dims is NULL");
+  const aclmdlDesc::IO* io = io_at(desc, index, outputs);
+  if (io == nullptr) {
+    return invalid_param(std::string(outputs ? "output" : "input") + " index " + std::to_string(index) +
+                         " is out of range (the model has " +
+                         std::to_string(outputs ? desc->outputs.size() : desc->inputs.size()) + ")");
+  }
+  if (io->dims.size() > ACL_MAX_DIM_CNT) return invalid_param("the tensor has more than ACL_MAX_DIM_CNT dimensions");
+  std::memset(dims->name, 0, sizeof dims->name);
+  std::memcpy(dims->name, io->dims_name.data(), std::min(io->dims_name.size(), sizeof dims->name - 1));
+  dims->dimCount = io->dims.size();
+  std::copy(io->dims.begin(), io->dims.end(), dims->dims);
+  return Status::Ok();
+}
+
+LoadedModel::Memory caller_memory(void* workPtr, size_t workSize, void* weightPtr, size_t weightSize) {
+  LoadedModel::Memory mem;
+  mem.work = workPtr;
+  mem.work_size = workPtr != nullptr ? workSize : 0;
+  mem.weight = weightPtr;
+  mem.weight_size = weightPtr != nullptr ? weightSize : 0;
+  return mem;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclmdlLoadFromFile(const char *modelPath, uint32_t *modelId) {
+  return api_call("aclmdlLoadFromFile", [&](Runtime& rt) { return load_file(rt, modelPath, modelId, {}); });
+}
+
+aclError aclmdlLoadFromMem(const void *model, size_t modelSize, uint32_t *modelId) {
+  return api_call("aclmdlLoadFromMem", [&](Runtime& rt) { return load_mem(rt, model, modelSize, modelId, {}); });
+}
+
+aclError aclmdlLoadFromFileWithMem(const char *modelPath, uint32_t *modelId, void *workPtr, size_t workSize,
+                                   void *weightPtr, size_t weightSize) {
+  return api_call("aclmdlLoadFromFileWithMem", [&](Runtime& rt) {
+    return load_file(rt, modelPath, modelId, caller_memory(workPtr, workSize, weightPtr, weightSize));
+  });
+}
+
+aclError aclmdlLoadFromMemWithMem(const void *model, size_t modelSize, uint32_t *modelId, void *workPtr,
+                                  size_t workSize, void *weightPtr, size_t weightSize) {
+  return api_call("aclmdlLoadFromMemWithMem", [&](Runtime& rt) {
+    return load_mem(rt, model, modelSize, modelId, caller_memory(workPtr, workSize, weightPtr, weightSize));
+  });
+}
+
+aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightSize) {
+  return api_call("aclmdlQuerySize", [&](Runtime&) {
+    if (fileName == nullptr) return invalid_param("fileName is NULL");
+    if (workSize == nullptr) return invalid_param("workSize is NULL");
+    if (weightSize == nullptr) return invalid_param("weightSize is NULL");
+    std::string image;
+    ARUN_RETURN_IF_ERROR(read_file(fileName, &image));
+    model::Graph g;
+    Status st = model::import_onnx(image.data(), image.size(), &g);
+    if (!st.ok()) return Status(st.code(), std::string(fileName) + ": " + st.message());
+    // The same plan a load makes (the stream count changes the workspace).
+    const model::Plan p = model::make_plan(g, model_max_streams());
+    *workSize = p.work_size;
+    *weightSize = p.weight_size;
+    return Status::Ok();
+  });
+}
+
+aclError aclmdlUnload(uint32_t modelId) {
+  return api_call("aclmdlUnload", [&](Runtime&) {
+    std::shared_ptr<LoadedModel> m;
+    {
+      Registry& r = registry();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      auto it = r.models.find(modelId);
+      if (it == r.models.end()) {
+        return model_code(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "model id " + std::to_string(modelId) + " is not loaded");
+      }
+      m = std::move(it->second);
+      r.models.erase(it);
+    }
+    m.reset();  // outside the registry lock: waits for the model's last execution
+    return Status::Ok();
+  });
+}
+
+aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output) {
+  return api_call("aclmdlExecute", [&](Runtime&) { return execute(modelId, input, output, nullptr, true); });
+}
+
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                            aclrtStream stream) {
+  return api_call("aclmdlExecuteAsync", [&](Runtime&) { return execute(modelId, input, output, stream, false); });
+}
+
+aclmdlDesc *aclmdlCreateDesc() { return new (std::nothrow) aclmdlDesc(); }
+
+aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc) {
+  return api_call_no_runtime("aclmdlDestroyDesc", [&] {
+    if (modelDesc == nullptr) return invalid_param("modelDesc is NULL");
+    delete modelDesc;
+    return Status::Ok();
+  });
+}
+
+aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId) {
+  return api_call("aclmdlGetDesc", [&](Runtime&) {
+    if (modelDesc == nullptr) return invalid_param("modelDesc is NULL");
+    std::shared_ptr<LoadedModel> m;
+    ARUN_RETURN_IF_ERROR(find_model(modelId, &m));
+    fill_io(m->graph(), m->graph().inputs, false, &modelDesc->inputs);
+    fill_io(m->graph(), m->graph().outputs, true, &modelDesc->outputs);
+    return Status::Ok();
+  });
+}
+
+size_t aclmdlGetNumInputs(aclmdlDesc *modelDesc) { return modelDesc == nullptr ? 0 : modelDesc->inputs.size(); }
+
+size_t aclmdlGetNumOutputs(aclmdlDesc *modelDesc) { return modelDesc == nullptr ? 0 : modelDesc->outputs.size(); }
+
+size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
+  return io == nullptr ? 0 : io->bytes;
+}
+
+size_t aclmdlGetOutputSizeByIndex(aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
+  return io == nullptr ? 0 : io->bytes;
+}
+
+aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+  return api_call_no_runtime("aclmdlGetInputDims", [&] { return get_dims(modelDesc, index, dims, false); });
+}
+
+// Without AIPP the layout after preprocessing is the input's own.
+aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+  return api_call_no_runtime("aclmdlGetInputDimsV2", [&] { return get_dims(modelDesc, index, dims, false); });
+}
+
+aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+  return api_call_no_runtime("aclmdlGetOutputDims", [&] { return get_dims(modelDesc, index, dims, true); });
+}
+
+const char *aclmdlGetInputNameByIndex(const aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
+  return io == nullptr ? "" : io->name.c_str();
+}
+
+const char *aclmdlGetOutputNameByIndex(const aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
+  return io == nullptr ? "" : io->name.c_str();
+}
+
+aclFormat aclmdlGetInputFormat(const aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
+  return io == nullptr ? ACL_FORMAT_UNDEFINED : io->format;
+}
+
+aclFormat aclmdlGetOutputFormat(const aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
+  return io == nullptr ? ACL_FORMAT_UNDEFINED : io->format;
+}
+
+aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
+  return io == nullptr ? ACL_DT_UNDEFINED : io->dtype;
+}
+
+aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelDesc, size_t index) {
+  const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
+  return io == nullptr ? ACL_DT_UNDEFINED : io->dtype;
+}
+
+}  // extern "C"

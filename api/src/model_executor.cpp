@@ -1,0 +1,192 @@
+// The model executor: places an imported graph on the device and enqueues its nodes.
+//
+// Device resources are obtained through the public runtime calls (aclrtMalloc, aclrtCreateStream,
+// aclrtCreateEvent ...): the executor is a client of the same runtime an application uses, and
+// every node goes through ops::execute exactly like aclopExecuteV2.
+#include "model_executor.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "context.hpp"
+#include "device_slot.hpp"
+
+namespace arun::api {
+
+namespace {
+
+Status check(aclError rc, const std::string& what) {
+  if (rc == ACL_SUCCESS) return Status::Ok();
+  return Status(static_cast<Errc>(rc), what + " failed (code " + std::to_string(rc) + ")");
+}
+
+}  // namespace
+
+int model_max_streams() {
+  static const int n = [] {
+    const char* env = std::getenv("ARUN_MODEL_STREAMS");
+    const int v = env != nullptr ? std::atoi(env) : 4;
+    return std::clamp(v, 1, 16);
+  }();
+  return n;
+}
+
+Status LoadedModel::load(Runtime& rt, const void* image, size_t size, const Memory& mem,
+                         std::unique_ptr<LoadedModel>* out) {
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
+  std::unique_ptr<LoadedModel> m(new LoadedModel());
+  ARUN_RETURN_IF_ERROR(model::import_onnx(image, size, &m->graph_));
+  m->plan_ = model::make_plan(m->graph_, model_max_streams());
+  ARUN_RETURN_IF_ERROR(m->place(rt, mem));
+
+  // One prepared call per node; graph inputs / outputs are bound per execution.
+  const uint32_t cores = std::max<uint32_t>(1, ctx->slot()->device()->properties().compute_units);
+  const uint32_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  auto* work = static_cast<uint8_t*>(m->work_);
+  auto* weight = static_cast<uint8_t*>(m->weight_);
+  m->calls_.resize(m->graph_.nodes.size());
+  for (size_t n = 0; n < m->graph_.nodes.size(); ++n) {
+    const model::Node& node = m->graph_.nodes[n];
+    ops::OpCall& call = m->calls_[n];
+    call.op = node.op;
+    call.attrs = &node.attrs;
+    call.cores = cores;
+    call.host_cpus = cpus;
+    auto operand = [&](int t, bool is_output, int slot) {
+      ops::Tensor x;
+      if (t < 0) return x;  // omitted optional input
+      const model::TensorInfo& ti = m->graph_.tensors[t];
+      x.dtype = ti.dtype;
+      x.shape = ti.shape;
+      x.bytes = ti.bytes;
+      switch (ti.kind) {
+        case model::TensorKind::weight: x.data = weight + m->plan_.offset[t]; break;
+        case model::TensorKind::intermediate: x.data = work + m->plan_.offset[t]; break;
+        case model::TensorKind::input:
+        case model::TensorKind::output:
+          m->bindings_.push_back({static_cast<int>(n), is_output, slot, ti.io_index,
+                                  ti.kind == model::TensorKind::output});
+          break;
+      }
+      return x;
+    };
+    for (size_t i = 0; i < node.inputs.size(); ++i) call.inputs.push_back(operand(node.inputs[i], false, int(i)));
+    for (size_t i = 0; i < node.outputs.size(); ++i) call.outputs.push_back(operand(node.outputs[i], true, int(i)));
+  }
+
+  // The model's own streams and the events that join them.
+  m->streams_.assign(m->plan_.streams, nullptr);
+  for (int s = 1; s < m->plan_.streams; ++s) {
+    ARUN_RETURN_IF_ERROR(check(aclrtCreateStream(&m->streams_[s]), "creating a model stream"));
+  }
+  m->node_events_.assign(m->graph_.nodes.size(), nullptr);
+  for (size_t n = 0; n < m->graph_.nodes.size(); ++n) {
+    if (m->plan_.record[n]) ARUN_RETURN_IF_ERROR(check(aclrtCreateEvent(&m->node_events_[n]), "creating an event"));
+  }
+  ARUN_RETURN_IF_ERROR(check(aclrtCreateEvent(&m->start_), "creating an event"));
+  ARUN_RETURN_IF_ERROR(check(aclrtCreateEvent(&m->done_), "creating an event"));
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+Status LoadedModel::place(Runtime& rt, const Memory& mem) {
+  const auto size_error = [](const char* what, size_t given, size_t needed) {
+    return Status(static_cast<Errc>(ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID),
+                  std::string(what) + " memory of " + std::to_string(given) + " bytes is too small: the model needs " +
+                      std::to_string(needed) + " (see aclmdlQuerySize)");
+  };
+  if (mem.work != nullptr) {
+    if (mem.work_size < plan_.work_size) return size_error("work", mem.work_size, plan_.work_size);
+    work_ = mem.work;
+  } else if (plan_.work_size > 0) {
+    ARUN_RETURN_IF_ERROR(
+        check(aclrtMalloc(&work_, plan_.work_size, ACL_MEM_MALLOC_HUGE_FIRST), "allocating the model workspace"));
+    owns_work_ = true;
+  }
+  if (mem.weight != nullptr) {
+    if (mem.weight_size < plan_.weight_size) return size_error("weight", mem.weight_size, plan_.weight_size);
+    weight_ = mem.weight;
+  } else if (plan_.weight_size > 0) {
+    ARUN_RETURN_IF_ERROR(
+        check(aclrtMalloc(&weight_, plan_.weight_size, ACL_MEM_MALLOC_HUGE_FIRST), "allocating the model weights"));
+    owns_weight_ = true;
+  }
+  // Weights: staged on the host in their planned layout and copied in one transfer.
+  if (plan_.weight_size > 0) {
+    std::vector<uint8_t> staging(plan_.weight_size, 0);
+    for (size_t t = 0; t < graph_.tensors.size(); ++t) {
+      model::TensorInfo& ti = graph_.tensors[t];
+      if (ti.kind != model::TensorKind::weight) continue;
+      if (!ti.data.empty()) std::memcpy(staging.data() + plan_.offset[t], ti.data.data(), ti.data.size());
+      std::vector<uint8_t>().swap(ti.data);  // on the device now
+    }
+    ARUN_RETURN_IF_ERROR(check(aclrtMemcpy(weight_, plan_.weight_size, staging.data(), staging.size(),
+                                           ACL_MEMCPY_HOST_TO_DEVICE),
+                               "copying the model weights to the device"));
+  }
+  return Status::Ok();
+}
+
+LoadedModel::~LoadedModel() {
+  // The last execution may still be queued: its kernels use the workspace and the weights.
+  if (ran_ && done_ != nullptr) (void)aclrtSynchronizeEvent(done_);
+  for (aclrtEvent e : node_events_) {
+    if (e != nullptr) (void)aclrtDestroyEvent(e);
+  }
+  if (start_ != nullptr) (void)aclrtDestroyEvent(start_);
+  if (done_ != nullptr) (void)aclrtDestroyEvent(done_);
+  for (aclrtStream s : streams_) {
+    if (s != nullptr) (void)aclrtDestroyStream(s);
+  }
+  if (owns_work_) (void)aclrtFree(work_);
+  if (owns_weight_) (void)aclrtFree(weight_);
+}
+
+Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void*>& outputs, aclrtStream stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The workspace is shared by all executions: one issued on another stream waits for the last.
+  if (ran_ && stream != last_stream_) {
+    ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(stream, done_), "waiting for the previous execution"));
+  }
+  for (const Binding& b : bindings_) {
+    ops::Tensor& t = b.is_output ? calls_[b.node].outputs[b.slot] : calls_[b.node].inputs[b.slot];
+    t.data = b.graph_output ? outputs[b.io] : inputs[b.io];
+  }
+  if (plan_.streams > 1) {
+    ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(start_, stream), "recording the start event"));
+    for (int s = 1; s < plan_.streams; ++s) {
+      ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(streams_[s], start_), "joining a model stream"));
+    }
+  }
+  for (size_t n = 0; n < calls_.size(); ++n) {
+    const int s = plan_.stream_of[n];
+    aclrtStream on = s == 0 ? stream : streams_[s];
+    for (int p : plan_.waits[n]) {
+      ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(on, node_events_[p]), "waiting for node " + graph_.nodes[p].name));
+    }
+    ops::OpCall& call = calls_[n];
+    call.stream = on;
+    Status st = ops::execute(call);
+    if (!st.ok()) {
+      const model::Node& node = graph_.nodes[n];
+      return Status(st.code(), "node '" + node.name + "' (" + node.op + "): " + st.message());
+    }
+    if (plan_.record[n]) {
+      ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(node_events_[n], on), "recording after node " + graph_.nodes[n].name));
+    }
+  }
+  for (int s = 1; s < plan_.streams; ++s) {
+    if (plan_.tails[s] >= 0) {
+      ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(stream, node_events_[plan_.tails[s]]), "joining a model stream"));
+    }
+  }
+  ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(done_, stream), "recording the done event"));
+  ran_ = true;
+  last_stream_ = stream;
+  return Status::Ok();
+}
+
+}  // namespace arun::api

@@ -1,0 +1,76 @@
+// A loaded model (spec 2.13): the imported graph and its plan, the device memory they need (weights
+// uploaded once; one workspace for every intermediate), the model's own streams and events, and
+// one prepared ops::OpCall per node. An execution enqueues every node back to back through the
+// operator library's launch path (ops::execute), with no host synchronisation between nodes.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "acl/acl.h"
+#include "arun/model/graph.hpp"
+#include "runtime.hpp"
+
+namespace arun::api {
+
+// Most streams a model's independent branches use (ARUN_MODEL_STREAMS, 1..16; default 4; 1 = serial).
+int model_max_streams();
+
+class LoadedModel {
+ public:
+  // Caller-owned memory (aclmdlLoadFrom*WithMem); a NULL pointer lets the runtime allocate that part.
+  struct Memory {
+    void* work = nullptr;
+    size_t work_size = 0;
+    void* weight = nullptr;
+    size_t weight_size = 0;
+  };
+
+  // Imports, plans and places the model on the current context's device.
+  static Status load(Runtime& rt, const void* image, size_t size, const Memory& mem,
+                     std::unique_ptr<LoadedModel>* out);
+  // Waits for the last execution, then releases what the runtime allocated.
+  ~LoadedModel();
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+
+  const model::Graph& graph() const { return graph_; }
+  const model::Plan& plan() const { return plan_; }
+
+  // Enqueues one inference on `stream` (nullptr: the default stream). The buffers are device
+  // addresses of the graph inputs / outputs, in order, already checked for count and size.
+  // Executions from several threads or streams are serialised on the device through an event.
+  Status run(const std::vector<void*>& inputs, const std::vector<void*>& outputs, aclrtStream stream);
+
+ private:
+  LoadedModel() = default;
+  Status place(Runtime& rt, const Memory& mem);
+
+  // Where a node operand bound to a graph input / output sits in the prepared calls.
+  struct Binding {
+    int node;
+    bool is_output;  // in calls_[node].outputs (else .inputs)
+    int slot;
+    int io;  // graph input / output index
+    bool graph_output;
+  };
+
+  model::Graph graph_;
+  model::Plan plan_;
+  void* work_ = nullptr;
+  void* weight_ = nullptr;
+  bool owns_work_ = false, owns_weight_ = false;
+  std::vector<aclrtStream> streams_;  // [0] unused (the caller's), then the model's own
+  std::vector<aclrtEvent> node_events_;  // per node, where the plan records one
+  aclrtEvent start_ = nullptr, done_ = nullptr;
+  std::vector<ops::OpCall> calls_;
+  std::vector<Binding> bindings_;
+
+  std::mutex mutex_;  // one enqueue at a time; guards the fields below and the calls' pointers
+  bool ran_ = false;
+  aclrtStream last_stream_ = nullptr;
+};
+
+}  // namespace arun::api

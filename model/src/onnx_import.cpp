@@ -1,0 +1,365 @@
+// ONNX -> Graph: parse with Debian's libonnx (protobuf), infer shapes, resolve every tensor to a
+// static shape and dtype, order the nodes topologically and check each node against the operator
+// library's registry, so that a model we cannot run fails at load rather than at execution.
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+#include "acl/acl.h"
+#include "arun/model/graph.hpp"
+
+namespace arun::model {
+
+namespace {
+
+Status parse_error(const std::string& what) { return Status(static_cast<Errc>(ACL_ERROR_PARSE_MODEL), what); }
+
+bool to_acl_dtype(int32_t onnx_type, aclDataType* out) {
+  using T = onnx::TensorProto;
+  switch (onnx_type) {
+    case T::FLOAT: *out = ACL_FLOAT; return true;
+    case T::FLOAT16: *out = ACL_FLOAT16; return true;
+    case T::DOUBLE: *out = ACL_DOUBLE; return true;
+    case T::BFLOAT16: *out = ACL_BF16; return true;
+    case T::INT8: *out = ACL_INT8; return true;
+    case T::UINT8: *out = ACL_UINT8; return true;
+    case T::INT16: *out = ACL_INT16; return true;
+    case T::UINT16: *out = ACL_UINT16; return true;
+    case T::INT32: *out = ACL_INT32; return true;
+    case T::UINT32: *out = ACL_UINT32; return true;
+    case T::INT64: *out = ACL_INT64; return true;
+    case T::UINT64: *out = ACL_UINT64; return true;
+    case T::BOOL: *out = ACL_BOOL; return true;
+    default: return false;
+  }
+}
+
+Status dtype_error(const std::string& tensor, int32_t onnx_type) {
+  return Status(static_cast<Errc>(ACL_ERROR_GE_DATATYPE_INVALID),
+                "tensor '" + tensor + "' has ONNX data type " + std::to_string(onnx_type) +
+                    ", which the runtime does not support");
+}
+
+Status shape_bytes(const std::string& name, aclDataType dtype, const ops::Shape& shape, size_t* bytes) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) n = -1;
+    if (n < 0) break;
+  }
+  int64_t b = 0;
+  if (n < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(aclDataTypeSize(dtype)), &b)) {
+    return Status(static_cast<Errc>(ACL_ERROR_GE_SHAPE_INVALID),
+                  "tensor '" + name + "' of shape " + ops::shape_text(shape) + " is too large");
+  }
+  *bytes = static_cast<size_t>(b);
+  return Status::Ok();
+}
+
+// Reads a TypeProto's static tensor type; `where` says which tensor for the message.
+Status static_type(const std::string& name, const onnx::TypeProto& type, aclDataType* dtype, ops::Shape* shape) {
+  if (!type.has_tensor_type()) return parse_error("tensor '" + name + "' is not a tensor (sequence, map or optional)");
+  const auto& tt = type.tensor_type();
+  if (!to_acl_dtype(tt.elem_type(), dtype)) return dtype_error(name, tt.elem_type());
+  if (!tt.has_shape()) {
+    return Status(static_cast<Errc>(ACL_ERROR_GE_SHAPE_INVALID),
+                  "tensor '" + name + "' has no shape after shape inference (unknown rank)");
+  }
+  shape->clear();
+  for (const auto& d : tt.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) {
+      return Status(static_cast<Errc>(ACL_ERROR_GE_SHAPE_INVALID),
+                    "tensor '" + name + "' has a dynamic dimension" +
+                        (d.has_dim_param() ? " '" + d.dim_param() + "'" : std::string()) +
+                        " (only static shapes are supported)");
+    }
+    shape->push_back(d.dim_value());
+  }
+  return Status::Ok();
+}
+
+// An initializer's bytes in row-major little-endian order, from raw_data or the typed fields.
+Status initializer_bytes(const onnx::TensorProto& t, aclDataType dtype, size_t bytes, std::vector<uint8_t>* out) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    return parse_error("initializer '" + t.name() + "' keeps its data in an external file, which is not supported");
+  }
+  out->assign(bytes, 0);
+  const size_t elem = aclDataTypeSize(dtype);
+  const size_t count = elem == 0 ? 0 : bytes / elem;
+  auto mismatch = [&](size_t have) {
+    return parse_error("initializer '" + t.name() + "' holds " + std::to_string(have) + " values, its shape needs " +
+                       std::to_string(count));
+  };
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != bytes) {
+      return parse_error("initializer '" + t.name() + "' has " + std::to_string(t.raw_data().size()) +
+                         " bytes of raw data, its shape needs " + std::to_string(bytes));
+    }
+    std::memcpy(out->data(), t.raw_data().data(), bytes);
+    return Status::Ok();
+  }
+  uint8_t* dst = out->data();
+  switch (dtype) {
+    case ACL_FLOAT:
+      if (static_cast<size_t>(t.float_data_size()) != count) return mismatch(t.float_data_size());
+      std::memcpy(dst, t.float_data().data(), bytes);
+      break;
+    case ACL_DOUBLE:
+      if (static_cast<size_t>(t.double_data_size()) != count) return mismatch(t.double_data_size());
+      std::memcpy(dst, t.double_data().data(), bytes);
+      break;
+    case ACL_INT64:
+      if (static_cast<size_t>(t.int64_data_size()) != count) return mismatch(t.int64_data_size());
+      std::memcpy(dst, t.int64_data().data(), bytes);
+      break;
+    case ACL_UINT32:
+    case ACL_UINT64:
+      if (static_cast<size_t>(t.uint64_data_size()) != count) return mismatch(t.uint64_data_size());
+      for (size_t i = 0; i < count; ++i) {
+        const uint64_t v = t.uint64_data(static_cast<int>(i));
+        std::memcpy(dst + i * elem, &v, elem);  // little-endian: the low bytes first
+      }
+      break;
+    default:
+      // int32 and the narrower types (float16 / bfloat16 as their bits) are stored in int32_data.
+      if (static_cast<size_t>(t.int32_data_size()) != count) return mismatch(t.int32_data_size());
+      for (size_t i = 0; i < count; ++i) {
+        const int32_t v = t.int32_data(static_cast<int>(i));
+        std::memcpy(dst + i * elem, &v, elem);
+      }
+      break;
+  }
+  return Status::Ok();
+}
+
+Status convert_attr(const Node& node, const onnx::AttributeProto& a, ops::Attrs* attrs) {
+  using A = onnx::AttributeProto;
+  switch (a.type()) {
+    case A::INT: attrs->set(a.name(), static_cast<int64_t>(a.i())); break;
+    case A::FLOAT: attrs->set(a.name(), a.f()); break;
+    case A::STRING: attrs->set(a.name(), a.s()); break;
+    case A::INTS: attrs->set(a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end())); break;
+    default:
+      return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                    "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "' has ONNX type " +
+                        std::to_string(a.type()) + ", which the operator library does not take");
+  }
+  return Status::Ok();
+}
+
+struct Importer {
+  Graph g;
+  std::unordered_map<std::string, int> index;  // tensor name -> index
+
+  int add_tensor(const std::string& name) {
+    auto [it, inserted] = index.emplace(name, static_cast<int>(g.tensors.size()));
+    if (inserted) {
+      g.tensors.emplace_back();
+      g.tensors.back().name = name;
+    }
+    return it->second;
+  }
+};
+
+}  // namespace
+
+Status import_onnx(const void* data, size_t size, Graph* out) {
+  onnx::ModelProto model;
+  if (size > static_cast<size_t>(INT32_MAX) || !model.ParseFromArray(data, static_cast<int>(size))) {
+    return parse_error("the model is not a valid ONNX ModelProto (" + std::to_string(size) +
+                       " bytes that protobuf cannot parse)");
+  }
+  if (!model.has_graph()) return parse_error("the ONNX model has no graph");
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*strict=*/1));
+  } catch (const std::exception& e) {
+    return parse_error(std::string("ONNX shape inference failed: ") + e.what());
+  }
+  const onnx::GraphProto& gp = model.graph();
+  Importer im;
+  Graph& g = im.g;
+
+  // Declared types: value_info (intermediates, filled by shape inference), inputs, outputs.
+  std::unordered_map<std::string, const onnx::TypeProto*> types;
+  for (const auto& vi : gp.value_info()) types[vi.name()] = &vi.type();
+  for (const auto& vi : gp.input()) types[vi.name()] = &vi.type();
+  for (const auto& vi : gp.output()) types[vi.name()] = &vi.type();
+
+  // Initializers are weights, also when (IR < 4 style) they are listed as inputs too.
+  for (const auto& init : gp.initializer()) {
+    const int t = im.add_tensor(init.name());
+    TensorInfo& ti = g.tensors[t];
+    ti.kind = TensorKind::weight;
+    if (!to_acl_dtype(init.data_type(), &ti.dtype)) return dtype_error(init.name(), init.data_type());
+    ti.shape.assign(init.dims().begin(), init.dims().end());
+    ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, &ti.bytes));
+    ARUN_RETURN_IF_ERROR(initializer_bytes(init, ti.dtype, ti.bytes, &ti.data));
+  }
+  for (const auto& vi : gp.input()) {
+    if (im.index.count(vi.name()) != 0) continue;  // an initializer with a default value
+    const int t = im.add_tensor(vi.name());
+    g.tensors[t].kind = TensorKind::input;
+    g.tensors[t].io_index = static_cast<int>(g.inputs.size());
+    g.inputs.push_back(t);
+  }
+
+  // Nodes in file order first; Constant nodes become weights.
+  struct Pending {
+    Node node;
+    std::vector<std::string> in, out;
+  };
+  std::vector<Pending> pending;
+  for (int n = 0; n < gp.node_size(); ++n) {
+    const onnx::NodeProto& np = gp.node(n);
+    if (!np.domain().empty() && np.domain() != "ai.onnx") {
+      return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                    "node '" + np.name() + "' (" + np.op_type() + ") is in domain '" + np.domain() +
+                        "'; only the default ONNX domain is supported");
+    }
+    Pending p;
+    p.node.op = np.op_type();
+    p.node.name = np.name().empty() ? np.op_type() + "_" + std::to_string(n) : np.name();
+    if (np.op_type() == "Constant") {
+      if (np.output_size() != 1 || np.attribute_size() != 1 || !np.attribute(0).has_t()) {
+        return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                      "node '" + p.node.name + "' (Constant): only a 'value' tensor attribute is supported");
+      }
+      const onnx::TensorProto& value = np.attribute(0).t();
+      if (im.index.count(np.output(0)) != 0) return parse_error("tensor '" + np.output(0) + "' is defined twice");
+      TensorInfo& ti = g.tensors[im.add_tensor(np.output(0))];
+      ti.kind = TensorKind::weight;
+      if (!to_acl_dtype(value.data_type(), &ti.dtype)) return dtype_error(ti.name, value.data_type());
+      ti.shape.assign(value.dims().begin(), value.dims().end());
+      ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, &ti.bytes));
+      ARUN_RETURN_IF_ERROR(initializer_bytes(value, ti.dtype, ti.bytes, &ti.data));
+      continue;
+    }
+    const ops::OpDef* def = ops::find_op(np.op_type());
+    if (def == nullptr) {
+      return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                    "node '" + p.node.name + "': op type '" + np.op_type() +
+                        "' is not implemented by the operator library");
+    }
+    for (const auto& a : np.attribute()) {
+      if (std::find(def->attrs.begin(), def->attrs.end(), a.name()) == def->attrs.end()) {
+        return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                      "node '" + p.node.name + "' (" + p.node.op + "): attribute '" + a.name() +
+                          "' is not supported by the operator library");
+      }
+      ARUN_RETURN_IF_ERROR(convert_attr(p.node, a, &p.node.attrs));
+    }
+    p.in.assign(np.input().begin(), np.input().end());
+    p.out.assign(np.output().begin(), np.output().end());
+    pending.push_back(std::move(p));
+  }
+
+  // Producers: every node output is a new tensor.
+  std::vector<std::vector<int>> out_idx(pending.size());
+  for (size_t n = 0; n < pending.size(); ++n) {
+    for (const std::string& name : pending[n].out) {
+      if (name.empty()) {
+        out_idx[n].push_back(-1);
+        continue;
+      }
+      if (im.index.count(name) != 0) return parse_error("tensor '" + name + "' is defined twice");
+      const int t = im.add_tensor(name);
+      g.tensors[t].producer = static_cast<int>(n);  // file order for now, renumbered below
+      out_idx[n].push_back(t);
+    }
+  }
+  // Topological order (Kahn), stable: among ready nodes, the one first in the file goes first.
+  std::vector<int> indegree(pending.size(), 0);
+  std::vector<std::vector<int>> users(pending.size());
+  std::vector<std::vector<int>> in_idx(pending.size());
+  for (size_t n = 0; n < pending.size(); ++n) {
+    for (const std::string& name : pending[n].in) {
+      if (name.empty()) {
+        in_idx[n].push_back(-1);
+        continue;
+      }
+      auto it = im.index.find(name);
+      if (it == im.index.end()) {
+        return parse_error("node '" + pending[n].node.name + "' (" + pending[n].node.op + ") reads tensor '" + name +
+                           "', which no node, initializer or graph input defines");
+      }
+      in_idx[n].push_back(it->second);
+      const int p = g.tensors[it->second].producer;
+      if (p >= 0) {
+        ++indegree[n];
+        users[p].push_back(static_cast<int>(n));
+      }
+    }
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (size_t n = 0; n < pending.size(); ++n) {
+    if (indegree[n] == 0) ready.push(static_cast<int>(n));
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    for (int u : users[n]) {
+      if (--indegree[u] == 0) ready.push(u);
+    }
+  }
+  if (order.size() != pending.size()) {
+    for (size_t n = 0; n < pending.size(); ++n) {
+      if (indegree[n] > 0) return parse_error("the graph has a cycle through node '" + pending[n].node.name + "'");
+    }
+  }
+  std::vector<int> new_index(pending.size());
+  for (size_t i = 0; i < order.size(); ++i) new_index[order[i]] = static_cast<int>(i);
+  for (int old : order) {
+    Node node = std::move(pending[old].node);
+    node.inputs = in_idx[old];
+    node.outputs = out_idx[old];
+    g.nodes.push_back(std::move(node));
+  }
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    for (int t : g.nodes[n].outputs) {
+      if (t >= 0) g.tensors[t].producer = static_cast<int>(n);
+    }
+    for (int t : g.nodes[n].inputs) {
+      if (t < 0) continue;
+      auto& c = g.tensors[t].consumers;
+      if (c.empty() || c.back() != static_cast<int>(n)) c.push_back(static_cast<int>(n));
+    }
+  }
+
+  // Outputs must be computed by a node (a graph that passes an input or a weight straight through
+  // would need a copy node, which the importer does not add).
+  for (const auto& vi : gp.output()) {
+    auto it = im.index.find(vi.name());
+    if (it == im.index.end()) return parse_error("graph output '" + vi.name() + "' is not defined by any node");
+    TensorInfo& ti = g.tensors[it->second];
+    if (ti.producer < 0 || ti.kind == TensorKind::output) {
+      return parse_error("graph output '" + vi.name() +
+                         "' is a graph input, a weight or listed twice; it must be computed by a node");
+    }
+    ti.kind = TensorKind::output;
+    ti.io_index = static_cast<int>(g.outputs.size());
+    g.outputs.push_back(it->second);
+  }
+
+  // Types and sizes of everything that is not a weight.
+  for (TensorInfo& ti : g.tensors) {
+    if (ti.kind == TensorKind::weight) continue;
+    auto it = types.find(ti.name);
+    if (it == types.end()) {
+      return Status(static_cast<Errc>(ACL_ERROR_GE_SHAPE_INVALID),
+                    "tensor '" + ti.name + "' has no type or shape after ONNX shape inference");
+    }
+    ARUN_RETURN_IF_ERROR(static_type(ti.name, *it->second, &ti.dtype, &ti.shape));
+    ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, &ti.bytes));
+  }
+  *out = std::move(g);
+  return Status::Ok();
+}
+
+}  // namespace arun::model

@@ -1,0 +1,9 @@
+# The model library without a device: ONNX import and execution plans (streams, events, memory).
+if(TARGET arun_model)
+  add_executable(model_plan_test ${CMAKE_CURRENT_LIST_DIR}/model/plan_test.cpp)
+  # ascendcl: the C functions the op library calls (aclDataTypeSize, the kernel ABI); no runtime is started.
+  target_link_libraries(model_plan_test PRIVATE arun_model ascendcl GTest::gtest_main)
+  target_compile_definitions(model_plan_test PRIVATE ARUN_TEST_MODELS_DIR="${ARUN_TEST_MODELS_DIR}")
+  add_test(NAME model_plan COMMAND model_plan_test)
+  set_tests_properties(model_plan PROPERTIES FIXTURES_REQUIRED arun_test_models LABELS model TIMEOUT 120)
+endif()
