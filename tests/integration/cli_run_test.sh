@@ -51,7 +51,7 @@ timeline=$(find "$work/ascend-run-profile" -name '*.json' | head -1)
 
 # A wrong reference (another model's output of the same shape) is reported, exit code 3.
 expect 3 "MISMATCH" "$models/mlp_b1.onnx" --iterations 1 --input input="$models/mlp_b1.in.input.npy" \
-  --output-dir "$work/x" --compare output="$models/cnn_b1.out.logits.npy"
+  --output-dir "$work/x" --compare logits="$models/cnn_b1.out.logits.npy"
 # Bad input.
 expect 1 "has no input of that name (its inputs: input)" "$models/mlp_b1.onnx" --input nope="$models/mlp_b1.in.input.npy"
 expect 1 "holds shape (1, 1, 28, 28)" "$models/mlp_b1.onnx" --input input="$models/cnn_b1.in.input.npy"
