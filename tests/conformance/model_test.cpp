@@ -14,7 +14,7 @@
 
 #include "acl/acl.h"
 #include "conformance.hpp"
-#include "npy.hpp"
+#include "reference_data.hpp"
 #include "op_support.hpp"
 
 namespace conformance {
