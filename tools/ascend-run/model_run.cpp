@@ -223,6 +223,16 @@ bool compare(const Tensor& t, const std::vector<unsigned char>& host, const std:
   return bad == 0;
 }
 
+std::string size_text(size_t bytes) {
+  char buf[32];
+  if (bytes < (size_t(1) << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / 1048576.0);
+  }
+  return buf;
+}
+
 std::string stem_of(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   const size_t dot = base.rfind('.');
@@ -277,8 +287,8 @@ int run(const Options& o) {
     desc = aclmdlCreateDesc();
     if (desc == nullptr) fail("aclmdlCreateDesc returned NULL");
     RUN_CHECK(aclmdlGetDesc(desc, model_id));
-    std::printf("model %s: loaded in %.1f ms; weights %.2f MiB, workspace %.2f MiB (planned at load)\n",
-                o.model.c_str(), load_ms, double(weights) / 1048576.0, double(work) / 1048576.0);
+    std::printf("model %s: loaded in %.1f ms; weights %s, workspace %s (planned at load)\n", o.model.c_str(),
+                load_ms, size_text(weights).c_str(), size_text(work).c_str());
 
     auto describe_all = [&](bool is_input) {
       std::vector<Tensor> list(is_input ? aclmdlGetNumInputs(desc) : aclmdlGetNumOutputs(desc));
