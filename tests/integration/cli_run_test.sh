@@ -58,8 +58,10 @@ expect 1 "holds shape (1, 1, 28, 28)" "$models/mlp_b1.onnx" --input input="$mode
 head -c 300 "$models/mlp_b1.in.input.npy" >"$work/short.npy"
 expect 1 "truncated data" "$models/mlp_b1.onnx" --input input="$work/short.npy"
 printf 'not an onnx model' >"$work/bad.onnx"
-expect 1 "aclmdl" "$work/bad.onnx"
-expect 1 "aclmdl" "$work/missing.onnx"
+expect 1 "not a valid ONNX ModelProto" "$work/bad.onnx"
+expect 1 "cannot open model file" "$work/missing.onnx"
+head -c 5000 "$models/cnn_b1.onnx" >"$work/truncated.onnx"
+expect 1 "not a valid ONNX ModelProto" "$work/truncated.onnx"
 expect 2 "bad argument '--iterations'" "$models/mlp_b1.onnx" --iterations 0
 expect 2 "is not NAME=FILE.npy" "$models/mlp_b1.onnx" --input justaname
 expect 2 "no model given"
