@@ -31,15 +31,18 @@ namespace {
 struct Failure {};
 
 // Every ACL call is checked; the runtime's message names the call and the problem.
-#define RUN_CHECK(expr)                                                                     \
-  do {                                                                                      \
-    aclError run_rc_ = (expr);                                                              \
-    if (run_rc_ != ACL_SUCCESS) {                                                           \
-      const char* run_msg_ = aclGetRecentErrMsg();                                          \
-      std::fprintf(stderr, "ascend-run run: %s (error %d)\n",                              \
-                   run_msg_ != nullptr && *run_msg_ != '\0' ? run_msg_ : #expr, run_rc_); \
-      throw Failure{};                                                                      \
-    }                                                                                       \
+#define RUN_CHECK(expr)                                                         \
+  do {                                                                          \
+    aclError run_rc_ = (expr);                                                  \
+    if (run_rc_ != ACL_SUCCESS) {                                               \
+      const char* run_msg_ = aclGetRecentErrMsg();                              \
+      if (run_msg_ != nullptr && *run_msg_ != '\0') {                           \
+        std::fprintf(stderr, "ascend-run run: %s\n", run_msg_);                 \
+      } else {                                                                  \
+        std::fprintf(stderr, "ascend-run run: %s failed with %d\n", #expr, run_rc_); \
+      }                                                                         \
+      throw Failure{};                                                          \
+    }                                                                           \
   } while (0)
 
 [[noreturn]] void fail(const std::string& message) {
