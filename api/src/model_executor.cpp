@@ -79,8 +79,10 @@ Status LoadedModel::load(Runtime& rt, const void* image, size_t size, const Memo
 
   // The model's own streams and the events that join them.
   m->streams_.assign(m->plan_.streams, nullptr);
+  m->stream_tails_.assign(m->plan_.streams, nullptr);
   for (int s = 1; s < m->plan_.streams; ++s) {
     ARUN_RETURN_IF_ERROR(check(aclrtCreateStream(&m->streams_[s]), "creating a model stream"));
+    ARUN_RETURN_IF_ERROR(check(aclrtCreateEvent(&m->stream_tails_[s]), "creating an event"));
   }
   m->node_events_.assign(m->graph_.nodes.size(), nullptr);
   for (size_t n = 0; n < m->graph_.nodes.size(); ++n) {
@@ -136,6 +138,9 @@ LoadedModel::~LoadedModel() {
   for (aclrtEvent e : node_events_) {
     if (e != nullptr) (void)aclrtDestroyEvent(e);
   }
+  for (aclrtEvent e : stream_tails_) {
+    if (e != nullptr) (void)aclrtDestroyEvent(e);
+  }
   if (start_ != nullptr) (void)aclrtDestroyEvent(start_);
   if (done_ != nullptr) (void)aclrtDestroyEvent(done_);
   for (aclrtStream s : streams_) {
@@ -155,6 +160,24 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
     ops::Tensor& t = b.is_output ? calls_[b.node].outputs[b.slot] : calls_[b.node].inputs[b.slot];
     t.data = b.graph_output ? outputs[b.io] : inputs[b.io];
   }
+  Status st = enqueue(stream);
+  if (!st.ok()) {
+    // Part of the execution may be queued: join every model stream into the caller's before the
+    // done event, so that the next execution still waits for whatever uses the workspace.
+    for (int s = 1; s < plan_.streams; ++s) {
+      if (aclrtRecordEvent(stream_tails_[s], streams_[s]) == ACL_SUCCESS) (void)aclrtStreamWaitEvent(stream, stream_tails_[s]);
+    }
+  }
+  if (aclrtRecordEvent(done_, stream) == ACL_SUCCESS) {
+    ran_ = true;
+    last_stream_ = stream;
+  } else if (st.ok()) {
+    st = Status(Errc::rt_internal_error, "recording the model's done event failed");
+  }
+  return st;
+}
+
+Status LoadedModel::enqueue(aclrtStream stream) {
   if (plan_.streams > 1) {
     ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(start_, stream), "recording the start event"));
     for (int s = 1; s < plan_.streams; ++s) {
@@ -183,9 +206,6 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
       ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(stream, node_events_[plan_.tails[s]]), "joining a model stream"));
     }
   }
-  ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(done_, stream), "recording the done event"));
-  ran_ = true;
-  last_stream_ = stream;
   return Status::Ok();
 }
 

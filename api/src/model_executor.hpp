@@ -47,6 +47,7 @@ class LoadedModel {
  private:
   LoadedModel() = default;
   Status place(Runtime& rt, const Memory& mem);
+  Status enqueue(aclrtStream stream);
 
   // Where a node operand bound to a graph input / output sits in the prepared calls.
   struct Binding {
@@ -64,6 +65,7 @@ class LoadedModel {
   bool owns_work_ = false, owns_weight_ = false;
   std::vector<aclrtStream> streams_;  // [0] unused (the caller's), then the model's own
   std::vector<aclrtEvent> node_events_;  // per node, where the plan records one
+  std::vector<aclrtEvent> stream_tails_;  // per model stream: joins it after a failed enqueue
   aclrtEvent start_ = nullptr, done_ = nullptr;
   std::vector<ops::OpCall> calls_;
   std::vector<Binding> bindings_;

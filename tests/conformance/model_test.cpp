@@ -79,11 +79,11 @@ std::vector<double> asFloats(const std::vector<uint8_t> &bytes) {
 // ---- in-test ONNX models (onnx protobuf API) ----
 
 void addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list, const std::string &name,
-              const std::vector<int64_t> &dims) {
+              const std::vector<int64_t> &dims, int elemType = onnx::TensorProto::FLOAT) {
   onnx::ValueInfoProto *v = list->Add();
   v->set_name(name);
   auto *tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->set_elem_type(elemType);
   for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
@@ -130,6 +130,38 @@ std::string unsupportedOpModel() {
   addValue(g->mutable_output(), "y", {4});
   addNode(g, "Relu", {"x"}, "r", "first_relu");
   addNode(g, "Round", {"r"}, "y", "the_round_node");
+  return m.SerializeAsString();
+}
+
+// y = x + c, with c from a Constant node (a weight after import).
+std::string constantModel() {
+  onnx::ModelProto m = newModel("constant");
+  onnx::GraphProto *g = m.mutable_graph();
+  addValue(g->mutable_input(), "x", {4});
+  addValue(g->mutable_output(), "y", {4});
+  onnx::NodeProto *c = g->add_node();
+  c->set_op_type("Constant");
+  c->set_name("the_constant");
+  c->add_output("c");
+  onnx::AttributeProto *value = c->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto *t = value->mutable_t();
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(4);
+  for (float f : {10.0f, 20.0f, 30.0f, 40.0f}) t->add_float_data(f);
+  addNode(g, "Add", {"x", "c"}, "y", "add_constant");
+  return m.SerializeAsString();
+}
+
+// Loads (ONNX and the registry accept it) but fails at execution: our MatMul has no float16 kernel.
+std::string float16MatMulModel() {
+  onnx::ModelProto m = newModel("f16");
+  onnx::GraphProto *g = m.mutable_graph();
+  addValue(g->mutable_input(), "x", {2, 2}, onnx::TensorProto::FLOAT16);
+  addValue(g->mutable_output(), "y", {2, 2}, onnx::TensorProto::FLOAT16);
+  addNode(g, "Relu", {"x"}, "r", "f16_relu");
+  addNode(g, "MatMul", {"r", "x"}, "y", "f16_matmul");
   return m.SerializeAsString();
 }
 
@@ -411,6 +443,40 @@ TEST_P(ModelTest, TwoIndependentBranches) {
     ASSERT_ACL(ACL_SUCCESS, aclrtSynchronizeStream(s)) << recentMessage();
     EXPECT_TRUE(near(asFloats(readDevice(dout.ptr, dout.size)), ref, 1e-6, 1e-6)) << "run " << i;
   }
+  EXPECT_ACL(ACL_SUCCESS, aclrtDestroyStream(s));
+  EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
+}
+
+TEST_P(ModelTest, ConstantNodesBecomeWeights) {
+  const std::string image = constantModel();
+  uint32_t id = 0;
+  ASSERT_ACL(ACL_SUCCESS, aclmdlLoadFromMem(image.data(), image.size(), &id)) << recentMessage();
+  HostTensor hx = f32({4}, {1, 2, 3, 4});
+  DevBuf din(16), dout(16);
+  writeDevice(din.ptr, hx.bytes);
+  Dataset in{{din.ptr, din.size}}, out{{dout.ptr, dout.size}};
+  ASSERT_ACL(ACL_SUCCESS, aclmdlExecute(id, in.set, out.set)) << recentMessage();
+  EXPECT_EQ((std::vector<double>{11, 22, 33, 44}), asFloats(readDevice(dout.ptr, 16)));
+  EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
+}
+
+TEST_P(ModelTest, ExecutionFailureNamesTheNode) {
+  const std::string image = float16MatMulModel();
+  uint32_t id = 0;
+  ASSERT_ACL(ACL_SUCCESS, aclmdlLoadFromMem(image.data(), image.size(), &id)) << recentMessage();
+  DevBuf din(8), dout(8);
+  Dataset in{{din.ptr, din.size}}, out{{dout.ptr, dout.size}};
+  aclrtStream s = nullptr;
+  ASSERT_ACL(ACL_SUCCESS, aclrtCreateStream(&s));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, aclmdlExecuteAsync(id, in.set, out.set, s));
+    const std::string msg = recentMessage();
+    EXPECT_NE(std::string::npos, msg.find("f16_matmul")) << msg;
+    EXPECT_NE(std::string::npos, msg.find("float16")) << msg;
+  }
+  // What was queued before the failing node completes; the stream stays usable.
+  EXPECT_ACL(ACL_SUCCESS, aclrtSynchronizeStream(s));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, aclmdlExecute(id, in.set, out.set));
   EXPECT_ACL(ACL_SUCCESS, aclrtDestroyStream(s));
   EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
 }
