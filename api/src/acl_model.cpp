@@ -171,7 +171,8 @@ Status execute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* outp
     const aclError rc = aclrtSynchronizeStream(stream);
     if (rc != ACL_SUCCESS) {
       const char* msg = aclGetRecentErrMsg();
-      st = Status(static_cast<Errc>(rc), std::string("model execution failed") + (msg != nullptr ? ": " + std::string(msg) : ""));
+      st = Status(static_cast<Errc>(rc),
+                  std::string("model execution failed") + (msg != nullptr ? ": " + std::string(msg) : ""));
     }
   }
   for (int i : to_alloc) {

@@ -165,7 +165,9 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
     // Part of the execution may be queued: join every model stream into the caller's before the
     // done event, so that the next execution still waits for whatever uses the workspace.
     for (int s = 1; s < plan_.streams; ++s) {
-      if (aclrtRecordEvent(stream_tails_[s], streams_[s]) == ACL_SUCCESS) (void)aclrtStreamWaitEvent(stream, stream_tails_[s]);
+      if (aclrtRecordEvent(stream_tails_[s], streams_[s]) == ACL_SUCCESS) {
+        (void)aclrtStreamWaitEvent(stream, stream_tails_[s]);
+      }
     }
   }
   if (aclrtRecordEvent(done_, stream) == ACL_SUCCESS) {
@@ -188,7 +190,8 @@ Status LoadedModel::enqueue(aclrtStream stream) {
     const int s = plan_.stream_of[n];
     aclrtStream on = s == 0 ? stream : streams_[s];
     for (int p : plan_.waits[n]) {
-      ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(on, node_events_[p]), "waiting for node " + graph_.nodes[p].name));
+      ARUN_RETURN_IF_ERROR(
+          check(aclrtStreamWaitEvent(on, node_events_[p]), "waiting for node " + graph_.nodes[p].name));
     }
     ops::OpCall& call = calls_[n];
     call.stream = on;
@@ -198,7 +201,8 @@ Status LoadedModel::enqueue(aclrtStream stream) {
       return Status(st.code(), "node '" + node.name + "' (" + node.op + "): " + st.message());
     }
     if (plan_.record[n]) {
-      ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(node_events_[n], on), "recording after node " + graph_.nodes[n].name));
+      ARUN_RETURN_IF_ERROR(
+          check(aclrtRecordEvent(node_events_[n], on), "recording after node " + graph_.nodes[n].name));
     }
   }
   for (int s = 1; s < plan_.streams; ++s) {

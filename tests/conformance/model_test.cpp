@@ -40,7 +40,9 @@ std::string recentMessage() {
 struct DevBuf {
   void *ptr = nullptr;
   size_t size = 0;
-  explicit DevBuf(size_t n) : size(n) { EXPECT_EQ(ACL_SUCCESS, aclrtMalloc(&ptr, std::max<size_t>(n, 1), ACL_MEM_MALLOC_HUGE_FIRST)); }
+  explicit DevBuf(size_t n) : size(n) {
+    EXPECT_EQ(ACL_SUCCESS, aclrtMalloc(&ptr, std::max<size_t>(n, 1), ACL_MEM_MALLOC_HUGE_FIRST));
+  }
   ~DevBuf() {
     if (ptr != nullptr) aclrtFree(ptr);
   }
