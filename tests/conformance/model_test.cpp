@@ -373,6 +373,12 @@ TEST_P(ModelTest, LoadFailures) {
   std::remove(truncated.c_str());
   std::remove(corrupt.c_str());
 
+  // No current context on a new thread: nothing to load onto.
+  inNewThread([&] {
+    uint32_t other = 0;
+    EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclmdlLoadFromFile(modelFile("mlp_b1").c_str(), &other));
+  });
+
   // An op the library lacks fails the load, naming the node and the op type.
   const std::string unsupported = unsupportedOpModel();
   EXPECT_ACL(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID, aclmdlLoadFromMem(unsupported.data(), unsupported.size(), &id));
