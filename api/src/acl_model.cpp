@@ -48,6 +48,20 @@ Registry& registry() {
   return *r;
 }
 
+}  // namespace
+
+void arun::api::abandon_models() {
+  std::map<uint32_t, std::shared_ptr<LoadedModel>> models;
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    models.swap(r.models);
+  }
+  for (auto& [id, m] : models) m->abandon();
+}
+
+namespace {
+
 Status find_model(uint32_t id, std::shared_ptr<LoadedModel>* out) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);

@@ -132,7 +132,13 @@ Status LoadedModel::place(Runtime& rt, const Memory& mem) {
   return Status::Ok();
 }
 
+void LoadedModel::abandon() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  abandoned_ = true;
+}
+
 LoadedModel::~LoadedModel() {
+  if (abandoned_) return;
   // The last execution may still be queued: its kernels use the workspace and the weights.
   if (ran_ && done_ != nullptr) (void)aclrtSynchronizeEvent(done_);
   for (aclrtEvent e : node_events_) {

@@ -15,6 +15,10 @@
 
 namespace arun::api {
 
+// Forgets every loaded model without releasing its device resources (aclFinalize tears those
+// down); their ids become unknown.
+void abandon_models();
+
 // Most streams a model's independent branches use (ARUN_MODEL_STREAMS, 1..16; default 4; 1 = serial).
 int model_max_streams();
 
@@ -35,6 +39,9 @@ class LoadedModel {
   ~LoadedModel();
   LoadedModel(const LoadedModel&) = delete;
   LoadedModel& operator=(const LoadedModel&) = delete;
+
+  // The runtime is going away: the destructor must not touch its handles.
+  void abandon();
 
   const model::Graph& graph() const { return graph_; }
   const model::Plan& plan() const { return plan_; }
@@ -72,6 +79,7 @@ class LoadedModel {
 
   std::mutex mutex_;  // one enqueue at a time; guards the fields below and the calls' pointers
   bool ran_ = false;
+  bool abandoned_ = false;
   aclrtStream last_stream_ = nullptr;
 };
 

@@ -455,6 +455,16 @@ TEST_P(ModelTest, TwoIndependentBranches) {
   EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
 }
 
+TEST_P(ModelTest, FinalizeForgetsLoadedModels) {
+  const uint32_t id = load("cnn_b1");
+  finalize();
+  reinit();
+  ASSERT_ACL(ACL_SUCCESS, aclrtSetDevice(0));
+  EXPECT_ACL(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, aclmdlUnload(id));
+  // The new runtime loads and runs models as usual.
+  checkModel("cnn_b1", true, 1e-4, 1e-4);
+}
+
 TEST_P(ModelTest, ConstantNodesBecomeWeights) {
   const std::string image = constantModel();
   uint32_t id = 0;
