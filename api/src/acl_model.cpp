@@ -48,6 +48,20 @@ Registry& registry() {
   return *r;
 }
 
+}  // namespace
+
+void arun::api::abandon_models() {
+  std::map<uint32_t, std::shared_ptr<LoadedModel>> models;
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    models.swap(r.models);
+  }
+  for (auto& [id, m] : models) m->abandon();
+}
+
+namespace {
+
 Status find_model(uint32_t id, std::shared_ptr<LoadedModel>* out) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -171,7 +185,8 @@ Status execute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* outp
     const aclError rc = aclrtSynchronizeStream(stream);
     if (rc != ACL_SUCCESS) {
       const char* msg = aclGetRecentErrMsg();
-      st = Status(static_cast<Errc>(rc), std::string("model execution failed") + (msg != nullptr ? ": " + std::string(msg) : ""));
+      st = Status(static_cast<Errc>(rc),
+                  std::string("model execution failed") + (msg != nullptr ? ": " + std::string(msg) : ""));
     }
   }
   for (int i : to_alloc) {

@@ -79,8 +79,10 @@ Status LoadedModel::load(Runtime& rt, const void* image, size_t size, const Memo
 
   // The model's own streams and the events that join them.
   m->streams_.assign(m->plan_.streams, nullptr);
+  m->stream_tails_.assign(m->plan_.streams, nullptr);
   for (int s = 1; s < m->plan_.streams; ++s) {
     ARUN_RETURN_IF_ERROR(check(aclrtCreateStream(&m->streams_[s]), "creating a model stream"));
+    ARUN_RETURN_IF_ERROR(check(aclrtCreateEvent(&m->stream_tails_[s]), "creating an event"));
   }
   m->node_events_.assign(m->graph_.nodes.size(), nullptr);
   for (size_t n = 0; n < m->graph_.nodes.size(); ++n) {
@@ -130,10 +132,19 @@ Status LoadedModel::place(Runtime& rt, const Memory& mem) {
   return Status::Ok();
 }
 
+void LoadedModel::abandon() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  abandoned_ = true;
+}
+
 LoadedModel::~LoadedModel() {
+  if (abandoned_) return;
   // The last execution may still be queued: its kernels use the workspace and the weights.
   if (ran_ && done_ != nullptr) (void)aclrtSynchronizeEvent(done_);
   for (aclrtEvent e : node_events_) {
+    if (e != nullptr) (void)aclrtDestroyEvent(e);
+  }
+  for (aclrtEvent e : stream_tails_) {
     if (e != nullptr) (void)aclrtDestroyEvent(e);
   }
   if (start_ != nullptr) (void)aclrtDestroyEvent(start_);
@@ -155,6 +166,26 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
     ops::Tensor& t = b.is_output ? calls_[b.node].outputs[b.slot] : calls_[b.node].inputs[b.slot];
     t.data = b.graph_output ? outputs[b.io] : inputs[b.io];
   }
+  Status st = enqueue(stream);
+  if (!st.ok()) {
+    // Part of the execution may be queued: join every model stream into the caller's before the
+    // done event, so that the next execution still waits for whatever uses the workspace.
+    for (int s = 1; s < plan_.streams; ++s) {
+      if (aclrtRecordEvent(stream_tails_[s], streams_[s]) == ACL_SUCCESS) {
+        (void)aclrtStreamWaitEvent(stream, stream_tails_[s]);
+      }
+    }
+  }
+  if (aclrtRecordEvent(done_, stream) == ACL_SUCCESS) {
+    ran_ = true;
+    last_stream_ = stream;
+  } else if (st.ok()) {
+    st = Status(Errc::rt_internal_error, "recording the model's done event failed");
+  }
+  return st;
+}
+
+Status LoadedModel::enqueue(aclrtStream stream) {
   if (plan_.streams > 1) {
     ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(start_, stream), "recording the start event"));
     for (int s = 1; s < plan_.streams; ++s) {
@@ -165,7 +196,8 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
     const int s = plan_.stream_of[n];
     aclrtStream on = s == 0 ? stream : streams_[s];
     for (int p : plan_.waits[n]) {
-      ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(on, node_events_[p]), "waiting for node " + graph_.nodes[p].name));
+      ARUN_RETURN_IF_ERROR(
+          check(aclrtStreamWaitEvent(on, node_events_[p]), "waiting for node " + graph_.nodes[p].name));
     }
     ops::OpCall& call = calls_[n];
     call.stream = on;
@@ -175,7 +207,8 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
       return Status(st.code(), "node '" + node.name + "' (" + node.op + "): " + st.message());
     }
     if (plan_.record[n]) {
-      ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(node_events_[n], on), "recording after node " + graph_.nodes[n].name));
+      ARUN_RETURN_IF_ERROR(
+          check(aclrtRecordEvent(node_events_[n], on), "recording after node " + graph_.nodes[n].name));
     }
   }
   for (int s = 1; s < plan_.streams; ++s) {
@@ -183,9 +216,6 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
       ARUN_RETURN_IF_ERROR(check(aclrtStreamWaitEvent(stream, node_events_[plan_.tails[s]]), "joining a model stream"));
     }
   }
-  ARUN_RETURN_IF_ERROR(check(aclrtRecordEvent(done_, stream), "recording the done event"));
-  ran_ = true;
-  last_stream_ = stream;
   return Status::Ok();
 }
 

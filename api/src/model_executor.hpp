@@ -15,6 +15,10 @@
 
 namespace arun::api {
 
+// Forgets every loaded model without releasing its device resources (aclFinalize tears those
+// down); their ids become unknown.
+void abandon_models();
+
 // Most streams a model's independent branches use (ARUN_MODEL_STREAMS, 1..16; default 4; 1 = serial).
 int model_max_streams();
 
@@ -36,6 +40,9 @@ class LoadedModel {
   LoadedModel(const LoadedModel&) = delete;
   LoadedModel& operator=(const LoadedModel&) = delete;
 
+  // The runtime is going away: the destructor must not touch its handles.
+  void abandon();
+
   const model::Graph& graph() const { return graph_; }
   const model::Plan& plan() const { return plan_; }
 
@@ -47,6 +54,7 @@ class LoadedModel {
  private:
   LoadedModel() = default;
   Status place(Runtime& rt, const Memory& mem);
+  Status enqueue(aclrtStream stream);
 
   // Where a node operand bound to a graph input / output sits in the prepared calls.
   struct Binding {
@@ -64,12 +72,14 @@ class LoadedModel {
   bool owns_work_ = false, owns_weight_ = false;
   std::vector<aclrtStream> streams_;  // [0] unused (the caller's), then the model's own
   std::vector<aclrtEvent> node_events_;  // per node, where the plan records one
+  std::vector<aclrtEvent> stream_tails_;  // per model stream: joins it after a failed enqueue
   aclrtEvent start_ = nullptr, done_ = nullptr;
   std::vector<ops::OpCall> calls_;
   std::vector<Binding> bindings_;
 
   std::mutex mutex_;  // one enqueue at a time; guards the fields below and the calls' pointers
   bool ran_ = false;
+  bool abandoned_ = false;
   aclrtStream last_stream_ = nullptr;
 };
 

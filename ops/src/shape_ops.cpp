@@ -1,5 +1,6 @@
 // Data-movement ops: Flatten, Reshape (ONNX's 0 and -1, allowzero), Identity, Transpose, Concat,
 // Gather and Cast. Everything but Cast moves elements by size, so any dtype works.
+#include <algorithm>
 #include <limits>
 
 #include "kernel_common.hpp"
@@ -125,9 +126,29 @@ void transpose_kernel(arun::Block blk, const TransposeParams<E>& p) {
   if (r.size() == 0) return;
   const E* in = blk.map(p.in, p.n).data();
   E* out = blk.map(p.out, p.n).data();
+  if (p.walk.rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  // A row of the output's innermost dimension at a time (a plain copy when the permutation keeps
+  // the last axis), then one cursor step.
+  const int last = p.walk.rank - 1;
+  const int64_t inner = p.walk.dims[last], s0 = p.walk.stride[0][last], s1 = p.walk.stride[1][last];
   StridedWalk::Cursor c = p.walk.at(static_cast<int64_t>(r.first));
-  for (size_t i = r.first; i < r.last; ++i) {
-    out[i] = in[c.off[0]];
+  for (size_t i = r.first; i < r.last;) {
+    const int64_t cnt = std::min<int64_t>(inner - c.idx[last], static_cast<int64_t>(r.last - i));
+    const E* src = in + c.off[0];
+    E* dst = out + i;
+    if (s0 == 1) {
+      for (int64_t j = 0; j < cnt; ++j) dst[j] = src[j];
+    } else {
+      for (int64_t j = 0; j < cnt; ++j) dst[j] = src[j * s0];
+    }
+    i += static_cast<size_t>(cnt);
+    if (i >= r.last) break;
+    c.off[0] += (cnt - 1) * s0;
+    c.off[1] += (cnt - 1) * s1;
+    c.idx[last] += cnt - 1;
     p.walk.next(c);
   }
 }

@@ -40,7 +40,9 @@ std::string recentMessage() {
 struct DevBuf {
   void *ptr = nullptr;
   size_t size = 0;
-  explicit DevBuf(size_t n) : size(n) { EXPECT_EQ(ACL_SUCCESS, aclrtMalloc(&ptr, std::max<size_t>(n, 1), ACL_MEM_MALLOC_HUGE_FIRST)); }
+  explicit DevBuf(size_t n) : size(n) {
+    EXPECT_EQ(ACL_SUCCESS, aclrtMalloc(&ptr, std::max<size_t>(n, 1), ACL_MEM_MALLOC_HUGE_FIRST));
+  }
   ~DevBuf() {
     if (ptr != nullptr) aclrtFree(ptr);
   }
@@ -79,11 +81,11 @@ std::vector<double> asFloats(const std::vector<uint8_t> &bytes) {
 // ---- in-test ONNX models (onnx protobuf API) ----
 
 void addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list, const std::string &name,
-              const std::vector<int64_t> &dims) {
+              const std::vector<int64_t> &dims, int elemType = onnx::TensorProto::FLOAT) {
   onnx::ValueInfoProto *v = list->Add();
   v->set_name(name);
   auto *tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->set_elem_type(elemType);
   for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
@@ -130,6 +132,38 @@ std::string unsupportedOpModel() {
   addValue(g->mutable_output(), "y", {4});
   addNode(g, "Relu", {"x"}, "r", "first_relu");
   addNode(g, "Round", {"r"}, "y", "the_round_node");
+  return m.SerializeAsString();
+}
+
+// y = x + c, with c from a Constant node (a weight after import).
+std::string constantModel() {
+  onnx::ModelProto m = newModel("constant");
+  onnx::GraphProto *g = m.mutable_graph();
+  addValue(g->mutable_input(), "x", {4});
+  addValue(g->mutable_output(), "y", {4});
+  onnx::NodeProto *c = g->add_node();
+  c->set_op_type("Constant");
+  c->set_name("the_constant");
+  c->add_output("c");
+  onnx::AttributeProto *value = c->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto *t = value->mutable_t();
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(4);
+  for (float f : {10.0f, 20.0f, 30.0f, 40.0f}) t->add_float_data(f);
+  addNode(g, "Add", {"x", "c"}, "y", "add_constant");
+  return m.SerializeAsString();
+}
+
+// Loads (ONNX and the registry accept it) but fails at execution: our MatMul has no float16 kernel.
+std::string float16MatMulModel() {
+  onnx::ModelProto m = newModel("f16");
+  onnx::GraphProto *g = m.mutable_graph();
+  addValue(g->mutable_input(), "x", {2, 2}, onnx::TensorProto::FLOAT16);
+  addValue(g->mutable_output(), "y", {2, 2}, onnx::TensorProto::FLOAT16);
+  addNode(g, "Relu", {"x"}, "r", "f16_relu");
+  addNode(g, "MatMul", {"r", "x"}, "y", "f16_matmul");
   return m.SerializeAsString();
 }
 
@@ -339,6 +373,12 @@ TEST_P(ModelTest, LoadFailures) {
   std::remove(truncated.c_str());
   std::remove(corrupt.c_str());
 
+  // No current context on a new thread: nothing to load onto.
+  inNewThread([&] {
+    uint32_t other = 0;
+    EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclmdlLoadFromFile(modelFile("mlp_b1").c_str(), &other));
+  });
+
   // An op the library lacks fails the load, naming the node and the op type.
   const std::string unsupported = unsupportedOpModel();
   EXPECT_ACL(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID, aclmdlLoadFromMem(unsupported.data(), unsupported.size(), &id));
@@ -411,6 +451,50 @@ TEST_P(ModelTest, TwoIndependentBranches) {
     ASSERT_ACL(ACL_SUCCESS, aclrtSynchronizeStream(s)) << recentMessage();
     EXPECT_TRUE(near(asFloats(readDevice(dout.ptr, dout.size)), ref, 1e-6, 1e-6)) << "run " << i;
   }
+  EXPECT_ACL(ACL_SUCCESS, aclrtDestroyStream(s));
+  EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
+}
+
+TEST_P(ModelTest, FinalizeForgetsLoadedModels) {
+  const uint32_t id = load("cnn_b1");
+  finalize();
+  reinit();
+  ASSERT_ACL(ACL_SUCCESS, aclrtSetDevice(0));
+  EXPECT_ACL(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, aclmdlUnload(id));
+  // The new runtime loads and runs models as usual.
+  checkModel("cnn_b1", true, 1e-4, 1e-4);
+}
+
+TEST_P(ModelTest, ConstantNodesBecomeWeights) {
+  const std::string image = constantModel();
+  uint32_t id = 0;
+  ASSERT_ACL(ACL_SUCCESS, aclmdlLoadFromMem(image.data(), image.size(), &id)) << recentMessage();
+  HostTensor hx = f32({4}, {1, 2, 3, 4});
+  DevBuf din(16), dout(16);
+  writeDevice(din.ptr, hx.bytes);
+  Dataset in{{din.ptr, din.size}}, out{{dout.ptr, dout.size}};
+  ASSERT_ACL(ACL_SUCCESS, aclmdlExecute(id, in.set, out.set)) << recentMessage();
+  EXPECT_EQ((std::vector<double>{11, 22, 33, 44}), asFloats(readDevice(dout.ptr, 16)));
+  EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
+}
+
+TEST_P(ModelTest, ExecutionFailureNamesTheNode) {
+  const std::string image = float16MatMulModel();
+  uint32_t id = 0;
+  ASSERT_ACL(ACL_SUCCESS, aclmdlLoadFromMem(image.data(), image.size(), &id)) << recentMessage();
+  DevBuf din(8), dout(8);
+  Dataset in{{din.ptr, din.size}}, out{{dout.ptr, dout.size}};
+  aclrtStream s = nullptr;
+  ASSERT_ACL(ACL_SUCCESS, aclrtCreateStream(&s));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, aclmdlExecuteAsync(id, in.set, out.set, s));
+    const std::string msg = recentMessage();
+    EXPECT_NE(std::string::npos, msg.find("f16_matmul")) << msg;
+    EXPECT_NE(std::string::npos, msg.find("float16")) << msg;
+  }
+  // What was queued before the failing node completes; the stream stays usable.
+  EXPECT_ACL(ACL_SUCCESS, aclrtSynchronizeStream(s));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, aclmdlExecute(id, in.set, out.set));
   EXPECT_ACL(ACL_SUCCESS, aclrtDestroyStream(s));
   EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
 }

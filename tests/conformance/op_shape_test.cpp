@@ -170,6 +170,28 @@ TEST_P(ShapeOpTest, FlattenAndIdentityCopy) {
   EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, run("Flatten", {f32(d, x)}, outs, bad));
 }
 
+TEST_P(ShapeOpTest, TransposeLargeSplitsRowsAcrossBlocks) {
+  // Large enough for several blocks, whose shares start inside an output row.
+  const Dims d{7, 37, 129};
+  auto x = rounded32(randoms(count(d), 71));
+  for (const std::vector<int64_t> &perm : {std::vector<int64_t>{0, 2, 1}, std::vector<int64_t>{1, 0, 2}}) {
+    Dims od{d[perm[0]], d[perm[1]], d[perm[2]]};
+    std::vector<double> ref(x.size());
+    for (int64_t i = 0; i < od[0]; ++i)
+      for (int64_t j = 0; j < od[1]; ++j)
+        for (int64_t k = 0; k < od[2]; ++k) {
+          int64_t src[3];
+          src[perm[0]] = i;
+          src[perm[1]] = j;
+          src[perm[2]] = k;
+          ref[(i * od[1] + j) * od[2] + k] = x[(src[0] * d[1] + src[1]) * d[2] + src[2]];
+        }
+    Attr a;
+    a.l("perm", perm);
+    EXPECT_TRUE(near(runOk("Transpose", {f32(d, x)}, like(ACL_FLOAT, od), a), ref, 0, 0)) << perm[0] << perm[1];
+  }
+}
+
 TEST_P(ShapeOpTest, TransposePermutes) {
   const Dims d{3, 4, 50};
   auto x = rounded32(randoms(count(d), 69));
