@@ -1,7 +1,7 @@
 // Profiling overhead on the host enqueue path: 100k tiny device tasks (arunLaunchDeviceTask with an
 // empty function) enqueued round-robin on 4 streams, timed from the first enqueue to the last
 // (the drain is not timed). Configurations of the same build, each a fresh aclInit .. aclFinalize,
-// all run back to back in every round with the order rotating, so that each round's ratios compare
+// all run back to back in every round in a shuffled order, so that each round's ratios compare
 // runs that saw the same machine state:
 //   none:     no [profiler] section;
 //   off:      [profiler] enabled = false (profiling compiled in, switched off);
@@ -24,6 +24,7 @@
 // (ARUN_PROF_BENCH_TASKS sets the task count, default 100000; tools/prof_overhead_callgrind.sh runs
 // every mode and prints the ratios.)
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <valgrind/callgrind.h>
 
 #include <algorithm>
@@ -34,6 +35,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,12 +178,17 @@ double median(std::vector<double> v) {
 void BM_ProfilingOverhead(benchmark::State& state) {
   std::vector<double> ns[kModes], wall_ratio[kModes], cpu_ratio[kModes];
   uint64_t dropped = 0;
-  int round = 0;
+  std::mt19937 rng(12345);
   for (auto _ : state) {
     Timing t[kModes] = {};
     const char* only = std::getenv("ARUN_PROF_BENCH_MODES");  // e.g. "none,api": skip the others
+    // A fresh order each round: a run is affected by the one before it (the memory and the file
+    // the timeline left), and a fixed rotation would always put the same mode after a profiled one.
+    Mode order[kModes];
+    for (int m = 0; m < kModes; ++m) order[m] = static_cast<Mode>(m);
+    std::shuffle(order, order + kModes, rng);
     for (int k = 0; k < kModes; ++k) {
-      const Mode mode = static_cast<Mode>((k + round) % kModes);
+      const Mode mode = order[k];
       if (only != nullptr && mode != kNone && std::strstr(only, kModeNames[mode]) == nullptr) {
         t[mode] = {1, 1};
         continue;
@@ -189,7 +196,6 @@ void BM_ProfilingOverhead(benchmark::State& state) {
       t[mode] = run_once(mode);
       if (mode >= kTimeline) dropped += take_dropped();
     }
-    ++round;
     int64_t total = 0;
     for (int m = 0; m < kModes; ++m) {
       ns[m].push_back(double(t[m].wall_ns) / task_count());
@@ -223,6 +229,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ARUN_PROF_BENCH_CALLGRIND=%s: not one of none, off, timeline, api, tasks\n", mode);
     return 2;
   }
+  // Freed memory stays in this process: otherwise a run after one that freed a lot (the timeline's
+  // records and text) pays page faults for its task allocations that other runs do not.
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest it may be
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

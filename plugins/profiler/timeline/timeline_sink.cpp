@@ -8,6 +8,7 @@
 // Timestamps are microseconds since the session began (otherData.base_unix_ns gives that instant).
 // The file is written at the end of the session, to a temporary name and then renamed.
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -316,7 +317,9 @@ class TimelineSink final : public plugin::ProfilerSink {
 
   Session session_;
   std::string path_;
-  std::vector<Record> records_;
+  // A deque: the collector appends batches while the program runs, and growing a vector would copy
+  // everything gathered so far, holding up the next drain of the rings (records were dropped so).
+  std::deque<Record> records_;
   bool first_ = true;
 };
 
