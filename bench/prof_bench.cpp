@@ -89,7 +89,8 @@ std::string config_for(Mode mode) {
       out << "\n[profiler]\nenabled = " << (mode == kTimeline ? "true" : "false");
       if (const char* b = std::getenv("ARUN_PROF_BENCH_BUFFER")) out << "\nbuffer_size = \"" << b << "\"";
       out
-          << "\nsinks = [\"timeline\"]\noutput_dir = \"" << (work_dir() / "out").string() << "\"\n";
+          << "\nsinks = [\"" << (std::getenv("ARUN_PROF_BENCH_SINK") ? std::getenv("ARUN_PROF_BENCH_SINK") : "timeline")
+          << "\"]\noutput_dir = \"" << (work_dir() / "out").string() << "\"\n";
     }
   }
   return file.string();

@@ -21,7 +21,9 @@
 
 namespace arun::prof {
 
-std::atomic<uint64_t> g_active{0};
+// Read on every record site, written once per session: not on a cache line with the counters
+// below, which hot paths write (see g_record_ids).
+alignas(64) std::atomic<uint64_t> g_active{0};
 std::atomic<const TscLine*> g_tsc_line{nullptr};
 thread_local ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {};
 
@@ -136,8 +138,8 @@ struct StaticSlot {
 StaticSlot g_static[kStaticSlots];
 std::mutex g_static_mu;
 
-std::atomic<uint64_t> g_correlation_threads{0};
-std::atomic<uint64_t> g_record_ids{0};
+alignas(64) std::atomic<uint64_t> g_correlation_threads{0};
+alignas(64) std::atomic<uint64_t> g_record_ids{0};  // one fetch_add per profiled event record
 
 }  // namespace
 
