@@ -25,7 +25,7 @@ namespace arun::prof {
 // below, which hot paths write (see g_record_ids).
 alignas(64) std::atomic<uint64_t> g_active{0};
 std::atomic<const TscLine*> g_tsc_line{nullptr};
-thread_local ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {};
+constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {};
 
 namespace {
 
@@ -33,7 +33,6 @@ using plugin::Record;
 
 }  // namespace
 
-// One thread's ring. head is written by the owning thread only, tail by the collector only.
 // The slots are mapped with MAP_POPULATE: the pages are faulted in once, when the ring is made,
 // instead of one page fault every 42 records on the hot path during its first lap.
 Record* map_slots(uint64_t cap) {
@@ -43,22 +42,8 @@ Record* map_slots(uint64_t cap) {
   return static_cast<Record*>(p);
 }
 
-struct Ring {
-  explicit Ring(uint64_t cap) : slots(map_slots(cap)), mask(cap - 1), capacity(cap) {}
-  ~Ring() { ::munmap(slots, capacity * sizeof(Record)); }
-  Ring(const Ring&) = delete;
-  Ring& operator=(const Ring&) = delete;
-  Record* slots;
-  const uint64_t mask;
-  const uint64_t capacity;
-  alignas(64) std::atomic<uint64_t> head{0};
-  uint64_t cached_tail = 0;            // producer's last view of tail
-  std::atomic<uint64_t> dropped{0};    // producer increments (single writer), collector reads
-  std::atomic<uint32_t> tid{0};
-  alignas(64) std::atomic<uint64_t> tail{0};
-  uint64_t dropped_seen = 0;           // collector's last view of dropped
-  bool retired = false;                // its thread exited (guarded by Registry::mu)
-};
+Ring::Ring(uint64_t cap) : slots(map_slots(cap)), mask(cap - 1), capacity(cap) {}
+Ring::~Ring() { ::munmap(slots, capacity * sizeof(Record)); }
 
 namespace {
 
@@ -88,7 +73,10 @@ struct RingOwner {
 };
 thread_local RingOwner t_ring_owner;
 
+}  // namespace
+
 Ring* acquire_ring() {
+  if (t_thread.exited) return nullptr;
   Registry& reg = registry();
   std::lock_guard lock(reg.mu);
   reg.rings.push_back(std::make_unique<Ring>(reg.capacity.load(std::memory_order_relaxed)));
@@ -98,6 +86,8 @@ Ring* acquire_ring() {
   t_thread.ring = found;
   return found;
 }
+
+namespace {
 
 // ---- strings
 
@@ -213,38 +203,10 @@ uint64_t correlation_prefix() {
   return t_thread.correlation_base;
 }
 
-namespace {
-
-// The slot the calling thread's next record goes to, or nullptr (ring full: the record is counted
-// as dropped). commit_slot() publishes it.
-inline Record* reserve_slot(Ring*& ring) {
-  ring = t_thread.ring;
-  if (ring == nullptr) [[unlikely]] {
-    if (t_thread.exited) return nullptr;
-    ring = acquire_ring();
-  }
-  const uint64_t h = ring->head.load(std::memory_order_relaxed);
-  if (h - ring->cached_tail >= ring->capacity) {
-    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
-    if (h - ring->cached_tail >= ring->capacity) {
-      ring->dropped.store(ring->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      return nullptr;
-    }
-  }
-  return &ring->slots[h & ring->mask];
+void ring_half_full(Ring* ring, uint64_t h) {
+  ring->cached_tail = ring->tail.load(std::memory_order_acquire);
+  if (h - ring->cached_tail >= ring->capacity / 2) kick_collector();
 }
-
-inline void commit_slot(Ring* ring) {
-  const uint64_t h = ring->head.load(std::memory_order_relaxed) + 1;
-  ring->head.store(h, std::memory_order_release);
-  // Half full: ask the collector to come now rather than at its next tick (once per half ring).
-  if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]] {
-    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
-    if (h - ring->cached_tail >= ring->capacity / 2) kick_collector();
-  }
-}
-
-}  // namespace
 
 void emit(const Record& record) {
   Ring* ring = nullptr;
@@ -277,23 +239,6 @@ uint32_t intern_static(const char* text) {
 }
 
 uint64_t next_record_id() { return g_record_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
-
-// The fewest stores: kind, thread, correlation, times and the name's address; drain() fills in
-// the rest (the fields an ApiCall does not use, the interned name, the times in nanoseconds), off
-// the calling thread. So in a ring, an ApiCall record is in this raw form, and only there.
-void ApiSpan::finish() {
-  const uint64_t end = ticks();
-  Ring* ring = nullptr;
-  Record* r = reserve_slot(ring);
-  if (r == nullptr) return;
-  r->kind = plugin::RecordKind::ApiCall;
-  r->thread = thread_id();
-  r->correlation = correlation_;
-  r->t0 = start_;
-  r->t1 = end;
-  r->value0 = reinterpret_cast<uintptr_t>(function_);
-  commit_slot(ring);
-}
 
 namespace {
 void complete_api_record(Record& r) {

@@ -81,11 +81,12 @@ inline uint64_t now_ns() { return ticks_to_ns(ticks()); }
 // Appends a record to the calling thread's buffer (drops and counts it if the buffer is full).
 void emit(const plugin::Record& record);
 
-struct Ring;  // profiling.cpp
 
 // Everything the hot path keeps per thread, in one trivially initialised thread_local. The
 // initial-exec TLS model makes each access a plain %fs-relative load: the default model for a
 // shared library calls __tls_get_addr on every access, which cost more than the record itself.
+struct Ring;  // below
+
 struct ThreadState {
   uint64_t correlation;       // of the innermost API span (0: none)
   uint64_t span_start;        // when it began, in ticks() (0: none)
@@ -95,7 +96,8 @@ struct ThreadState {
   uint32_t tid;               // Linux tid (0: not read yet)
   bool exited;                // the thread's ring was retired: it is exiting
 };
-extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialisation, so an access is not routed through a TLS init function.
+extern constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 
 uint32_t read_thread_id();     // first call on a thread
 uint64_t correlation_prefix();  // first call on a thread
@@ -104,6 +106,56 @@ uint64_t correlation_prefix();  // first call on a thread
 inline uint32_t thread_id() {
   uint32_t tid = t_thread.tid;
   return tid != 0 ? tid : read_thread_id();
+}
+
+// One thread's ring. head is written by the owning thread only, tail by the collector only
+// (profiling.cpp makes, drains and frees rings; the hot path below only appends).
+struct Ring {
+  explicit Ring(uint64_t cap);
+  ~Ring();
+  Ring(const Ring&) = delete;
+  Ring& operator=(const Ring&) = delete;
+  plugin::Record* slots;
+  const uint64_t mask;
+  const uint64_t capacity;
+  alignas(64) std::atomic<uint64_t> head{0};
+  uint64_t cached_tail = 0;            // producer's last view of tail
+  std::atomic<uint64_t> dropped{0};    // producer increments (single writer), collector reads
+  std::atomic<uint32_t> tid{0};
+  alignas(64) std::atomic<uint64_t> tail{0};
+  uint64_t dropped_seen = 0;           // collector's last view of dropped
+  bool retired = false;                // its thread exited (guarded by the ring registry's lock)
+};
+
+// Makes the calling thread's ring (nullptr once the thread is exiting); and the slow half of
+// commit_slot. Both in profiling.cpp.
+Ring* acquire_ring();
+void ring_half_full(Ring* ring, uint64_t h);
+
+// The slot the calling thread's next record goes to, or nullptr (ring full: the record is counted
+// as dropped). commit_slot() publishes it.
+inline plugin::Record* reserve_slot(Ring*& ring) {
+  ring = t_thread.ring;
+  if (ring == nullptr) [[unlikely]] {
+    ring = acquire_ring();
+    if (ring == nullptr) return nullptr;
+  }
+  const uint64_t h = ring->head.load(std::memory_order_relaxed);
+  if (h - ring->cached_tail >= ring->capacity) [[unlikely]] {
+    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
+    if (h - ring->cached_tail >= ring->capacity) {
+      ring->dropped.store(ring->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+  return &ring->slots[h & ring->mask];
+}
+
+inline void commit_slot(Ring* ring) {
+  const uint64_t h = ring->head.load(std::memory_order_relaxed) + 1;
+  ring->head.store(h, std::memory_order_release);
+  // Half full: ask the collector to come now rather than at its next tick (once per half ring).
+  if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]] ring_half_full(ring, h);
 }
 
 // Interns a string; the id stays valid for the life of the process. Takes a lock: call it off the
@@ -155,7 +207,22 @@ class ApiSpan {
   ApiSpan& operator=(const ApiSpan&) = delete;
 
  private:
-  void finish();
+  // The fewest stores: kind, thread, correlation, times and the name's address; drain() fills in
+  // the rest (the fields an ApiCall does not use, the interned name, the times in nanoseconds), off
+  // the calling thread. So in a ring, an ApiCall record is in this raw form, and only there.
+  void finish() {
+    const uint64_t end = ticks();
+    Ring* ring = nullptr;
+    plugin::Record* r = reserve_slot(ring);
+    if (r == nullptr) return;
+    r->kind = plugin::RecordKind::ApiCall;
+    r->thread = thread_id();
+    r->correlation = correlation_;
+    r->t0 = start_;
+    r->t1 = end;
+    r->value0 = reinterpret_cast<uintptr_t>(function_);
+    commit_slot(ring);
+  }
   const char* function_;
   uint64_t correlation_;
   uint64_t saved_;
