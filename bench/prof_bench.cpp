@@ -88,8 +88,7 @@ std::string config_for(Mode mode) {
     if (mode == kTimeline || mode == kApi || mode == kTasks) {
       out << "\n[profiler]\nenabled = " << (mode == kTimeline ? "true" : "false");
       if (const char* b = std::getenv("ARUN_PROF_BENCH_BUFFER")) out << "\nbuffer_size = \"" << b << "\"";
-      out
-          << "\nsinks = [\"" << (std::getenv("ARUN_PROF_BENCH_SINK") ? std::getenv("ARUN_PROF_BENCH_SINK") : "timeline")
+      out << "\nsinks = [\"" << (std::getenv("ARUN_PROF_BENCH_SINK") ? std::getenv("ARUN_PROF_BENCH_SINK") : "timeline")
           << "\"]\noutput_dir = \"" << (work_dir() / "out").string() << "\"\n";
     }
   }
@@ -148,8 +147,8 @@ Timing run_once(Mode mode, bool callgrind = false) {
     const std::string dir = (work_dir() / "out").string();
     PROF_BENCH_CHECK(aclprofInit(dir.c_str(), dir.size()));
     uint32_t device = 0;
-    prof = aclprofCreateConfig(&device, 1, ACL_AICORE_NONE, nullptr,
-                               mode == kApi ? ACL_PROF_ACL_API : ACL_PROF_TASK_TIME);
+    prof =
+        aclprofCreateConfig(&device, 1, ACL_AICORE_NONE, nullptr, mode == kApi ? ACL_PROF_ACL_API : ACL_PROF_TASK_TIME);
     if (prof == nullptr) std::exit(3);
     PROF_BENCH_CHECK(aclprofStart(prof));
   }

@@ -81,7 +81,6 @@ inline uint64_t now_ns() { return ticks_to_ns(ticks()); }
 // Appends a record to the calling thread's buffer (drops and counts it if the buffer is full).
 void emit(const plugin::Record& record);
 
-
 // Everything the hot path keeps per thread, in one trivially initialised thread_local. The
 // initial-exec TLS model makes each access a plain %fs-relative load: the default model for a
 // shared library calls __tls_get_addr on every access, which cost more than the record itself.
@@ -119,12 +118,12 @@ struct Ring {
   const uint64_t mask;
   const uint64_t capacity;
   alignas(64) std::atomic<uint64_t> head{0};
-  uint64_t cached_tail = 0;            // producer's last view of tail
-  std::atomic<uint64_t> dropped{0};    // producer increments (single writer), collector reads
+  uint64_t cached_tail = 0;          // producer's last view of tail
+  std::atomic<uint64_t> dropped{0};  // producer increments (single writer), collector reads
   std::atomic<uint32_t> tid{0};
   alignas(64) std::atomic<uint64_t> tail{0};
-  uint64_t dropped_seen = 0;           // collector's last view of dropped
-  bool retired = false;                // its thread exited (guarded by the ring registry's lock)
+  uint64_t dropped_seen = 0;  // collector's last view of dropped
+  bool retired = false;       // its thread exited (guarded by the ring registry's lock)
 };
 
 // Makes the calling thread's ring (nullptr once the thread is exiting); and the slow half of

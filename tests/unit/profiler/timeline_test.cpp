@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -281,8 +281,7 @@ TEST(Timeline, HostCallsAreTasksOnTheirStreamAndTheThreadThatRanThem) {
   const std::string path = dir.string();
   ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
   uint32_t devices[] = {0};
-  aclprofConfig* cfg =
-      aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_ACL_API | ACL_PROF_TASK_TIME);
+  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_ACL_API | ACL_PROF_TASK_TIME);
   ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
   ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
