@@ -1,30 +1,47 @@
 // Profiling overhead on the host enqueue path: 100k tiny device tasks (arunLaunchDeviceTask with an
 // empty function) enqueued round-robin on 4 streams, timed from the first enqueue to the last
-// (the drain is not timed). Three configurations of the same build, run back to back in every
-// round (the order rotates) so that they see the same machine state:
+// (the drain is not timed). Configurations of the same build, each a fresh aclInit .. aclFinalize,
+// all run back to back in every round in a shuffled order, so that each round's ratios compare
+// runs that saw the same machine state:
 //   none:     no [profiler] section;
 //   off:      [profiler] enabled = false (profiling compiled in, switched off);
-//   timeline: [profiler] enabled = true, sinks = ["timeline"].
-// Each round is a fresh aclInit .. aclFinalize (the timeline file is written in aclFinalize,
-// outside the timed part). Counters are medians over the rounds of this repetition:
-//   off_vs_none, timeline_vs_none: enqueue time ratios, taken per round;
-//   ns_per_task_<mode>:            host enqueue time per task;
-//   dropped:                       records the timeline sessions dropped (sum over rounds).
+//   timeline: [profiler] enabled = true, sinks = ["timeline"] (every category);
+//   api:      aclprofStart with ACL_PROF_ACL_API only (host API spans; no device-side records);
+//   tasks:    aclprofStart with ACL_PROF_TASK_TIME only (device task records; no host API spans).
+// `api` and `tasks` split the timeline's cost between the host thread's own records and the records
+// the AI-core threads write (which compete with the host thread for this machine's CPUs).
+// Two times per run: wall time, and the CPU time of the enqueuing thread (CLOCK_THREAD_CPUTIME_ID),
+// which leaves out the time it was not on a CPU and so most of what other processes do to it.
+// Counters, medians over the rounds: <mode>_vs_none (wall-time ratios, per round), cpu_<mode>_vs_none
+// (thread-CPU-time ratios), ns_per_task_<mode>, dropped (records the profiled runs dropped).
+//   build/bin/arun_prof_bench --benchmark_repetitions=3        (15 rounds per repetition)
 // The queue bound is raised to 65536 so no enqueue waits for the device (the host cost alone).
-//   build/bin/arun_prof_bench --benchmark_repetitions=5
+//
+// Instruction counts, free of timing noise: ARUN_PROF_BENCH_CALLGRIND=<mode> runs that one
+// configuration once with callgrind collecting only inside the enqueue loop of the main thread:
+//   ARUN_PROF_BENCH_CALLGRIND=timeline valgrind --tool=callgrind --collect-atstart=no
+//     --callgrind-out-file=/tmp/cg.timeline build/bin/arun_prof_bench   (one command line)
+// (ARUN_PROF_BENCH_TASKS sets the task count, default 100000; tools/prof_overhead_callgrind.sh runs
+// every mode and prints the ratios.)
 #include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <valgrind/callgrind.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
+#include "acl/acl_prof.h"
 #include "arun/arun_ext.h"
 
 namespace {
@@ -41,11 +58,16 @@ namespace fs = std::filesystem;
     }                                                                                                \
   } while (0)
 
-constexpr int kTasks = 100000;
 constexpr int kStreams = 4;
+constexpr int kRoundsPerRepetition = 15;
 
-enum Mode { kNone = 0, kOff = 1, kTimeline = 2, kModes = 3 };
-const char* const kModeNames[kModes] = {"none", "off", "timeline"};
+int task_count() {
+  const char* env = std::getenv("ARUN_PROF_BENCH_TASKS");
+  return env != nullptr && std::atoi(env) > 0 ? std::atoi(env) : 100000;
+}
+
+enum Mode { kNone = 0, kOff, kTimeline, kApi, kTasks, kModes };
+const char* const kModeNames[kModes] = {"none", "off", "timeline", "api", "tasks"};
 
 fs::path work_dir() {
   static fs::path dir = [] {
@@ -62,9 +84,12 @@ std::string config_for(Mode mode) {
     std::ofstream out(file);
     out << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[scheduler]\nqueue_depth = 65536\n";
     if (mode == kOff) out << "\n[profiler]\nenabled = false\n";
-    if (mode == kTimeline) {
-      out << "\n[profiler]\nenabled = true\nsinks = [\"timeline\"]\noutput_dir = \"" << (work_dir() / "out").string()
-          << "\"\n";
+    // api / tasks: no session at aclInit; aclprofStart takes its sinks from this list.
+    if (mode == kTimeline || mode == kApi || mode == kTasks) {
+      out << "\n[profiler]\nenabled = " << (mode == kTimeline ? "true" : "false");
+      if (const char* b = std::getenv("ARUN_PROF_BENCH_BUFFER")) out << "\nbuffer_size = \"" << b << "\"";
+      out << "\nsinks = [\"" << (std::getenv("ARUN_PROF_BENCH_SINK") ? std::getenv("ARUN_PROF_BENCH_SINK") : "timeline")
+          << "\"]\noutput_dir = \"" << (work_dir() / "out").string() << "\"\n";
     }
   }
   return file.string();
@@ -77,11 +102,18 @@ int64_t now_ns() {
       .count();
 }
 
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 // The dropped count the timeline wrote, then the output removed.
 uint64_t take_dropped() {
   uint64_t dropped = 0;
   std::error_code ec;
-  for (auto& e : fs::directory_iterator(work_dir() / "out", ec)) {
+  for (auto& e : fs::recursive_directory_iterator(work_dir() / "out", ec)) {
+    if (e.path().extension() != ".json") continue;
     std::ifstream in(e.path());
     std::string head(4096, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
@@ -92,22 +124,49 @@ uint64_t take_dropped() {
   return dropped;
 }
 
-// One aclInit .. aclFinalize; returns the timed enqueue nanoseconds.
-int64_t run_once(Mode mode) {
+struct Timing {
+  int64_t wall_ns, cpu_ns;
+};
+
+// Kept out of line so callgrind's collection and the timers cover exactly the enqueue loop.
+__attribute__((noinline)) Timing enqueue_loop(aclrtStream* streams, int tasks, bool callgrind) {
+  if (callgrind) CALLGRIND_TOGGLE_COLLECT;
+  const int64_t t0 = now_ns(), c0 = thread_cpu_ns();
+  for (int i = 0; i < tasks; ++i) PROF_BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
+  const int64_t t1 = now_ns(), c1 = thread_cpu_ns();
+  if (callgrind) CALLGRIND_TOGGLE_COLLECT;
+  return {t1 - t0, c1 - c0};
+}
+
+// One aclInit .. aclFinalize.
+Timing run_once(Mode mode, bool callgrind = false) {
   PROF_BENCH_CHECK(aclInit(config_for(mode).c_str()));
   PROF_BENCH_CHECK(aclrtSetDevice(0));
+  aclprofConfig* prof = nullptr;
+  if (mode == kApi || mode == kTasks) {
+    const std::string dir = (work_dir() / "out").string();
+    PROF_BENCH_CHECK(aclprofInit(dir.c_str(), dir.size()));
+    uint32_t device = 0;
+    prof =
+        aclprofCreateConfig(&device, 1, ACL_AICORE_NONE, nullptr, mode == kApi ? ACL_PROF_ACL_API : ACL_PROF_TASK_TIME);
+    if (prof == nullptr) std::exit(3);
+    PROF_BENCH_CHECK(aclprofStart(prof));
+  }
   aclrtStream streams[kStreams];
   for (auto& s : streams) PROF_BENCH_CHECK(aclrtCreateStream(&s));
   for (int i = 0; i < 1000; ++i) PROF_BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
   for (auto& s : streams) PROF_BENCH_CHECK(aclrtSynchronizeStream(s));
-  const int64_t t0 = now_ns();
-  for (int i = 0; i < kTasks; ++i) PROF_BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
-  const int64_t t1 = now_ns();
+  const Timing t = enqueue_loop(streams, task_count(), callgrind);
   for (auto& s : streams) PROF_BENCH_CHECK(aclrtSynchronizeStream(s));
   for (auto& s : streams) PROF_BENCH_CHECK(aclrtDestroyStream(s));
+  if (prof != nullptr) {
+    PROF_BENCH_CHECK(aclprofStop(prof));
+    PROF_BENCH_CHECK(aclprofDestroyConfig(prof));
+    PROF_BENCH_CHECK(aclprofFinalize());
+  }
   PROF_BENCH_CHECK(aclrtResetDevice(0));
   PROF_BENCH_CHECK(aclFinalize());
-  return t1 - t0;
+  return t;
 }
 
 double median(std::vector<double> v) {
@@ -117,29 +176,67 @@ double median(std::vector<double> v) {
 }
 
 void BM_ProfilingOverhead(benchmark::State& state) {
-  std::vector<double> ns[kModes], off_ratio, on_ratio;
+  std::vector<double> ns[kModes], wall_ratio[kModes], cpu_ratio[kModes];
   uint64_t dropped = 0;
-  int round = 0;
+  std::mt19937 rng(12345);
   for (auto _ : state) {
-    int64_t t[kModes] = {};
+    Timing t[kModes] = {};
+    const char* only = std::getenv("ARUN_PROF_BENCH_MODES");  // e.g. "none,api": skip the others
+    // A fresh order each round: a run is affected by the one before it (the memory and the file
+    // the timeline left), and a fixed rotation would always put the same mode after a profiled one.
+    Mode order[kModes];
+    for (int m = 0; m < kModes; ++m) order[m] = static_cast<Mode>(m);
+    std::shuffle(order, order + kModes, rng);
     for (int k = 0; k < kModes; ++k) {
-      const Mode mode = static_cast<Mode>((k + round) % kModes);
+      const Mode mode = order[k];
+      if (only != nullptr && mode != kNone && std::strstr(only, kModeNames[mode]) == nullptr) {
+        t[mode] = {1, 1};
+        continue;
+      }
       t[mode] = run_once(mode);
-      if (mode == kTimeline) dropped += take_dropped();
+      if (mode >= kTimeline) dropped += take_dropped();
     }
-    ++round;
-    for (int m = 0; m < kModes; ++m) ns[m].push_back(double(t[m]) / kTasks);
-    off_ratio.push_back(double(t[kOff]) / double(t[kNone]));
-    on_ratio.push_back(double(t[kTimeline]) / double(t[kNone]));
-    state.SetIterationTime(double(t[kNone] + t[kOff] + t[kTimeline]) / 1e9);
+    int64_t total = 0;
+    for (int m = 0; m < kModes; ++m) {
+      ns[m].push_back(double(t[m].wall_ns) / task_count());
+      wall_ratio[m].push_back(double(t[m].wall_ns) / double(t[kNone].wall_ns));
+      cpu_ratio[m].push_back(double(t[m].cpu_ns) / double(t[kNone].cpu_ns));
+      total += t[m].wall_ns;
+    }
+    state.SetIterationTime(double(total) / 1e9);
   }
-  for (int m = 0; m < kModes; ++m) state.counters[std::string("ns_per_task_") + kModeNames[m]] = median(ns[m]);
-  state.counters["off_vs_none"] = median(off_ratio);
-  state.counters["timeline_vs_none"] = median(on_ratio);
+  for (int m = 0; m < kModes; ++m) {
+    state.counters[std::string("ns_per_task_") + kModeNames[m]] = median(ns[m]);
+    if (m == kNone) continue;
+    state.counters[std::string(kModeNames[m]) + "_vs_none"] = median(wall_ratio[m]);
+    state.counters[std::string("cpu_") + kModeNames[m] + "_vs_none"] = median(cpu_ratio[m]);
+  }
   state.counters["dropped"] = double(dropped);
 }
-BENCHMARK(BM_ProfilingOverhead)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProfilingOverhead)->Iterations(kRoundsPerRepetition)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  if (const char* mode = std::getenv("ARUN_PROF_BENCH_CALLGRIND")) {
+    for (int m = 0; m < kModes; ++m) {
+      if (std::strcmp(mode, kModeNames[m]) != 0) continue;
+      run_once(static_cast<Mode>(m), true);
+      take_dropped();
+      std::printf("ran %s once (%d tasks) with callgrind collecting in the enqueue loop\n", mode, task_count());
+      return 0;
+    }
+    std::fprintf(stderr, "ARUN_PROF_BENCH_CALLGRIND=%s: not one of none, off, timeline, api, tasks\n", mode);
+    return 2;
+  }
+  // Freed memory stays in this process: otherwise a run after one that freed a lot (the timeline's
+  // records and text) pays page faults for its task allocations that other runs do not.
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest it may be
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  fs::remove_all(work_dir());
+  return 0;
+}

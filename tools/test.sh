@@ -45,7 +45,7 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
     run_ctest "$base-asan" -E '^integration'
 
   echo "== TSan (the concurrent core and the device model)"
-  ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_stub arun_device_ascend arun_configs ascend-run api_stress_test profiler_test" \
+  ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_stub arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test" \
     "$root/tools/build.sh" "$base-tsan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=thread -DARUN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   "$base-tsan/bin/core_test"
@@ -53,6 +53,7 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   "$base-tsan/bin/ascend_device_test" --gtest_filter='-*Death*:*DeathTest*'
   # The profiler: per-thread rings, the collector and the sinks, with work on several streams.
   "$base-tsan/bin/profiler_test" --gtest_filter='-*Death*:*DeathTest*'
+  "$base-tsan/bin/profiler_collection_test"
   # stress.*: tests/stress (threads x streams x random task mixes), against every backend.
   run_ctest "$base-tsan" -R '^(conformance|demo|stress|model\.)'
 fi

@@ -29,6 +29,9 @@ Status launch(Runtime& rt, HostCallKind kind, aclrtStream stream, void (*fn)(voi
   task->host_user = user;
   task->host_queue = std::move(queue);
   task->host_blocking = blocking;
+  if (prof::on(prof::kTasks)) [[unlikely]] {
+    task->prof_name = prof::intern_static(kind == HostCallKind::Callback ? "callback" : "host_func");
+  }
   return rt.submit(task);
 }
 

@@ -61,7 +61,12 @@ struct OpenRange {
   uint32_t name;
   uint32_t thread;
   uint64_t start;
+  uint64_t epoch = 0;  // g_epoch when it was opened: one from before the last aclFinalize is void
 };
+
+// Counts aclFinalize calls that reset the aclprof state (see reset_prof_state): ranges pushed on a
+// thread's own stack before that are dropped when the thread next pops.
+std::atomic<uint64_t> g_epoch{0};
 
 struct ProfState {
   std::mutex mu;
@@ -351,6 +356,24 @@ uint32_t stamp_message(void* stamp) {
 
 }  // namespace
 
+void arun::api::reset_prof_state() {
+  auto& st = state();
+  std::lock_guard lock(st.mu);
+  if (st.started != nullptr) Profiler::instance().stop();  // Runtime::finalize stopped it already
+  st.started = nullptr;
+  st.initialized = false;
+  st.output_dir.clear();
+  st.options.clear();
+  for (const aclprofConfig* c : st.configs) delete c;
+  st.configs.clear();
+  for (const Stamp* s : st.stamps) delete s;
+  st.stamps.clear();
+  for (const aclprofStepInfo* s : st.steps) delete s;
+  st.steps.clear();
+  st.ranges.clear();
+  g_epoch.fetch_add(1);
+}
+
 extern "C" {
 
 aclError aclprofInit(const char *profilerResultPath, size_t length) {
@@ -440,7 +463,7 @@ aclError aclprofPush(void *stamp) {
   return api_call_unprofiled("aclprofPush", [&](Runtime&) {
     ARUN_RETURN_IF_ERROR(check_stamp(stamp));
     ARUN_RETURN_IF_ERROR(marks_active());
-    t_pushed.push_back({stamp_message(stamp), prof::thread_id(), prof::now_ns()});
+    t_pushed.push_back({stamp_message(stamp), prof::thread_id(), prof::now_ns(), g_epoch.load()});
     return Status::Ok();
   });
 }
@@ -448,6 +471,8 @@ aclError aclprofPush(void *stamp) {
 aclError aclprofPop() {
   return api_call_unprofiled("aclprofPop", [&](Runtime&) {
     ARUN_RETURN_IF_ERROR(marks_active());
+    const uint64_t epoch = g_epoch.load();
+    std::erase_if(t_pushed, [&](const OpenRange& o) { return o.epoch != epoch; });
     if (t_pushed.empty()) return invalid_param("nothing was pushed with aclprofPush on this thread");
     OpenRange open = t_pushed.back();
     t_pushed.pop_back();

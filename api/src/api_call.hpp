@@ -19,6 +19,9 @@ namespace arun::api {
 
 // Records a failure of `function` (last error + message) and returns its code.
 aclError record_failure(const char* function, const Status& status);
+// Drops everything aclprofInit .. aclprofFinalize set up (configs, stamps, step infos, open ranges;
+// their handles become invalid): aclFinalize calls it (acl_prof.cpp).
+void reset_prof_state();
 // The thread's last error (aclrtGetLastError / aclrtPeekAtLastError).
 aclError last_error(bool clear);
 // Pending messages, newest first; reading consumes them (nullptr when none).

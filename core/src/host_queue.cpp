@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include "profiling.hpp"
 #include "scheduler.hpp"
 #include "task.hpp"
 
@@ -72,7 +73,28 @@ void HostQueue::close() {
 }
 
 void HostQueue::run(const HostCall& call) {
-  call.fn(call.user);
+  if (call.prof_enqueue != 0 && prof::on(prof::kTasks)) [[unlikely]] {
+    const uint64_t start = prof::ticks();
+    call.fn(call.user);
+    const uint64_t end = prof::ticks();
+    plugin::Record r = prof::make_record(plugin::RecordKind::Task);
+    r.subkind = static_cast<uint16_t>(plugin::TaskType::HostCall);
+    r.name = call.prof_name != 0 ? call.prof_name : prof::intern_static("host_call");
+    r.thread = call.submitter_tid;
+    r.device = call.device;
+    r.stream = call.stream_id;
+    r.unit = plugin::kHostUnit;
+    r.correlation = call.correlation;
+    r.t0 = prof::ticks_to_ns(call.prof_enqueue);
+    r.t1 = prof::ticks_to_ns(call.prof_posted);
+    r.t2 = prof::ticks_to_ns(start);
+    r.t3 = prof::ticks_to_ns(end);
+    r.value0 = prof::thread_id();
+    r.value3 = call.prof_depth;
+    prof::emit(r);
+  } else {
+    call.fn(call.user);
+  }
   if (call.task != nullptr) call.task->scheduler->host_call_done(call.task);
 }
 

@@ -27,6 +27,16 @@ struct HostCall {
   void* user = nullptr;
   const Stream* stream = nullptr;
   Task* task = nullptr;  // a blocking call: its task completes once fn has returned
+  // Profiling (set when the task was profiled; prof_enqueue != 0): run() times the call and writes
+  // its Task record (TaskType::HostCall). Copied here because a non-blocking call's task is gone.
+  uint64_t prof_enqueue = 0;  // prof::ticks()
+  uint64_t prof_posted = 0;   // prof::ticks()
+  uint64_t correlation = 0;
+  uint32_t prof_name = 0;
+  uint32_t submitter_tid = 0;
+  int32_t device = -1;
+  int32_t stream_id = -1;
+  uint32_t prof_depth = 0;
 };
 
 class HostQueue {

@@ -76,6 +76,7 @@ Status Profiler::start(ProfilerSession session) {
   session_ = std::move(session);
   device_infos_.clear();
   for (const auto& d : session_.devices) device_infos_.push_back({d.id, d.name.c_str(), d.compute_units, d.copy_units});
+  prof::calibrate_clock();  // before any record of this session is timed
   base_ns_ = prof::now_ns();
   plugin::SessionInfo info{};
   info.output_dir = session_.output_dir.c_str();
@@ -176,10 +177,18 @@ void Profiler::flush() {
 
 ProfilerTotals Profiler::stop() {
   std::lock_guard control(control_mu_);
+  bool was_running = false;
   {
     std::lock_guard lock(state_mu_);
-    if (!running_) return {};
-    stopping_ = true;
+    was_running = running_;
+    if (running_) stopping_ = true;
+  }
+  if (!was_running) {
+    // aclFinalize without a session: free the rings of threads that exited since (and whatever a
+    // late writer left in the others).
+    std::lock_guard deliver(deliver_mu_);
+    prof::TraceRings::discard();
+    return {};
   }
   prof::g_active.store(0, std::memory_order_seq_cst);
   wake_.notify_all();

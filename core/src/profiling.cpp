@@ -3,20 +3,29 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "trace_rings.hpp"
 
 namespace arun::prof {
 
-std::atomic<uint64_t> g_active{0};
-thread_local ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {};
+// Read on every record site, written once per session: not on a cache line with the counters
+// below, which hot paths write (see g_record_ids).
+alignas(64) std::atomic<uint64_t> g_active{0};
+std::atomic<const TscLine*> g_tsc_line{nullptr};
+constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec"))) = {};
 
 namespace {
 
@@ -24,7 +33,6 @@ using plugin::Record;
 
 }  // namespace
 
-// One thread's ring. head is written by the owning thread only, tail by the collector only.
 // The slots are mapped with MAP_POPULATE: the pages are faulted in once, when the ring is made,
 // instead of one page fault every 42 records on the hot path during its first lap.
 Record* map_slots(uint64_t cap) {
@@ -34,19 +42,8 @@ Record* map_slots(uint64_t cap) {
   return static_cast<Record*>(p);
 }
 
-struct Ring {
-  explicit Ring(uint64_t cap) : slots(map_slots(cap)), mask(cap - 1), capacity(cap) {}
-  Record* slots;  // never unmapped: rings live as long as the process
-  const uint64_t mask;
-  const uint64_t capacity;
-  alignas(64) std::atomic<uint64_t> head{0};
-  uint64_t cached_tail = 0;            // producer's last view of tail
-  std::atomic<uint64_t> dropped{0};    // producer increments (single writer), collector reads
-  std::atomic<uint32_t> tid{0};
-  alignas(64) std::atomic<uint64_t> tail{0};
-  uint64_t dropped_seen = 0;           // collector's last view of dropped
-  bool in_use = true;                  // guarded by Registry::mu
-};
+Ring::Ring(uint64_t cap) : slots(map_slots(cap)), mask(cap - 1), capacity(cap) {}
+Ring::~Ring() { ::munmap(slots, capacity * sizeof(Record)); }
 
 namespace {
 
@@ -57,43 +54,40 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry* r = new Registry();  // never destroyed: rings must outlive every writer
+  static Registry* r = new Registry();  // never destroyed: a live thread's ring outlives statics
   return *r;
 }
 
-// The fast path reads t_thread.ring; the owner object, whose destructor hands the ring back when
-// the thread exits, is touched only when a ring is acquired.
+// The fast path reads t_thread.ring; the owner object, whose destructor retires the ring when the
+// thread exits, is touched only when a ring is acquired. A retired ring is freed by the next drain
+// (the collector's, a session's stop, or aclFinalize's), once its last records are delivered.
 struct RingOwner {
   Ring* ring = nullptr;
   ~RingOwner() {
+    t_thread.exited = true;  // records emitted by later thread_local destructors are not kept
     if (ring == nullptr) return;
     std::lock_guard lock(registry().mu);
-    ring->in_use = false;  // its records stay until the collector drains them
+    ring->retired = true;
     t_thread.ring = nullptr;
   }
 };
 thread_local RingOwner t_ring_owner;
 
+}  // namespace
+
 Ring* acquire_ring() {
+  if (t_thread.exited) return nullptr;
   Registry& reg = registry();
   std::lock_guard lock(reg.mu);
-  Ring* found = nullptr;
-  for (auto& r : reg.rings) {
-    if (!r->in_use) {
-      found = r.get();
-      break;
-    }
-  }
-  if (found == nullptr) {
-    reg.rings.push_back(std::make_unique<Ring>(reg.capacity.load(std::memory_order_relaxed)));
-    found = reg.rings.back().get();
-  }
-  found->in_use = true;
+  reg.rings.push_back(std::make_unique<Ring>(reg.capacity.load(std::memory_order_relaxed)));
+  Ring* found = reg.rings.back().get();
   found->tid.store(thread_id(), std::memory_order_relaxed);
   t_ring_owner.ring = found;
   t_thread.ring = found;
   return found;
 }
+
+namespace {
 
 // ---- strings
 
@@ -134,10 +128,70 @@ struct StaticSlot {
 StaticSlot g_static[kStaticSlots];
 std::mutex g_static_mu;
 
-std::atomic<uint64_t> g_correlation_threads{0};
-std::atomic<uint64_t> g_record_ids{0};
+alignas(64) std::atomic<uint64_t> g_correlation_threads{0};
+alignas(64) std::atomic<uint64_t> g_record_ids{0};  // one fetch_add per profiled event record
 
 }  // namespace
+
+namespace {
+
+bool invariant_tsc() {
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0x80000000u, &a, &b, &c, &d) == 0 || a < 0x80000007u) return false;
+  __get_cpuid(0x80000007u, &a, &b, &c, &d);
+  return (d & (1u << 8)) != 0;  // "invariant TSC": constant rate, runs in every C-state
+#else
+  return false;
+#endif
+}
+
+// One (ticks, ns) pair: the steady clock read between two counter reads, keeping the tightest of a
+// few tries (a preemption in between would skew the pair).
+void clock_pair(uint64_t* tsc, uint64_t* ns) {
+#if defined(__x86_64__)
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t a = __builtin_ia32_rdtsc();
+    const uint64_t n = steady_ns();
+    const uint64_t b = __builtin_ia32_rdtsc();
+    if (b - a < best) {
+      best = b - a;
+      *tsc = a + (b - a) / 2;
+      *ns = n;
+    }
+  }
+#else
+  *tsc = 0;
+  *ns = steady_ns();
+#endif
+}
+
+}  // namespace
+
+bool calibrate_clock() {
+  static int usable = -1;  // -1: not checked yet
+  static uint64_t first_tsc = 0, first_ns = 0;
+  // Every line published stays allocated (24 bytes a session): a reader may still hold an old one.
+  static auto* lines = new std::vector<std::unique_ptr<TscLine>>();
+  if (usable < 0) {
+    usable = invariant_tsc() ? 1 : 0;
+    if (usable == 0) return false;
+    clock_pair(&first_tsc, &first_ns);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (usable == 0) return false;
+  uint64_t tsc = 0, ns = 0;
+  clock_pair(&tsc, &ns);
+  if (tsc <= first_tsc || ns <= first_ns) return false;
+  lines->push_back(std::make_unique<TscLine>());
+  TscLine& line = *lines->back();
+  line.tsc0 = tsc;
+  line.ns0 = ns;
+  line.mult = static_cast<int64_t>((static_cast<unsigned __int128>(ns - first_ns) << 32) / (tsc - first_tsc));
+  g_tsc_line.store(&line, std::memory_order_release);
+  return true;
+}
 
 uint32_t read_thread_id() {
   t_thread.tid = static_cast<uint32_t>(::gettid());
@@ -149,24 +203,17 @@ uint64_t correlation_prefix() {
   return t_thread.correlation_base;
 }
 
+void ring_half_full(Ring* ring, uint64_t h) {
+  ring->cached_tail = ring->tail.load(std::memory_order_acquire);
+  if (h - ring->cached_tail >= ring->capacity / 2) kick_collector();
+}
+
 void emit(const Record& record) {
-  Ring* ring = t_thread.ring;
-  if (ring == nullptr) [[unlikely]] ring = acquire_ring();
-  const uint64_t h = ring->head.load(std::memory_order_relaxed);
-  if (h - ring->cached_tail >= ring->capacity) {
-    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
-    if (h - ring->cached_tail >= ring->capacity) {
-      ring->dropped.store(ring->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      return;
-    }
-  }
-  ring->slots[h & ring->mask] = record;
-  ring->head.store(h + 1, std::memory_order_release);
-  // Half full: ask the collector to come now rather than at its next tick (once per half ring).
-  if (h + 1 - ring->cached_tail == ring->capacity / 2) [[unlikely]] {
-    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
-    if (h + 1 - ring->cached_tail >= ring->capacity / 2) kick_collector();
-  }
+  Ring* ring = nullptr;
+  Record* slot = reserve_slot(ring);
+  if (slot == nullptr) return;
+  *slot = record;
+  commit_slot(ring);
 }
 
 uint32_t intern(std::string_view text) { return string_table().intern(text); }
@@ -193,14 +240,19 @@ uint32_t intern_static(const char* text) {
 
 uint64_t next_record_id() { return g_record_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
 
-void ApiSpan::finish() {
-  Record r = make_record(plugin::RecordKind::ApiCall);
-  r.name = intern_static(function_);
-  r.correlation = correlation_;
-  r.t0 = start_;
-  r.t1 = now_ns();
-  emit(r);
+namespace {
+void complete_api_record(Record& r) {
+  r.subkind = 0;
+  r.name = intern_static(reinterpret_cast<const char*>(r.value0));
+  r.device = -1;
+  r.stream = -1;
+  r.unit = 0;
+  r.t0 = ticks_to_ns(r.t0);
+  r.t1 = ticks_to_ns(r.t1);
+  r.t2 = r.t3 = 0;
+  r.value0 = r.value1 = r.value2 = r.value3 = 0;
 }
+}  // namespace
 
 // ---- TraceRings
 
@@ -213,14 +265,21 @@ void TraceRings::set_capacity(uint64_t records) {
 void TraceRings::drain(std::vector<Record>* out, uint64_t* dropped) {
   Registry& reg = registry();
   std::vector<Ring*> rings;
+  std::vector<Ring*> retired;  // retired before we look at them: nothing more can be written there
   {
     std::lock_guard lock(reg.mu);
-    for (auto& r : reg.rings) rings.push_back(r.get());
+    for (auto& r : reg.rings) {
+      rings.push_back(r.get());
+      if (r->retired) retired.push_back(r.get());
+    }
   }
   for (Ring* ring : rings) {
     const uint64_t h = ring->head.load(std::memory_order_acquire);
     const uint64_t t = ring->tail.load(std::memory_order_relaxed);
-    for (uint64_t i = t; i < h; ++i) out->push_back(ring->slots[i & ring->mask]);
+    for (uint64_t i = t; i < h; ++i) {
+      Record& r = out->emplace_back(ring->slots[i & ring->mask]);
+      if (r.kind == plugin::RecordKind::ApiCall) complete_api_record(r);  // see ApiSpan::finish
+    }
     ring->tail.store(h, std::memory_order_release);
     const uint64_t d = ring->dropped.load(std::memory_order_relaxed);
     if (d != ring->dropped_seen) {
@@ -235,12 +294,22 @@ void TraceRings::drain(std::vector<Record>* out, uint64_t* dropped) {
       out->push_back(r);
     }
   }
+  if (retired.empty()) return;
+  std::lock_guard lock(reg.mu);
+  std::erase_if(reg.rings, [&](const std::unique_ptr<Ring>& r) {
+    return std::find(retired.begin(), retired.end(), r.get()) != retired.end();
+  });
 }
 
 void TraceRings::discard() {
   std::vector<Record> sink;
   uint64_t dropped = 0;
   drain(&sink, &dropped);
+}
+
+size_t TraceRings::ring_count() {
+  std::lock_guard lock(registry().mu);
+  return registry().rings.size();
 }
 
 const plugin::StringTable& strings() { return string_table(); }

@@ -208,7 +208,7 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   task->submitter_tid = this_thread_tid();
   if (prof::on(prof::kTasks)) [[unlikely]] {
     const uint64_t span_start = prof::current_span_start();
-    task->prof_enqueue_ns = span_start != 0 ? span_start : prof::now_ns();
+    task->prof_enqueue = span_start != 0 ? span_start : prof::ticks();
     task->correlation = prof::current_correlation();
   }
   uint64_t seq = 0;
@@ -251,7 +251,7 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
   // wait binds to the capture current now, whatever is recorded later.
   if (task->task_kind == TaskKind::EventRecord) {
     task->event->latest = task->record;
-    if (task->prof_enqueue_ns != 0) task->record->prof_id = prof::next_record_id();
+    if (task->prof_enqueue != 0) task->record->prof_id = prof::next_record_id();
   } else if (task->task_kind == TaskKind::EventWait) {
     task->record = task->event->latest;
     ++task->event->pending_waits;
@@ -259,9 +259,9 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
   task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
   s->submitted_.store(task->seq, std::memory_order_release);
   s->queue_.push_back(task);
-  if (task->prof_enqueue_ns != 0) {
+  if (task->prof_enqueue != 0) {
     task->prof_depth = static_cast<uint32_t>(s->queue_.size());
-    if (s->queue_.size() == 1) task->prof_ready_ns = task->prof_enqueue_ns;  // ready at once: no clock read
+    if (s->queue_.size() == 1) task->prof_ready = task->prof_enqueue;  // ready at once: no clock read
   }
   if (s->queue_.size() == 1) advance(s, batch);
 }
@@ -278,7 +278,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
       switch (t->task_kind) {
         case TaskKind::Work:
           s->head_busy_ = true;
-          if (t->prof_enqueue_ns != 0 && t->prof_ready_ns == 0) t->prof_ready_ns = prof::now_ns();
+          if (t->prof_enqueue != 0 && t->prof_ready == 0) t->prof_ready = prof::ticks();
           policy_->ready(t);
           break;
         case TaskKind::EventRecord: {
@@ -291,7 +291,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
             batch.resumed.push_back(w);
           }
           r.blocked.clear();
-          if (t->prof_enqueue_ns != 0) emit_marker_record(*t, plugin::RecordKind::EventRecord);
+          if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventRecord);
           finish(s, t, batch);
           break;
         }
@@ -301,7 +301,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
             s->head_busy_ = true;
           } else {
             if (t->event) --t->event->pending_waits;
-            if (t->prof_enqueue_ns != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
+            if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
             finish(s, t, batch);
           }
           break;
@@ -312,6 +312,16 @@ void Scheduler::advance(Stream* first, Batch& batch) {
         case TaskKind::HostCall: {
           // Posted under the mutex so that the calls of a stream reach their thread in order.
           HostCall call{t->host_fn, t->host_user, s, t->host_blocking ? t : nullptr};
+          if (t->prof_enqueue != 0) {
+            call.prof_enqueue = t->prof_enqueue;
+            call.prof_posted = prof::ticks();
+            call.correlation = t->correlation;
+            call.prof_name = t->prof_name;
+            call.submitter_tid = t->submitter_tid;
+            call.device = device_id_;
+            call.stream_id = s->id();
+            call.prof_depth = t->prof_depth;
+          }
           bool posted = t->host_queue && t->host_queue->post(call);
           if (posted && t->host_blocking) {
             s->head_busy_ = true;
@@ -386,7 +396,7 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
   }
   // Written before the completion is published, so a program that synchronizes and then stops
   // profiling finds the record delivered.
-  if (task->prof_enqueue_ns != 0) emit_task_record(*task, result);
+  if (task->prof_enqueue != 0) emit_task_record(*task, result);
   Batch batch;
   {
     std::lock_guard lock(mu_);
@@ -418,6 +428,7 @@ const char* task_type_name(plugin::TaskType type) {
     case plugin::TaskType::Copy2D: return "memcpy2d";
     case plugin::TaskType::Memset: return "memset";
     case plugin::TaskType::DeviceTask: return "device_task";
+    case plugin::TaskType::HostCall: return "host_call";
   }
   return "task";
 }
@@ -449,8 +460,8 @@ void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& res
   r.stream = task.stream->id();
   r.unit = task.unit | (task.unit_kind == plugin::UnitKind::Copy ? plugin::kCopyUnitBit : 0u);
   r.correlation = task.correlation;
-  r.t0 = task.prof_enqueue_ns;
-  r.t1 = task.prof_ready_ns != 0 ? task.prof_ready_ns : task.prof_enqueue_ns;
+  r.t0 = prof::ticks_to_ns(task.prof_enqueue);
+  r.t1 = task.prof_ready != 0 ? prof::ticks_to_ns(task.prof_ready) : r.t0;
   r.t2 = result.start_ns + offset;
   r.t3 = (result.end_ns >= result.start_ns ? result.end_ns : result.start_ns) + offset;
   if (type == plugin::TaskType::Copy || type == plugin::TaskType::Copy2D || type == plugin::TaskType::Memset) {
@@ -475,7 +486,7 @@ void Scheduler::emit_marker_record(const Task& task, plugin::RecordKind kind) {
   r.device = device_id_;
   r.stream = task.stream->id();
   r.correlation = task.correlation;
-  r.t0 = kind == plugin::RecordKind::EventWait ? task.prof_enqueue_ns : prof::now_ns();
+  r.t0 = kind == plugin::RecordKind::EventWait ? prof::ticks_to_ns(task.prof_enqueue) : prof::now_ns();
   r.t1 = prof::now_ns();
   r.value0 = task.record ? task.record->prof_id : 0;
   prof::emit(r);

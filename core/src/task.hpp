@@ -53,11 +53,12 @@ struct Task : plugin::Work {
   // blocks or chunks: set by aclrtStreamStop / aclrtStreamAbort to halt the task while it runs.
   uint32_t submitter_tid = 0;
   std::atomic<bool> cancel_requested{false};
-  // Profiling (profiling.hpp): set only while a session collects tasks. prof_enqueue_ns != 0 marks
-  // a task that is being profiled; prof_name is an interned name a layer above may give (an
+  // Profiling (profiling.hpp): set only while a session collects tasks. prof_enqueue != 0 marks
+  // a task that is being profiled; enqueue and ready are prof::ticks(), converted when the record is
+  // written; prof_name is an interned name a layer above may give (an
   // operator's type), else the record is named after the work kind.
-  uint64_t prof_enqueue_ns = 0;
-  uint64_t prof_ready_ns = 0;
+  uint64_t prof_enqueue = 0;
+  uint64_t prof_ready = 0;
   uint64_t correlation = 0;
   uint32_t prof_name = 0;
   uint32_t prof_depth = 0;

@@ -1,11 +1,13 @@
 // TraceRings: the per-thread record buffers behind prof::emit, and the string table.
 //
 // Each thread that emits gets a single-producer ring of fixed capacity; only the collector
-// consumes it. Rings are never freed while the process runs (a writer may still hold one when a
-// session stops), and a ring whose thread exited is handed to the next new thread, so the memory
-// held is bounded by the most threads that were ever alive at once.
+// consumes it. A thread keeps its ring while it lives (it may write again in a later session);
+// when it exits the ring is retired, and the next drain delivers what is left in it and unmaps it.
+// So the memory held is one ring per live thread that has emitted (plus retired rings until the
+// next drain: the collector's tick, a session's stop, or aclFinalize).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +24,8 @@ class TraceRings {
   static void drain(std::vector<plugin::Record>* out, uint64_t* dropped);
   // Throws away whatever is buffered (records of an earlier session) and resets drop counts.
   static void discard();
+  // Rings allocated now (tests: retired rings go away at the next drain).
+  static size_t ring_count();
 };
 
 // The process-wide string table prof::intern fills.

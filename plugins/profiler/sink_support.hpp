@@ -60,13 +60,16 @@ inline const char* task_type_name(uint16_t t) {
     case plugin::TaskType::Copy2D: return "MEMCPY2D";
     case plugin::TaskType::Memset: return "MEMSET";
     case plugin::TaskType::DeviceTask: return "DEVICE_TASK";
+    case plugin::TaskType::HostCall: return "HOST_CALL";
   }
   return "TASK";
 }
 
 inline bool is_copy_unit(const Record& r) { return (r.unit & plugin::kCopyUnitBit) != 0; }
 // A synchronous copy or memset: it ran on the calling host thread, not on a stream.
-inline bool is_sync_work(const Record& r) { return r.unit == plugin::kHostUnit; }
+inline bool is_sync_work(const Record& r) { return r.unit == plugin::kHostUnit && r.stream < 0; }
+// A host call (aclrtLaunchCallback, aclrtLaunchHostFunc): on a stream, run by host thread value0.
+inline bool is_host_call(const Record& r) { return r.subkind == uint16_t(plugin::TaskType::HostCall); }
 inline uint32_t unit_index(const Record& r) { return r.unit & ~plugin::kCopyUnitBit; }
 
 // `base` in `dir`, with -2, -3, ... before the extension when a file of that name exists already

@@ -10,3 +10,8 @@ target_compile_definitions(profiler_test PRIVATE
 arun_add_runtime_deps(profiler_test arun_device_ascend arun_profiler_timeline arun_profiler_summary
                       arun_profiler_msprof_csv cross_stream_events arun_configs)
 gtest_discover_tests(profiler_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 120)
+
+# The collection layer itself (rings, record clock, API-span records), linked to the core directly.
+add_executable(profiler_collection_test ${CMAKE_CURRENT_LIST_DIR}/profiler/collection_test.cpp)
+target_link_libraries(profiler_collection_test PRIVATE arun_core GTest::gtest_main)
+gtest_discover_tests(profiler_collection_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 60)

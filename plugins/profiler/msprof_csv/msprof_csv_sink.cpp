@@ -67,7 +67,7 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
   }
   static std::string dur_us(const Record& r) { return fmt(r.t3 > r.t2 ? double(r.t3 - r.t2) / 1000.0 : 0.0); }
   static const char* core_type(const Record& r) {
-    return is_sync_work(r) ? "HOST" : is_copy_unit(r) ? "DMA" : "AI_CORE";
+    return is_sync_work(r) || is_host_call(r) ? "HOST" : is_copy_unit(r) ? "DMA" : "AI_CORE";
   }
   static std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;

@@ -123,6 +123,7 @@ class SummarySink final : public plugin::ProfilerSink {
         Totals& s = by_stream_[{r.device, r.stream}];
         ++s.count;
         s.ns += ns;
+        if (is_host_call(r)) break;  // ran on a host thread: no execution unit
         Totals& u = by_unit_[{r.device, r.unit}];
         ++u.count;
         u.ns += ns;

@@ -8,6 +8,7 @@
 // Timestamps are microseconds since the session began (otherData.base_unix_ns gives that instant).
 // The file is written at the end of the session, to a temporary name and then renamed.
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -93,7 +94,8 @@ class TimelineSink final : public plugin::ProfilerSink {
         if (r.correlation != 0) threads[r.thread] = true;
       } else if (r.kind == RecordKind::Task || r.kind == RecordKind::EventRecord || r.kind == RecordKind::EventWait) {
         streams[{r.device, r.stream}] = true;
-        if (r.kind == RecordKind::Task) units[{r.device, r.unit}] = true;
+        if (r.kind == RecordKind::Task && !is_host_call(r)) units[{r.device, r.unit}] = true;
+        if (r.kind == RecordKind::Task && is_host_call(r)) threads[static_cast<uint32_t>(r.value0)] = true;
         if (r.kind == RecordKind::Task && r.correlation != 0) threads[r.thread] = true;
       } else if (r.kind != RecordKind::MemAlloc && r.kind != RecordKind::MemFree && r.kind != RecordKind::Dropped) {
         threads[r.thread] = true;
@@ -181,6 +183,8 @@ class TimelineSink final : public plugin::ProfilerSink {
           args += ",\"status\":" + std::to_string(static_cast<int32_t>(r.value3 >> 32));
           if (r.subkind == uint16_t(plugin::TaskType::Kernel) || r.subkind == uint16_t(plugin::TaskType::DeviceTask)) {
             args += ",\"block_dim\":" + std::to_string(r.value1);
+          } else if (is_host_call(r)) {
+            args += ",\"host_thread\":" + std::to_string(r.value0);
           } else {
             args += ",\"bytes\":" + std::to_string(r.value0);
             if (r.subkind != uint16_t(plugin::TaskType::Memset)) {
@@ -193,7 +197,12 @@ class TimelineSink final : public plugin::ProfilerSink {
           const bool sync = is_sync_work(r);
           const uint32_t track = sync ? kSyncTid + r.thread : kStreamTid + r.stream;
           slice(out, name, sync ? "sync" : "task", pid, track, r.t2, r.t3, args);
-          if (!sync) slice(out, name, "unit", pid, unit_tid(r.unit), r.t2, r.t3, args);
+          if (is_host_call(r)) {
+            // The host thread that ran it (inside its aclrtProcessReport span, if it is a user thread).
+            slice(out, name, "host_call", kHostPid, static_cast<uint32_t>(r.value0), r.t2, r.t3, args);
+          } else if (!sync) {
+            slice(out, name, "unit", pid, unit_tid(r.unit), r.t2, r.t3, args);
+          }
           if (r.correlation != 0 && api_by_correlation.count(r.correlation) != 0) {
             ++flow_id;
             flow(out, 's', "launch", flow_id, kHostPid, r.thread, r.t0);
@@ -280,6 +289,7 @@ class TimelineSink final : public plugin::ProfilerSink {
       if (r.kind != RecordKind::Task || is_sync_work(r)) continue;
       depth[{r.device, r.stream}].push_back({r.t0, +1});
       depth[{r.device, r.stream}].push_back({r.t3, -1});
+      if (is_host_call(r)) continue;  // no execution unit
       busy[{r.device, is_copy_unit(r)}].push_back({r.t2, +1});
       busy[{r.device, is_copy_unit(r)}].push_back({r.t3, -1});
     }
@@ -307,7 +317,9 @@ class TimelineSink final : public plugin::ProfilerSink {
 
   Session session_;
   std::string path_;
-  std::vector<Record> records_;
+  // A deque: the collector appends batches while the program runs, and growing a vector would copy
+  // everything gathered so far, holding up the next drain of the rings (records were dropped so).
+  std::deque<Record> records_;
   bool first_ = true;
 };
 

@@ -236,3 +236,51 @@ TEST(AclprofConfigFile, BadProfilerKeysFailInitNamingTheKey) {
 }
 
 }  // namespace
+
+namespace {
+
+// aclFinalize ends what aclprofInit began, even without aclprofStop / aclprofFinalize: the next
+// aclInit .. aclprofInit cycle in the same process starts from nothing.
+TEST(AclprofLifecycle, AclFinalizeResetsAclprofForTheNextInit) {
+  const fs::path dir = fs::temp_directory_path() / ("arun-aclprof-cycle-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string path = dir.string();
+  uint32_t devices[] = {0};
+  aclprofConfig* stale = nullptr;
+  void* stale_stamp = nullptr;
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    SCOPED_TRACE("cycle " + std::to_string(cycle));
+    ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
+    ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS) << last_message();
+    if (cycle == 1) {
+      // The first cycle's config and stamp died with its runtime (checked before anything new is
+      // allocated, which could reuse their addresses).
+      EXPECT_EQ(aclprofDestroyConfig(stale), ACL_ERROR_INVALID_PARAM);
+      EXPECT_NE(last_message().find("not a live configuration"), std::string::npos) << last_message();
+      EXPECT_EQ(aclprofSetStampTraceMessage(stale_stamp, "old", 3), ACL_ERROR_INVALID_PARAM);
+      EXPECT_NE(last_message().find("not a live stamp"), std::string::npos) << last_message();
+    }
+    aclprofConfig* cfg =
+        aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_ACL_API | ACL_PROF_MSPROFTX);
+    ASSERT_NE(cfg, nullptr) << last_message();
+    ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << last_message();
+    void* stamp = aclprofCreateStamp();
+    ASSERT_NE(stamp, nullptr);
+    if (cycle == 1) {
+      ASSERT_EQ(aclprofStop(cfg), ACL_SUCCESS) << last_message();
+      ASSERT_EQ(aclprofDestroyConfig(cfg), ACL_SUCCESS);
+      aclprofDestroyStamp(stamp);
+      ASSERT_EQ(aclprofFinalize(), ACL_SUCCESS);
+    } else {
+      // Left running, with its stamp: aclFinalize stops the session and drops both (without the
+      // reset, the next cycle's aclprofInit would fail with ACL_ERROR_REPEAT_INITIALIZE and its
+      // aclprofStart with ACL_ERROR_PROF_ALREADY_RUN).
+      stale = cfg;
+      stale_stamp = stamp;
+    }
+    ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace

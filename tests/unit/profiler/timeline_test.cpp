@@ -3,13 +3,19 @@
 // each linked to the API call that launched it).
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -264,6 +270,132 @@ TEST(Timeline, UnknownSinkInTheEnvironmentFailsInitWithTheInstalledOnes) {
   // Nothing is left running: a clean init works.
   ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
   ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+}
+
+// Host calls are tasks: on their stream's track (with a flow from the launch) and on the track of
+// the host thread that ran them; a callback run by a user thread nests inside its
+// aclrtProcessReport span (check_structure checks the nesting).
+TEST(Timeline, HostCallsAreTasksOnTheirStreamAndTheThreadThatRanThem) {
+  fs::path dir = fresh_dir("hostcalls");
+  ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
+  const std::string path = dir.string();
+  ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
+  uint32_t devices[] = {0};
+  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_ACL_API | ACL_PROF_TASK_TIME);
+  ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  aclrtStream s = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  constexpr int kFuncs = 3, kCallbacks = 2;
+  int ran = 0;
+  for (int i = 0; i < kFuncs; ++i) ASSERT_EQ(aclrtLaunchHostFunc(s, &bump, &ran), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+  // Callbacks: a user thread subscribed to the stream runs them through aclrtProcessReport.
+  std::atomic<uint32_t> reporter_tid{0};
+  std::atomic<uint64_t> reporter_id{0};
+  std::atomic<bool> subscribed{false};
+  std::atomic<int> processed{0};
+  std::thread reporter([&] {
+    reporter_tid = static_cast<uint32_t>(::gettid());
+    reporter_id = static_cast<uint64_t>(pthread_self());
+    while (!subscribed) std::this_thread::yield();
+    for (int i = 0; i < kCallbacks; ++i) processed += aclrtProcessReport(5000) == ACL_SUCCESS;
+  });
+  while (reporter_id == 0) std::this_thread::yield();
+  ASSERT_EQ(aclrtSubscribeReport(reporter_id, s), ACL_SUCCESS) << aclGetRecentErrMsg();
+  subscribed = true;
+  for (int i = 0; i < kCallbacks; ++i) ASSERT_EQ(aclrtLaunchCallback(&bump, &ran, ACL_CALLBACK_BLOCK, s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+  reporter.join();
+  EXPECT_EQ(processed.load(), kCallbacks);
+  EXPECT_EQ(ran, kFuncs + kCallbacks);
+  ASSERT_EQ(aclrtUnSubscribeReport(reporter_id, s), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclprofStop(cfg), ACL_SUCCESS);
+  ASSERT_EQ(aclprofDestroyConfig(cfg), ACL_SUCCESS);
+  ASSERT_EQ(aclprofFinalize(), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+
+  json doc = load_single_timeline(dir);
+  check_structure(doc);
+  std::map<uint64_t, std::string> api;
+  for (auto& a : events_where(doc, "X", "api")) api[a["args"]["correlation"]] = a["name"];
+  std::map<std::string, int> on_stream;
+  for (auto& t : events_where(doc, "X", "task")) {
+    if (t["args"]["type"] != "HOST_CALL") continue;
+    const std::string name = t["name"];
+    ++on_stream[name];
+    const std::string launcher = api[t["args"]["correlation"].get<uint64_t>()];
+    EXPECT_EQ(launcher, name == "callback" ? "aclrtLaunchCallback" : "aclrtLaunchHostFunc") << t.dump();
+    EXPECT_GE(t["args"]["queued_us"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(on_stream["host_func"], kFuncs);
+  EXPECT_EQ(on_stream["callback"], kCallbacks);
+  auto on_threads = events_where(doc, "X", "host_call");
+  ASSERT_EQ(on_threads.size(), size_t(kFuncs + kCallbacks));
+  int on_reporter = 0;
+  for (auto& h : on_threads) {
+    EXPECT_EQ(h["pid"], 1) << h.dump();  // the host process
+    if (h["name"] == "callback") {
+      EXPECT_EQ(h["tid"].get<uint32_t>(), reporter_tid.load()) << h.dump();
+      ++on_reporter;
+    }
+  }
+  EXPECT_EQ(on_reporter, kCallbacks);
+  // One launch flow per host call besides the other tasks', and no execution-unit slice for them.
+  EXPECT_EQ(events_where(doc, "s", "launch").size(), size_t(kFuncs + kCallbacks));
+  EXPECT_TRUE(events_where(doc, "X", "unit").empty());
+  fs::remove_all(dir);
+}
+
+std::atomic<bool> g_release{false};
+void hold_until_released(void*) {
+  while (!g_release.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+}
+
+// The counter tracks are derived by the sink from the task records (see docs/profiler-sinks.md):
+// with one task holding a stream's head while kQueued more are enqueued behind it, the stream's
+// queue-depth track must reach kQueued + 1 and come back to 0, and busy AI cores must reach 1.
+TEST(Timeline, QueueDepthCounterFollowsTheStreamBacklog) {
+  fs::path dir = fresh_dir("depth");
+  fs::path cfg = dir / "depth.toml";
+  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[profiler]\nenabled = true\n"
+                     << "sinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string() << "\"\n";
+  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  aclrtStream s = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  constexpr int kQueued = 20;
+  g_release = false;
+  ASSERT_EQ(arunLaunchDeviceTask(&hold_until_released, nullptr, s), ACL_SUCCESS);
+  int ran = 0;
+  for (int i = 0; i < kQueued; ++i) ASSERT_EQ(arunLaunchDeviceTask(&bump, &ran, s), ACL_SUCCESS);
+  g_release = true;
+  ASSERT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+  EXPECT_EQ(ran, kQueued);
+  ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+
+  json doc = load_single_timeline(dir / "out");
+  check_structure(doc);
+  std::map<std::string, std::vector<int64_t>> tracks;  // counter name -> values in file order
+  for (auto& c : events_where(doc, "C", "")) {
+    for (auto& [key, value] : c["args"].items()) tracks[c["name"]].push_back(value.get<int64_t>());
+  }
+  std::vector<int64_t> depth;
+  for (auto& [name, values] : tracks) {
+    if (name.rfind("queue depth stream ", 0) == 0) depth = values;
+  }
+  ASSERT_FALSE(depth.empty()) << "no queue depth track";
+  EXPECT_EQ(*std::max_element(depth.begin(), depth.end()), kQueued + 1);
+  EXPECT_EQ(depth.back(), 0);
+  ASSERT_TRUE(tracks.count("busy AI cores"));
+  EXPECT_EQ(*std::max_element(tracks["busy AI cores"].begin(), tracks["busy AI cores"].end()), 1);
+  EXPECT_EQ(tracks["busy AI cores"].back(), 0);
+  fs::remove_all(dir);
 }
 
 }  // namespace

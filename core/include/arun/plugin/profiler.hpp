@@ -41,7 +41,10 @@ enum class RecordKind : uint16_t {
 };
 
 // What a Task record ran (subkind of RecordKind::Task).
-enum class TaskType : uint16_t { Kernel = 0, Copy = 1, Copy2D = 2, Memset = 3, DeviceTask = 4 };
+// HostCall: an aclrtLaunchCallback / aclrtLaunchHostFunc call, run by a host thread when it reached
+// the head of its stream: unit = kHostUnit, stream = its stream, value0 = the host thread that ran it,
+// t1 = when it was handed to that thread, t2..t3 = the call itself.
+enum class TaskType : uint16_t { Kernel = 0, Copy = 1, Copy2D = 2, Memset = 3, DeviceTask = 4, HostCall = 5 };
 
 // Copy direction (Task records with TaskType Copy/Copy2D: value2).
 enum class CopyDirection : uint32_t { HostToHost = 0, HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3 };
@@ -64,8 +67,8 @@ struct Record {
 static_assert(sizeof(Record) == 96, "Record is part of the plugin ABI");
 
 inline constexpr uint32_t kCopyUnitBit = 0x80000000u;
-// The unit of a synchronous copy or memset (aclrtMemcpy, aclrtMemset): it ran on the calling host
-// thread, with no stream (stream = -1).
+// The unit of work that ran on a host thread: a synchronous copy or memset (aclrtMemcpy,
+// aclrtMemset; stream = -1, it ran on the calling thread), or a host call (TaskType::HostCall).
 inline constexpr uint32_t kHostUnit = 0xffffffffu;
 
 // Interned strings: API names, kernel names, stamp messages, counter names. Ids are process-wide

@@ -1,0 +1,132 @@
+// The collection layer under the sinks, without a runtime: per-thread rings (a thread's ring is
+// freed by the first drain after the thread exits), the TSC record clock, and the raw API-span
+// records that drain() completes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "profiling.hpp"
+#include "trace_rings.hpp"
+
+namespace arun::prof {
+namespace {
+
+using plugin::Record;
+using plugin::RecordKind;
+
+std::vector<Record> drain_all() {
+  std::vector<Record> out;
+  uint64_t dropped = 0;
+  TraceRings::drain(&out, &dropped);
+  EXPECT_EQ(dropped, 0u);
+  return out;
+}
+
+void emit_marks(int n) {
+  for (int i = 0; i < n; ++i) {
+    Record r = make_record(RecordKind::Mark);
+    r.t0 = r.t1 = now_ns();
+    r.value0 = static_cast<uint64_t>(i);
+    emit(r);
+  }
+}
+
+TEST(TraceRings, RingsOfExitedThreadsAreFreedByTheNextDrain) {
+  drain_all();  // rings retired by earlier tests go
+  const size_t base = TraceRings::ring_count();
+  constexpr int kThreads = 4, kRecords = 3;
+  std::atomic<int> emitted{0};
+  std::atomic<bool> leave{false};
+  std::vector<std::thread> threads;
+  std::set<uint32_t> tids;
+  std::atomic<uint32_t> tid_slots[kThreads];
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      tid_slots[t] = thread_id();
+      emit_marks(kRecords);
+      ++emitted;
+      while (!leave) std::this_thread::yield();
+    });
+  }
+  while (emitted < kThreads) std::this_thread::yield();
+  EXPECT_EQ(TraceRings::ring_count(), base + kThreads);  // one ring per live thread that emitted
+  leave = true;
+  for (auto& th : threads) th.join();
+  for (auto& t : tid_slots) tids.insert(t.load());
+  EXPECT_EQ(TraceRings::ring_count(), base + kThreads) << "retired rings wait for the drain";
+  std::vector<Record> out = drain_all();
+  size_t theirs = 0;
+  for (const Record& r : out) theirs += r.kind == RecordKind::Mark && tids.count(r.thread) != 0;
+  EXPECT_EQ(theirs, size_t(kThreads * kRecords)) << "a retired ring's records are delivered before it goes";
+  EXPECT_EQ(TraceRings::ring_count(), base);
+}
+
+TEST(TraceRings, ThreadsThatComeAndGoDoNotAccumulateRings) {
+  drain_all();
+  const size_t base = TraceRings::ring_count();
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 10; ++i) std::thread([] { emit_marks(1); }).join();
+    EXPECT_EQ(drain_all().size(), 10u);
+    EXPECT_EQ(TraceRings::ring_count(), base) << "round " << round;
+  }
+}
+
+TEST(RecordClock, TscLineAgreesWithTheSteadyClock) {
+  if (!calibrate_clock()) GTEST_SKIP() << "no invariant TSC: the steady clock is read directly";
+  for (int i = 0; i < 10; ++i) {
+    const uint64_t before = steady_ns();
+    const uint64_t t = now_ns();
+    const uint64_t after = steady_ns();
+    // Within the two reads, give or take the fit's error (calibrated over >= 10 ms).
+    EXPECT_GE(t + 20000, before);
+    EXPECT_LE(t, after + 20000);
+  }
+  uint64_t last = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t t = ticks_to_ns(ticks());
+    ASSERT_GE(t, last) << "the record clock went backwards";
+    last = t;
+  }
+  // A 20 ms interval measured by both clocks.
+  const uint64_t s0 = steady_ns(), c0 = now_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const uint64_t s1 = steady_ns(), c1 = now_ns();
+  const double ratio = double(c1 - c0) / double(s1 - s0);
+  EXPECT_NEAR(ratio, 1.0, 0.01);
+}
+
+TEST(ApiSpanRecord, CompletedByTheDrain) {
+  drain_all();
+  calibrate_clock();
+  static const char kName[] = "arunTestApiFunction";
+  const uint64_t before = now_ns();
+  g_active.store(kApi);
+  { ApiSpan span(kName); }
+  g_active.store(0);
+  const uint64_t after = now_ns();
+  std::vector<Record> out = drain_all();
+  ASSERT_EQ(out.size(), 1u);
+  const Record& r = out[0];
+  EXPECT_EQ(r.kind, RecordKind::ApiCall);
+  EXPECT_EQ(strings().get(r.name), kName);
+  EXPECT_EQ(r.thread, static_cast<uint32_t>(::gettid()));
+  EXPECT_EQ(r.device, -1);
+  EXPECT_EQ(r.stream, -1);
+  EXPECT_NE(r.correlation, 0u);
+  EXPECT_EQ(r.value0, 0u) << "the name's address must not reach a sink";
+  EXPECT_EQ(r.t2 | r.t3 | r.value1 | r.value2 | r.value3, 0u);
+  // Times in nanoseconds on the record clock, inside the span.
+  EXPECT_LE(before, r.t0);
+  EXPECT_LE(r.t0, r.t1);
+  EXPECT_LE(r.t1, after);
+}
+
+}  // namespace
+}  // namespace arun::prof
