@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api_call.hpp"
+#include "profiling.hpp"
 
 using namespace arun;
 using namespace arun::api;
@@ -51,6 +52,7 @@ extern "C" aclError arunLaunchKernel(aclrtStream stream, uint32_t blockDim, arun
     guard.free = nullptr;
     task->unit_kind = plugin::UnitKind::Compute;
     task->stream = s.get();
+    if (prof::on(prof::kTasks)) task->prof_name = prof::take_task_name();
     return rt.submit(task);
   });
 }

@@ -10,6 +10,7 @@
 
 #include "arun/kernel.hpp"
 #include "arun/ops/op.hpp"
+#include "profiling.hpp"
 
 namespace arun::ops {
 
@@ -90,6 +91,8 @@ void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides);
 // arun::launch with the result as a Status naming the op.
 template <class F, class... Args>
 Status launch_op(const OpCall& call, uint32_t blocks, F&& kernel, Args&&... args) {
+  // Profiled tasks are named after the op type ("MatMul"), not just "kernel".
+  if (prof::on(prof::kTasks)) prof::name_next_task(prof::intern(call.op));
   const aclError rc = arun::launch(call.stream, blocks, std::forward<F>(kernel), std::forward<Args>(args)...);
   if (rc == ACL_SUCCESS) return Status::Ok();
   return Status(static_cast<Errc>(rc), call.op + ": kernel launch failed (code " + std::to_string(rc) + ")");

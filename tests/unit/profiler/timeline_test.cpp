@@ -221,6 +221,63 @@ TEST(Timeline, ConfigSectionProfilesFromInitToFinalize) {
   fs::remove_all(dir);
 }
 
+TEST(Timeline, OperatorKernelsAreNamedAfterTheirOpType) {
+  fs::path dir = fresh_dir("ops");
+  ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  const std::string path = dir.string();
+  ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
+  uint32_t devices[] = {0};
+  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_TASK_TIME);
+  ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  const int64_t dims[] = {64};
+  aclTensorDesc* desc = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  void* x = nullptr;
+  void* y = nullptr;
+  ASSERT_EQ(aclrtMalloc(&x, 256, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&y, 256, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMemset(x, 256, 0, 256), ACL_SUCCESS);
+  aclDataBuffer* xb = aclCreateDataBuffer(x, 256);
+  aclDataBuffer* yb = aclCreateDataBuffer(y, 256);
+  aclopAttr* attr = aclopCreateAttr();
+  aclTensorDesc* in_desc[] = {desc, desc};
+  aclDataBuffer* in_buf[] = {xb, xb};
+  aclTensorDesc* out_desc[] = {desc};
+  aclDataBuffer* out_buf[] = {yb};
+  ASSERT_EQ(aclopExecuteV2("Relu", 1, in_desc, in_buf, 1, out_desc, out_buf, attr, stream), ACL_SUCCESS)
+      << aclGetRecentErrMsg();
+  ASSERT_EQ(aclopExecuteV2("Add", 2, in_desc, in_buf, 1, out_desc, out_buf, attr, stream), ACL_SUCCESS)
+      << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtMemset(y, 256, 0, 256), ACL_SUCCESS);  // a task of the same thread right after: unnamed
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  ASSERT_EQ(aclprofStop(cfg), ACL_SUCCESS);
+  aclopDestroyAttr(attr);
+  aclDestroyDataBuffer(xb);
+  aclDestroyDataBuffer(yb);
+  aclDestroyTensorDesc(desc);
+  aclrtFree(x);
+  aclrtFree(y);
+  aclrtDestroyStream(stream);
+  ASSERT_EQ(aclprofDestroyConfig(cfg), ACL_SUCCESS);
+  ASSERT_EQ(aclprofFinalize(), ACL_SUCCESS);
+  ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  json doc = load_single_timeline(dir);
+  check_structure(doc);
+  std::map<std::string, int> kernels;
+  std::map<std::string, int> memsets;
+  for (auto& t : events_where(doc, "X", "task")) {
+    if (t["args"]["type"] == "KERNEL") kernels[t["name"]]++;
+    if (t["args"]["type"] == "MEMSET") memsets[t["name"]]++;
+  }
+  EXPECT_EQ(kernels, (std::map<std::string, int>{{"Add", 1}, {"Relu", 1}}));
+  EXPECT_EQ(memsets.count("Add") + memsets.count("Relu"), 0u) << "a name is taken by one task only";
+  fs::remove_all(dir);
+}
+
 TEST(Timeline, EnvironmentVariableProfilesAnUnmodifiedExample) {
   fs::path dir = fresh_dir("env");
   // cross_stream_events knows nothing about profiling; it runs from `dir`, so the default
