@@ -18,7 +18,7 @@ struct UnaryParams {
 
 inline float apply(Unary kind, float x, float alpha) {
   switch (kind) {
-    case Unary::Relu: return x > 0.0f ? x : 0.0f;
+    case Unary::Relu: return x < 0.0f ? 0.0f : x;  // a maxss, no branch; NaN stays NaN as in NumPy
     case Unary::LeakyRelu: return x >= 0.0f ? x : alpha * x;
     case Unary::Gelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
     case Unary::GeluTanh: {
