@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 rounds=${2:-3}
 cli=$build/bin/ascend-run
-configs=$build/configs
+configs=$build/share/ascend-run/configs
 [ -x "$cli" ] || { echo "model_vs_ort: $cli not built" >&2; exit 1; }
 [ -d "$root/bench/ort/node_modules/onnxruntime-node" ] ||
   { echo "model_vs_ort: onnxruntime-node is missing: ARUN_BENCH_PEERS=1 bash tools/setup.sh" >&2; exit 1; }
