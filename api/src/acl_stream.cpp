@@ -126,8 +126,20 @@ aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode) {
   });
 }
 
+namespace {
+// A C caller may pass any int as the selector; reading it as an int keeps values outside the
+// enum's range defined behaviour (they are then reported as invalid).
+int selector_of(const aclrtStreamAttr& attr) {
+  int v = 0;
+  std::memcpy(&v, &attr, sizeof v);
+  return v;
+}
+}  // namespace
+
 aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value) {
-  if (stmAttrType == ACL_STREAM_ATTR_FAILURE_MODE && value != nullptr) {
+  static_assert(sizeof(aclrtStreamAttr) == sizeof(int));
+  const int selector = selector_of(stmAttrType);
+  if (selector == ACL_STREAM_ATTR_FAILURE_MODE && value != nullptr) {
     return aclrtSetStreamFailureMode(stream, value->failureMode);
   }
   return api_call("aclrtSetStreamAttribute", [&](Runtime& rt) {
@@ -139,7 +151,7 @@ aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType
       into->store(v);
       return Status::Ok();
     };
-    switch (stmAttrType) {
+    switch (selector) {
       case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
         return on_off(value->overflowSwitch, &s->overflow_switch, "the float overflow check switch");
       case ACL_STREAM_ATTR_CACHE_OP_INFO:
@@ -154,7 +166,7 @@ aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType
                       "a stream's priority is fixed at creation here: create the stream with "
                       "aclrtCreateStreamWithConfig or an ACL_RT_STREAM_PRIORITY config option");
       default:
-        return rt_param_invalid("stream attribute " + std::to_string(int(stmAttrType)) + " is not an aclrtStreamAttr");
+        return rt_param_invalid("stream attribute " + std::to_string(selector) + " is not an aclrtStreamAttr");
     }
   });
 }
@@ -164,8 +176,9 @@ aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType
     if (value == nullptr) return invalid_param("value is NULL");
     std::shared_ptr<Stream> s;
     ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
+    const int selector = selector_of(stmAttrType);
     *value = aclrtStreamAttrValue{};
-    switch (stmAttrType) {
+    switch (selector) {
       case ACL_STREAM_ATTR_FAILURE_MODE:
         value->failureMode = s->failure_mode.load();
         return Status::Ok();
@@ -182,7 +195,7 @@ aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType
         value->streamPriority = s->priority();
         return Status::Ok();
       default:
-        return rt_param_invalid("stream attribute " + std::to_string(int(stmAttrType)) + " is not an aclrtStreamAttr");
+        return rt_param_invalid("stream attribute " + std::to_string(selector) + " is not an aclrtStreamAttr");
     }
   });
 }
