@@ -1,4 +1,5 @@
 // Spec 2.4: stream management.
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
