@@ -251,7 +251,8 @@ TEST(Timeline, OperatorKernelsAreNamedAfterTheirOpType) {
       << aclGetRecentErrMsg();
   ASSERT_EQ(aclopExecuteV2("Add", 2, in_desc, in_buf, 1, out_desc, out_buf, attr, stream), ACL_SUCCESS)
       << aclGetRecentErrMsg();
-  ASSERT_EQ(aclrtMemset(y, 256, 0, 256), ACL_SUCCESS);  // a task of the same thread right after: unnamed
+  // A task of the same thread right after, ordered behind the ops: unnamed.
+  ASSERT_EQ(aclrtMemsetAsync(y, 256, 0, 256, stream), ACL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
   ASSERT_EQ(aclprofStop(cfg), ACL_SUCCESS);
   aclopDestroyAttr(attr);
