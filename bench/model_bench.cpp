@@ -13,18 +13,9 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bench_common.hpp"
 
 namespace {
-
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    aclError rc_ = (call);                                                                        \
-    if (rc_ != ACL_SUCCESS) {                                                                     \
-      const char* m_ = aclGetRecentErrMsg();                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__, __LINE__, #call, rc_, m_ ? m_ : ""); \
-      std::exit(2);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 std::string models_dir() {
   const char* env = std::getenv("ARUN_MODELS_DIR");
@@ -34,9 +25,9 @@ std::string models_dir() {
 void BM_Execute(benchmark::State& state, std::string stem) {
   const std::string path = models_dir() + "/" + stem + ".onnx";
   uint32_t id = 0;
-  CHECK(aclmdlLoadFromFile(path.c_str(), &id));
+  BENCH_CHECK(aclmdlLoadFromFile(path.c_str(), &id));
   aclmdlDesc* desc = aclmdlCreateDesc();
-  CHECK(aclmdlGetDesc(desc, id));
+  BENCH_CHECK(aclmdlGetDesc(desc, id));
   // Zero inputs are as good as any: the kernels do the same work whatever the values.
   std::vector<void*> mem;
   aclmdlDataset* sets[2] = {aclmdlCreateDataset(), aclmdlCreateDataset()};
@@ -46,29 +37,29 @@ void BM_Execute(benchmark::State& state, std::string stem) {
     for (size_t i = 0; i < n; ++i) {
       const size_t bytes = side == 0 ? aclmdlGetInputSizeByIndex(desc, i) : aclmdlGetOutputSizeByIndex(desc, i);
       void* p = nullptr;
-      CHECK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
-      CHECK(aclrtMemset(p, bytes, 0, bytes));
+      BENCH_CHECK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      BENCH_CHECK(aclrtMemset(p, bytes, 0, bytes));
       mem.push_back(p);
       bufs.push_back(aclCreateDataBuffer(p, bytes));
-      CHECK(aclmdlAddDatasetBuffer(sets[side], bufs.back()));
+      BENCH_CHECK(aclmdlAddDatasetBuffer(sets[side], bufs.back()));
     }
   }
-  CHECK(aclmdlExecute(id, sets[0], sets[1]));  // warm-up: first touches of the workspace
-  for (auto _ : state) CHECK(aclmdlExecute(id, sets[0], sets[1]));
+  BENCH_CHECK(aclmdlExecute(id, sets[0], sets[1]));  // warm-up: first touches of the workspace
+  for (auto _ : state) BENCH_CHECK(aclmdlExecute(id, sets[0], sets[1]));
   for (auto* b : bufs) aclDestroyDataBuffer(b);
   aclmdlDestroyDataset(sets[0]);
   aclmdlDestroyDataset(sets[1]);
   for (void* p : mem) aclrtFree(p);
   aclmdlDestroyDesc(desc);
-  CHECK(aclmdlUnload(id));
+  BENCH_CHECK(aclmdlUnload(id));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  CHECK(aclInit(nullptr));
-  CHECK(aclrtSetDevice(0));
+  BENCH_CHECK(aclInit(nullptr));
+  BENCH_CHECK(aclrtSetDevice(0));
   for (const char* stem : {"mlp_b1", "mlp_b32", "cnn_b1", "cnn_b32", "transformer_b1", "transformer_b32"}) {
     benchmark::RegisterBenchmark((std::string("Model/execute/") + stem).c_str(), BM_Execute, std::string(stem))
         ->UseRealTime()
@@ -76,7 +67,7 @@ int main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  CHECK(aclrtResetDevice(0));
-  CHECK(aclFinalize());
+  BENCH_CHECK(aclrtResetDevice(0));
+  BENCH_CHECK(aclFinalize());
   return 0;
 }

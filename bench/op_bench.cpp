@@ -17,18 +17,9 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bench_common.hpp"
 
 namespace {
-
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    aclError rc_ = (call);                                                                        \
-    if (rc_ != ACL_SUCCESS) {                                                                     \
-      const char* m_ = aclGetRecentErrMsg();                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__, __LINE__, #call, rc_, m_ ? m_ : ""); \
-      std::exit(2);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 struct Shape {
   const char* name;
@@ -53,36 +44,36 @@ void BM_Op(benchmark::State& state, Shape s) {
   const int64_t a_dims[] = {s.batch, s.m, s.k}, b_dims[] = {s.batch, s.k, s.n}, c_dims[] = {s.batch, s.m, s.n};
   const size_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n, nc = s.batch * s.m * s.n;
   void *da, *db, *dc;
-  CHECK(aclrtMalloc(&da, na * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  CHECK(aclrtMalloc(&db, nb * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  CHECK(aclrtMalloc(&dc, nc * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+  BENCH_CHECK(aclrtMalloc(&da, na * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+  BENCH_CHECK(aclrtMalloc(&db, nb * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+  BENCH_CHECK(aclrtMalloc(&dc, nc * 4, ACL_MEM_MALLOC_HUGE_FIRST));
   auto ha = filled(na, 0.5f), hb = filled(nb, -0.25f);
-  CHECK(aclrtMemcpy(da, na * 4, ha.data(), na * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-  CHECK(aclrtMemcpy(db, nb * 4, hb.data(), nb * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  BENCH_CHECK(aclrtMemcpy(da, na * 4, ha.data(), na * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  BENCH_CHECK(aclrtMemcpy(db, nb * 4, hb.data(), nb * 4, ACL_MEMCPY_HOST_TO_DEVICE));
   aclTensorDesc* in_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 3, a_dims, ACL_FORMAT_ND),
                               aclCreateTensorDesc(ACL_FLOAT, 3, b_dims, ACL_FORMAT_ND)};
   aclTensorDesc* out_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 3, c_dims, ACL_FORMAT_ND)};
   aclDataBuffer* in_buf[] = {aclCreateDataBuffer(da, na * 4), aclCreateDataBuffer(db, nb * 4)};
   aclDataBuffer* out_buf[] = {aclCreateDataBuffer(dc, nc * 4)};
   aclrtStream stream;
-  CHECK(aclrtCreateStream(&stream));
+  BENCH_CHECK(aclrtCreateStream(&stream));
   for (int warm = 0; warm < 3; ++warm) {
-    CHECK(aclopExecuteV2("MatMul", 2, in_desc, in_buf, 1, out_desc, out_buf, nullptr, stream));
-    CHECK(aclrtSynchronizeStream(stream));
+    BENCH_CHECK(aclopExecuteV2("MatMul", 2, in_desc, in_buf, 1, out_desc, out_buf, nullptr, stream));
+    BENCH_CHECK(aclrtSynchronizeStream(stream));
   }
   for (auto _ : state) {
-    CHECK(aclopExecuteV2("MatMul", 2, in_desc, in_buf, 1, out_desc, out_buf, nullptr, stream));
-    CHECK(aclrtSynchronizeStream(stream));
+    BENCH_CHECK(aclopExecuteV2("MatMul", 2, in_desc, in_buf, 1, out_desc, out_buf, nullptr, stream));
+    BENCH_CHECK(aclrtSynchronizeStream(stream));
   }
   state.counters["GFLOPs"] = benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
-  CHECK(aclrtDestroyStream(stream));
+  BENCH_CHECK(aclrtDestroyStream(stream));
   for (auto* d : in_desc) aclDestroyTensorDesc(d);
   aclDestroyTensorDesc(out_desc[0]);
-  for (auto* b : in_buf) CHECK(aclDestroyDataBuffer(b));
-  CHECK(aclDestroyDataBuffer(out_buf[0]));
-  CHECK(aclrtFree(da));
-  CHECK(aclrtFree(db));
-  CHECK(aclrtFree(dc));
+  for (auto* b : in_buf) BENCH_CHECK(aclDestroyDataBuffer(b));
+  BENCH_CHECK(aclDestroyDataBuffer(out_buf[0]));
+  BENCH_CHECK(aclrtFree(da));
+  BENCH_CHECK(aclrtFree(db));
+  BENCH_CHECK(aclrtFree(dc));
 }
 
 void BM_Blas(benchmark::State& state, Shape s, int threads) {
@@ -109,10 +100,10 @@ void BM_Blas(benchmark::State& state, Shape s, int threads) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  CHECK(aclInit(nullptr));
-  CHECK(aclrtSetDevice(0));
+  BENCH_CHECK(aclInit(nullptr));
+  BENCH_CHECK(aclrtSetDevice(0));
   int64_t cores = 0;
-  CHECK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &cores));
+  BENCH_CHECK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &cores));
   benchmark::AddCustomContext("ai_cores", std::to_string(cores));
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (const Shape& s : kShapes) {
@@ -123,7 +114,7 @@ int main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  CHECK(aclrtResetDevice(0));
-  CHECK(aclFinalize());
+  BENCH_CHECK(aclrtResetDevice(0));
+  BENCH_CHECK(aclFinalize());
   return 0;
 }
