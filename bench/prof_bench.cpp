@@ -13,7 +13,11 @@
 // Two times per run: wall time, and the CPU time of the enqueuing thread (CLOCK_THREAD_CPUTIME_ID),
 // which leaves out the time it was not on a CPU and so most of what other processes do to it.
 // Counters, medians over the rounds: <mode>_vs_none (wall-time ratios, per round), cpu_<mode>_vs_none
-// (thread-CPU-time ratios), ns_per_task_<mode>, dropped (records the profiled runs dropped).
+// (thread-CPU-time ratios), ns_per_task_<mode>, added_ns_<mode> (wall ns a task that the mode adds to
+// none in the same round), ns_two_clock_reads (the floor of an API span: its two time-stamp-counter
+// reads), dropped (records the profiled runs dropped). Two variants (see BM_ProfilingOverhead):
+// gated:0, the device runs the tasks meanwhile; gated:1, it holds them until the loop is over, so
+// the host enqueue path is timed alone.
 //   build/bin/arun_prof_bench --benchmark_repetitions=3        (15 rounds per repetition)
 // The queue bound is raised to 65536 so no enqueue waits for the device (the host cost alone).
 //
@@ -28,6 +32,7 @@
 #include <valgrind/callgrind.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,20 +48,11 @@
 #include "acl/acl.h"
 #include "acl/acl_prof.h"
 #include "arun/arun_ext.h"
+#include "bench_common.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-#define PROF_BENCH_CHECK(call)                                                                       \
-  do {                                                                                               \
-    aclError rc_ = (call);                                                                           \
-    if (rc_ != ACL_SUCCESS) {                                                                        \
-      const char* msg_ = aclGetRecentErrMsg();                                                       \
-      std::fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__, __LINE__, #call, rc_, msg_ ? msg_ : ""); \
-      std::exit(2);                                                                                  \
-    }                                                                                                \
-  } while (0)
 
 constexpr int kStreams = 4;
 constexpr int kRoundsPerRepetition = 15;
@@ -97,6 +93,13 @@ std::string config_for(Mode mode) {
 
 void empty_task(void*) {}
 
+// The gate: a device task that sleeps (no CPU) until the timed loop is over. With every stream
+// waiting on an event recorded after it, no task of the loop can start while the loop runs.
+std::atomic<bool> g_gate_open{false};
+void gate_task(void*) {
+  g_gate_open.wait(false);
+}
+
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -124,6 +127,22 @@ uint64_t take_dropped() {
   return dropped;
 }
 
+// The physical floor of an API span: the two time-stamp-counter reads it takes (what prof::ticks()
+// executes once the record clock is calibrated), per pair, timed over `pairs` back-to-back pairs.
+double two_clock_reads_ns(int pairs) {
+#if defined(__x86_64__)
+  uint64_t sink = 0;
+  const int64_t t0 = now_ns();
+  for (int i = 0; i < pairs; ++i) sink += __builtin_ia32_rdtsc() - __builtin_ia32_rdtsc();
+  const int64_t t1 = now_ns();
+  benchmark::DoNotOptimize(sink);
+  return double(t1 - t0) / pairs;
+#else
+  (void)pairs;
+  return 0.0;
+#endif
+}
+
 struct Timing {
   int64_t wall_ns, cpu_ns;
 };
@@ -132,40 +151,57 @@ struct Timing {
 __attribute__((noinline)) Timing enqueue_loop(aclrtStream* streams, int tasks, bool callgrind) {
   if (callgrind) CALLGRIND_TOGGLE_COLLECT;
   const int64_t t0 = now_ns(), c0 = thread_cpu_ns();
-  for (int i = 0; i < tasks; ++i) PROF_BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
+  for (int i = 0; i < tasks; ++i) BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
   const int64_t t1 = now_ns(), c1 = thread_cpu_ns();
   if (callgrind) CALLGRIND_TOGGLE_COLLECT;
   return {t1 - t0, c1 - c0};
 }
 
-// One aclInit .. aclFinalize.
-Timing run_once(Mode mode, bool callgrind = false) {
-  PROF_BENCH_CHECK(aclInit(config_for(mode).c_str()));
-  PROF_BENCH_CHECK(aclrtSetDevice(0));
+// One aclInit .. aclFinalize. gated: the device runs nothing while the loop enqueues (see gate_task).
+Timing run_once(Mode mode, bool gated, bool callgrind = false) {
+  BENCH_CHECK(aclInit(config_for(mode).c_str()));
+  BENCH_CHECK(aclrtSetDevice(0));
   aclprofConfig* prof = nullptr;
   if (mode == kApi || mode == kTasks) {
     const std::string dir = (work_dir() / "out").string();
-    PROF_BENCH_CHECK(aclprofInit(dir.c_str(), dir.size()));
+    BENCH_CHECK(aclprofInit(dir.c_str(), dir.size()));
     uint32_t device = 0;
     prof =
         aclprofCreateConfig(&device, 1, ACL_AICORE_NONE, nullptr, mode == kApi ? ACL_PROF_ACL_API : ACL_PROF_TASK_TIME);
     if (prof == nullptr) std::exit(3);
-    PROF_BENCH_CHECK(aclprofStart(prof));
+    BENCH_CHECK(aclprofStart(prof));
   }
   aclrtStream streams[kStreams];
-  for (auto& s : streams) PROF_BENCH_CHECK(aclrtCreateStream(&s));
-  for (int i = 0; i < 1000; ++i) PROF_BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
-  for (auto& s : streams) PROF_BENCH_CHECK(aclrtSynchronizeStream(s));
-  const Timing t = enqueue_loop(streams, task_count(), callgrind);
-  for (auto& s : streams) PROF_BENCH_CHECK(aclrtSynchronizeStream(s));
-  for (auto& s : streams) PROF_BENCH_CHECK(aclrtDestroyStream(s));
-  if (prof != nullptr) {
-    PROF_BENCH_CHECK(aclprofStop(prof));
-    PROF_BENCH_CHECK(aclprofDestroyConfig(prof));
-    PROF_BENCH_CHECK(aclprofFinalize());
+  for (auto& s : streams) BENCH_CHECK(aclrtCreateStream(&s));
+  for (int i = 0; i < 1000; ++i) BENCH_CHECK(arunLaunchDeviceTask(&empty_task, nullptr, streams[i % kStreams]));
+  for (auto& s : streams) BENCH_CHECK(aclrtSynchronizeStream(s));
+  aclrtStream gate_stream = nullptr;
+  aclrtEvent gate_event = nullptr;
+  if (gated) {
+    g_gate_open.store(false);
+    BENCH_CHECK(aclrtCreateStream(&gate_stream));
+    BENCH_CHECK(aclrtCreateEvent(&gate_event));
+    BENCH_CHECK(arunLaunchDeviceTask(&gate_task, nullptr, gate_stream));
+    BENCH_CHECK(aclrtRecordEvent(gate_event, gate_stream));
+    for (auto& s : streams) BENCH_CHECK(aclrtStreamWaitEvent(s, gate_event));
   }
-  PROF_BENCH_CHECK(aclrtResetDevice(0));
-  PROF_BENCH_CHECK(aclFinalize());
+  const Timing t = enqueue_loop(streams, task_count(), callgrind);
+  if (gated) {
+    g_gate_open.store(true);
+    g_gate_open.notify_all();
+    BENCH_CHECK(aclrtSynchronizeStream(gate_stream));
+    BENCH_CHECK(aclrtDestroyEvent(gate_event));
+    BENCH_CHECK(aclrtDestroyStream(gate_stream));
+  }
+  for (auto& s : streams) BENCH_CHECK(aclrtSynchronizeStream(s));
+  for (auto& s : streams) BENCH_CHECK(aclrtDestroyStream(s));
+  if (prof != nullptr) {
+    BENCH_CHECK(aclprofStop(prof));
+    BENCH_CHECK(aclprofDestroyConfig(prof));
+    BENCH_CHECK(aclprofFinalize());
+  }
+  BENCH_CHECK(aclrtResetDevice(0));
+  BENCH_CHECK(aclFinalize());
   return t;
 }
 
@@ -175,8 +211,14 @@ double median(std::vector<double> v) {
   return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
 }
 
+// Arg 0 (live): the device runs the tasks while the loop enqueues them, as a program sees it; the
+// host's time then also depends on how the unit threads interleave with it on this machine's two
+// CPUs (wake-ups, lock hand-offs), which differs from run to run by more than the profiler costs.
+// Arg 1 (gated): the device holds every task until the loop is over (gate_task), so the loop times
+// the host enqueue path alone: the profiler's own cost on it, without that interleaving.
 void BM_ProfilingOverhead(benchmark::State& state) {
-  std::vector<double> ns[kModes], wall_ratio[kModes], cpu_ratio[kModes];
+  const bool gated = state.range(0) != 0;
+  std::vector<double> ns[kModes], wall_ratio[kModes], cpu_ratio[kModes], added_ns[kModes], floor_ns;
   uint64_t dropped = 0;
   std::mt19937 rng(12345);
   for (auto _ : state) {
@@ -193,12 +235,14 @@ void BM_ProfilingOverhead(benchmark::State& state) {
         t[mode] = {1, 1};
         continue;
       }
-      t[mode] = run_once(mode);
+      t[mode] = run_once(mode, gated);
       if (mode >= kTimeline) dropped += take_dropped();
     }
+    floor_ns.push_back(two_clock_reads_ns(task_count()));
     int64_t total = 0;
     for (int m = 0; m < kModes; ++m) {
       ns[m].push_back(double(t[m].wall_ns) / task_count());
+      added_ns[m].push_back(double(t[m].wall_ns - t[kNone].wall_ns) / task_count());
       wall_ratio[m].push_back(double(t[m].wall_ns) / double(t[kNone].wall_ns));
       cpu_ratio[m].push_back(double(t[m].cpu_ns) / double(t[kNone].cpu_ns));
       total += t[m].wall_ns;
@@ -210,10 +254,18 @@ void BM_ProfilingOverhead(benchmark::State& state) {
     if (m == kNone) continue;
     state.counters[std::string(kModeNames[m]) + "_vs_none"] = median(wall_ratio[m]);
     state.counters[std::string("cpu_") + kModeNames[m] + "_vs_none"] = median(cpu_ratio[m]);
+    state.counters[std::string("added_ns_") + kModeNames[m]] = median(added_ns[m]);
   }
+  state.counters["ns_two_clock_reads"] = median(floor_ns);
   state.counters["dropped"] = double(dropped);
 }
-BENCHMARK(BM_ProfilingOverhead)->Iterations(kRoundsPerRepetition)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProfilingOverhead)
+    ->ArgName("gated")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(kRoundsPerRepetition)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
@@ -221,7 +273,8 @@ int main(int argc, char** argv) {
   if (const char* mode = std::getenv("ARUN_PROF_BENCH_CALLGRIND")) {
     for (int m = 0; m < kModes; ++m) {
       if (std::strcmp(mode, kModeNames[m]) != 0) continue;
-      run_once(static_cast<Mode>(m), true);
+      const char* gated = std::getenv("ARUN_PROF_BENCH_GATED");
+      run_once(static_cast<Mode>(m), gated != nullptr && std::strcmp(gated, "1") == 0, true);
       take_dropped();
       std::printf("ran %s once (%d tasks) with callgrind collecting in the enqueue loop\n", mode, task_count());
       return 0;

@@ -69,7 +69,7 @@ Status Profiler::start(ProfilerSession session) {
     return Status(Errc::write_file, "cannot create the profiling output folder " + session.output_dir + ": " +
                                         (ec ? ec.message() : std::string("not a folder")));
   }
-  if (session.buffer_bytes != 0) prof::TraceRings::set_capacity(session.buffer_bytes / sizeof(plugin::Record));
+  if (session.buffer_bytes != 0) prof::TraceRings::set_buffer_bytes(session.buffer_bytes);
   prof::TraceRings::discard();  // anything a late writer left from an earlier session
 
   std::lock_guard deliver(deliver_mu_);

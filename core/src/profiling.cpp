@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "trace_rings.hpp"
@@ -34,23 +35,38 @@ using plugin::Record;
 }  // namespace
 
 // The slots are mapped with MAP_POPULATE: the pages are faulted in once, when the ring is made,
-// instead of one page fault every 42 records on the hot path during its first lap.
-Record* map_slots(uint64_t cap) {
-  void* p = ::mmap(nullptr, cap * sizeof(Record), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+// instead of a page fault every few dozen entries on the hot path during the ring's first lap.
+template <class Slot>
+Slot* map_slots(uint64_t cap) {
+  void* p = ::mmap(nullptr, cap * sizeof(Slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
                    -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<Record*>(p);
+  return static_cast<Slot*>(p);
 }
 
-Ring::Ring(uint64_t cap) : slots(map_slots(cap)), mask(cap - 1), capacity(cap) {}
-Ring::~Ring() { ::munmap(slots, capacity * sizeof(Record)); }
+template <class Slot>
+RingOf<Slot>::RingOf(uint64_t cap) : slots(map_slots<Slot>(cap)), mask(cap - 1), capacity(cap) {}
+template <class Slot>
+RingOf<Slot>::~RingOf() {
+  ::munmap(slots, capacity * sizeof(Slot));
+}
 
 namespace {
+
+// A power of two of entries of `size` bytes that fits in `bytes` (at least 64).
+uint64_t entries_in(uint64_t bytes, size_t size) {
+  uint64_t cap = 64;
+  while (cap * 2 * size <= bytes) cap *= 2;
+  return cap;
+}
+
+constexpr uint64_t kDefaultBufferBytes = 4u << 20;  // [profiler] buffer_size's default
 
 struct Registry {
   std::mutex mu;
   std::vector<std::unique_ptr<Ring>> rings;
-  std::atomic<uint64_t> capacity{1u << 15};  // 32768 records = 3 MiB (the default buffer_size, 4MiB, rounded down)
+  std::vector<std::unique_ptr<SpanRing>> span_rings;
+  std::atomic<uint64_t> bytes{kDefaultBufferBytes};  // per ring
 };
 
 Registry& registry() {
@@ -58,20 +74,32 @@ Registry& registry() {
   return *r;
 }
 
-// The fast path reads t_thread.ring; the owner object, whose destructor retires the ring when the
-// thread exits, is touched only when a ring is acquired. A retired ring is freed by the next drain
-// (the collector's, a session's stop, or aclFinalize's), once its last records are delivered.
+// The fast path reads t_thread's ring pointers; the owner object, whose destructor retires the
+// rings when the thread exits, is touched only when a ring is acquired. A retired ring is freed by
+// the next drain (the collector's, a session's stop, or aclFinalize's), once its last records are
+// delivered.
 struct RingOwner {
   Ring* ring = nullptr;
+  SpanRing* spans = nullptr;
   ~RingOwner() {
     t_thread.exited = true;  // records emitted by later thread_local destructors are not kept
-    if (ring == nullptr) return;
+    if (ring == nullptr && spans == nullptr) return;
     std::lock_guard lock(registry().mu);
-    ring->retired = true;
+    if (ring != nullptr) ring->retired = true;
+    if (spans != nullptr) spans->retired = true;
     t_thread.ring = nullptr;
+    t_thread.spans = nullptr;
   }
 };
 thread_local RingOwner t_ring_owner;
+
+template <class Slot>
+RingOf<Slot>* make_ring(std::vector<std::unique_ptr<RingOf<Slot>>>& rings, uint64_t bytes) {
+  rings.push_back(std::make_unique<RingOf<Slot>>(entries_in(bytes, sizeof(Slot))));
+  RingOf<Slot>* made = rings.back().get();
+  made->tid.store(thread_id(), std::memory_order_relaxed);
+  return made;
+}
 
 }  // namespace
 
@@ -79,12 +107,16 @@ Ring* acquire_ring() {
   if (t_thread.exited) return nullptr;
   Registry& reg = registry();
   std::lock_guard lock(reg.mu);
-  reg.rings.push_back(std::make_unique<Ring>(reg.capacity.load(std::memory_order_relaxed)));
-  Ring* found = reg.rings.back().get();
-  found->tid.store(thread_id(), std::memory_order_relaxed);
-  t_ring_owner.ring = found;
-  t_thread.ring = found;
-  return found;
+  t_thread.ring = t_ring_owner.ring = make_ring(reg.rings, reg.bytes.load(std::memory_order_relaxed));
+  return t_thread.ring;
+}
+
+SpanRing* acquire_span_ring() {
+  if (t_thread.exited) return nullptr;
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  t_thread.spans = t_ring_owner.spans = make_ring(reg.span_rings, reg.bytes.load(std::memory_order_relaxed));
+  return t_thread.spans;
 }
 
 namespace {
@@ -199,14 +231,27 @@ uint32_t read_thread_id() {
 }
 
 uint64_t correlation_prefix() {
-  t_thread.correlation_base = (g_correlation_threads.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
-  return t_thread.correlation_base;
+  return (g_correlation_threads.fetch_add(1, std::memory_order_relaxed) + 1) << 40;
 }
 
-void ring_half_full(Ring* ring, uint64_t h) {
+template <class Slot>
+bool ring_full(RingOf<Slot>* ring, uint64_t h) {
+  ring->cached_tail = ring->tail.load(std::memory_order_acquire);
+  if (h - ring->cached_tail < ring->capacity) return false;
+  ring->dropped.store(ring->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return true;
+}
+
+template <class Slot>
+void ring_half_full(RingOf<Slot>* ring, uint64_t h) {
   ring->cached_tail = ring->tail.load(std::memory_order_acquire);
   if (h - ring->cached_tail >= ring->capacity / 2) kick_collector();
 }
+
+template bool ring_full(Ring*, uint64_t);
+template bool ring_full(SpanRing*, uint64_t);
+template void ring_half_full(Ring*, uint64_t);
+template void ring_half_full(SpanRing*, uint64_t);
 
 void emit(const Record& record) {
   Ring* ring = nullptr;
@@ -241,64 +286,86 @@ uint32_t intern_static(const char* text) {
 uint64_t next_record_id() { return g_record_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
 
 namespace {
-void complete_api_record(Record& r) {
-  r.subkind = 0;
-  r.name = intern_static(reinterpret_cast<const char*>(r.value0));
+
+Record span_record(const SpanSlot& span, uint32_t thread) {
+  Record r{};
+  r.kind = plugin::RecordKind::ApiCall;
+  r.name = intern_static(span.function);
+  r.thread = thread;
   r.device = -1;
   r.stream = -1;
-  r.unit = 0;
-  r.t0 = ticks_to_ns(r.t0);
-  r.t1 = ticks_to_ns(r.t1);
-  r.t2 = r.t3 = 0;
-  r.value0 = r.value1 = r.value2 = r.value3 = 0;
+  r.correlation = span.correlation;
+  r.t0 = ticks_to_ns(span.t0);
+  r.t1 = ticks_to_ns(span.t1);
+  return r;
 }
+
+// Moves one ring's entries to `out` (as Records) and its new drops to a Dropped record.
+template <class Slot>
+void drain_ring(RingOf<Slot>& ring, std::vector<Record>* out, uint64_t* dropped) {
+  const uint64_t h = ring.head.load(std::memory_order_acquire);
+  const uint64_t t = ring.tail.load(std::memory_order_relaxed);
+  const uint32_t tid = ring.tid.load(std::memory_order_relaxed);
+  for (uint64_t i = t; i < h; ++i) {
+    if constexpr (std::is_same_v<Slot, SpanSlot>) {
+      out->push_back(span_record(ring.slots[i & ring.mask], tid));
+    } else {
+      out->push_back(ring.slots[i & ring.mask]);
+    }
+  }
+  ring.tail.store(h, std::memory_order_release);
+  const uint64_t d = ring.dropped.load(std::memory_order_relaxed);
+  if (d != ring.dropped_seen) {
+    Record r{};
+    r.kind = plugin::RecordKind::Dropped;
+    r.thread = tid;
+    r.device = -1;
+    r.stream = -1;
+    r.value0 = d - ring.dropped_seen;
+    *dropped += r.value0;
+    ring.dropped_seen = d;
+    out->push_back(r);
+  }
+}
+
+// The rings to drain now, and which of them are retired (nothing more can be written there).
+template <class Slot>
+void collect(std::vector<std::unique_ptr<RingOf<Slot>>>& rings, std::vector<RingOf<Slot>*>* live,
+             std::vector<RingOf<Slot>*>* retired) {
+  for (auto& r : rings) {
+    live->push_back(r.get());
+    if (r->retired) retired->push_back(r.get());
+  }
+}
+
+template <class Slot>
+void free_retired(std::vector<std::unique_ptr<RingOf<Slot>>>& rings, const std::vector<RingOf<Slot>*>& retired) {
+  std::erase_if(rings, [&](const std::unique_ptr<RingOf<Slot>>& r) {
+    return std::find(retired.begin(), retired.end(), r.get()) != retired.end();
+  });
+}
+
 }  // namespace
 
 // ---- TraceRings
 
-void TraceRings::set_capacity(uint64_t records) {
-  uint64_t cap = 64;
-  while (cap * 2 <= records) cap *= 2;
-  registry().capacity.store(cap, std::memory_order_relaxed);
-}
+void TraceRings::set_buffer_bytes(uint64_t bytes) { registry().bytes.store(bytes, std::memory_order_relaxed); }
 
 void TraceRings::drain(std::vector<Record>* out, uint64_t* dropped) {
   Registry& reg = registry();
-  std::vector<Ring*> rings;
-  std::vector<Ring*> retired;  // retired before we look at them: nothing more can be written there
+  std::vector<Ring*> rings, retired;
+  std::vector<SpanRing*> span_rings, retired_spans;
   {
     std::lock_guard lock(reg.mu);
-    for (auto& r : reg.rings) {
-      rings.push_back(r.get());
-      if (r->retired) retired.push_back(r.get());
-    }
+    collect(reg.rings, &rings, &retired);
+    collect(reg.span_rings, &span_rings, &retired_spans);
   }
-  for (Ring* ring : rings) {
-    const uint64_t h = ring->head.load(std::memory_order_acquire);
-    const uint64_t t = ring->tail.load(std::memory_order_relaxed);
-    for (uint64_t i = t; i < h; ++i) {
-      Record& r = out->emplace_back(ring->slots[i & ring->mask]);
-      if (r.kind == plugin::RecordKind::ApiCall) complete_api_record(r);  // see ApiSpan::finish
-    }
-    ring->tail.store(h, std::memory_order_release);
-    const uint64_t d = ring->dropped.load(std::memory_order_relaxed);
-    if (d != ring->dropped_seen) {
-      Record r{};
-      r.kind = plugin::RecordKind::Dropped;
-      r.thread = ring->tid.load(std::memory_order_relaxed);
-      r.device = -1;
-      r.stream = -1;
-      r.value0 = d - ring->dropped_seen;
-      *dropped += r.value0;
-      ring->dropped_seen = d;
-      out->push_back(r);
-    }
-  }
-  if (retired.empty()) return;
+  for (SpanRing* ring : span_rings) drain_ring(*ring, out, dropped);
+  for (Ring* ring : rings) drain_ring(*ring, out, dropped);
+  if (retired.empty() && retired_spans.empty()) return;
   std::lock_guard lock(reg.mu);
-  std::erase_if(reg.rings, [&](const std::unique_ptr<Ring>& r) {
-    return std::find(retired.begin(), retired.end(), r.get()) != retired.end();
-  });
+  free_retired(reg.rings, retired);
+  free_retired(reg.span_rings, retired_spans);
 }
 
 void TraceRings::discard() {
@@ -309,7 +376,7 @@ void TraceRings::discard() {
 
 size_t TraceRings::ring_count() {
   std::lock_guard lock(registry().mu);
-  return registry().rings.size();
+  return registry().rings.size() + registry().span_rings.size();
 }
 
 const plugin::StringTable& strings() { return string_table(); }

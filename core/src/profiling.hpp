@@ -2,7 +2,8 @@
 //
 // When no session runs, `on(category)` is one relaxed load of a word that is 0 and a branch the
 // CPU predicts, and nothing else happens. When a session runs, emit() copies a fixed-size record
-// into the calling thread's own ring buffer (no lock, no allocation, no system call); the collector
+// into the calling thread's own ring buffer, and an API span leaves a compact 32-byte entry in a
+// second ring of the thread's (no lock, no allocation, no system call either way); the collector
 // thread (profiler.cpp) empties the rings and hands batches to the sinks, so no sink ever runs on a
 // thread that enqueues or completes work. A full ring drops the record and counts it.
 #pragma once
@@ -81,25 +82,55 @@ inline uint64_t now_ns() { return ticks_to_ns(ticks()); }
 // Appends a record to the calling thread's buffer (drops and counts it if the buffer is full).
 void emit(const plugin::Record& record);
 
+// One API span as a thread's span ring holds it: only what the calling thread knows (its thread is
+// the ring's, its kind is implied), a third of a Record, so a span costs four stores and a launch
+// loop moves a third of the memory. drain() turns each into an ApiCall Record.
+struct SpanSlot {
+  uint64_t t0, t1;       // ticks()
+  const char* function;  // a string literal, interned by the drain
+  uint64_t correlation;
+};
+static_assert(sizeof(SpanSlot) == 32, "two spans a cache line");
+
+// A thread's ring of Slots. head is written by the owning thread only, tail by the collector only
+// (profiling.cpp makes, drains and frees rings; the hot path below only appends).
+template <class Slot>
+struct RingOf {
+  explicit RingOf(uint64_t cap);
+  ~RingOf();
+  RingOf(const RingOf&) = delete;
+  RingOf& operator=(const RingOf&) = delete;
+  Slot* slots;
+  const uint64_t mask;
+  const uint64_t capacity;
+  alignas(64) std::atomic<uint64_t> head{0};
+  uint64_t cached_tail = 0;          // producer's last view of tail
+  std::atomic<uint64_t> dropped{0};  // producer increments (single writer), collector reads
+  std::atomic<uint32_t> tid{0};
+  alignas(64) std::atomic<uint64_t> tail{0};
+  uint64_t dropped_seen = 0;  // collector's last view of dropped
+  bool retired = false;       // its thread exited (guarded by the ring registry's lock)
+};
+using Ring = RingOf<plugin::Record>;
+using SpanRing = RingOf<SpanSlot>;
+
 // Everything the hot path keeps per thread, in one trivially initialised thread_local. The
 // initial-exec TLS model makes each access a plain %fs-relative load: the default model for a
 // shared library calls __tls_get_addr on every access, which cost more than the record itself.
-struct Ring;  // below
-
 struct ThreadState {
   uint64_t correlation;       // of the innermost API span (0: none)
   uint64_t span_start;        // when it began, in ticks() (0: none)
-  uint64_t correlation_base;  // this thread's prefix for correlation ids (0: not assigned yet)
-  uint64_t correlation_next;
+  uint64_t correlation_next;  // the last correlation id given out (0: none yet; see next_correlation)
   Ring* ring;                 // this thread's record ring (nullptr: none yet)
+  SpanRing* spans;            // its API-span ring (nullptr: none yet)
   uint32_t tid;               // Linux tid (0: not read yet)
-  bool exited;                // the thread's ring was retired: it is exiting
+  bool exited;                // the thread's rings were retired: it is exiting
   uint32_t task_name;         // interned name for the next task this thread submits (0: none)
 };
 // constinit: no dynamic initialisation, so an access is not routed through a TLS init function.
 extern constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 
-uint32_t read_thread_id();     // first call on a thread
+uint32_t read_thread_id();      // first call on a thread
 uint64_t correlation_prefix();  // first call on a thread
 
 // Names the next task the calling thread submits in its records (a layer above the core, such as
@@ -118,55 +149,44 @@ inline uint32_t thread_id() {
   return tid != 0 ? tid : read_thread_id();
 }
 
-// One thread's ring. head is written by the owning thread only, tail by the collector only
-// (profiling.cpp makes, drains and frees rings; the hot path below only appends).
-struct Ring {
-  explicit Ring(uint64_t cap);
-  ~Ring();
-  Ring(const Ring&) = delete;
-  Ring& operator=(const Ring&) = delete;
-  plugin::Record* slots;
-  const uint64_t mask;
-  const uint64_t capacity;
-  alignas(64) std::atomic<uint64_t> head{0};
-  uint64_t cached_tail = 0;          // producer's last view of tail
-  std::atomic<uint64_t> dropped{0};  // producer increments (single writer), collector reads
-  std::atomic<uint32_t> tid{0};
-  alignas(64) std::atomic<uint64_t> tail{0};
-  uint64_t dropped_seen = 0;  // collector's last view of dropped
-  bool retired = false;       // its thread exited (guarded by the ring registry's lock)
-};
-
-// Makes the calling thread's ring (nullptr once the thread is exiting); and the slow half of
-// commit_slot. Both in profiling.cpp.
+// Make the calling thread's rings (nullptr once the thread is exiting), and the slow halves of
+// reserve_in / commit_in. In profiling.cpp.
 Ring* acquire_ring();
-void ring_half_full(Ring* ring, uint64_t h);
+SpanRing* acquire_span_ring();
+template <class Slot>
+bool ring_full(RingOf<Slot>* ring, uint64_t h);
+template <class Slot>
+void ring_half_full(RingOf<Slot>* ring, uint64_t h);
 
-// The slot the calling thread's next record goes to, or nullptr (ring full: the record is counted
-// as dropped). commit_slot() publishes it.
+// The slot the owning thread's next entry goes to, or nullptr (ring full: the entry is counted as
+// dropped). commit_in() publishes it.
+template <class Slot>
+inline Slot* reserve_in(RingOf<Slot>* ring) {
+  const uint64_t h = ring->head.load(std::memory_order_relaxed);
+  if (h - ring->cached_tail >= ring->capacity) [[unlikely]] {
+    if (ring_full(ring, h)) return nullptr;
+  }
+  return &ring->slots[h & ring->mask];
+}
+
+template <class Slot>
+inline void commit_in(RingOf<Slot>* ring) {
+  const uint64_t h = ring->head.load(std::memory_order_relaxed) + 1;
+  ring->head.store(h, std::memory_order_release);
+  // Half full: ask the collector to come now rather than at its next tick (once per half ring).
+  if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]] ring_half_full(ring, h);
+}
+
+// The calling thread's record ring and its next slot (nullptr: see reserve_in).
 inline plugin::Record* reserve_slot(Ring*& ring) {
   ring = t_thread.ring;
   if (ring == nullptr) [[unlikely]] {
     ring = acquire_ring();
     if (ring == nullptr) return nullptr;
   }
-  const uint64_t h = ring->head.load(std::memory_order_relaxed);
-  if (h - ring->cached_tail >= ring->capacity) [[unlikely]] {
-    ring->cached_tail = ring->tail.load(std::memory_order_acquire);
-    if (h - ring->cached_tail >= ring->capacity) {
-      ring->dropped.store(ring->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      return nullptr;
-    }
-  }
-  return &ring->slots[h & ring->mask];
+  return reserve_in(ring);
 }
-
-inline void commit_slot(Ring* ring) {
-  const uint64_t h = ring->head.load(std::memory_order_relaxed) + 1;
-  ring->head.store(h, std::memory_order_release);
-  // Half full: ask the collector to come now rather than at its next tick (once per half ring).
-  if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]] ring_half_full(ring, h);
-}
+inline void commit_slot(Ring* ring) { commit_in(ring); }
 
 // Interns a string; the id stays valid for the life of the process. Takes a lock: call it off the
 // hot path, or use intern_static.
@@ -175,12 +195,14 @@ uint32_t intern(std::string_view text);
 // without a lock after the first call.
 uint32_t intern_static(const char* text);
 
-// Correlation ids: each API span gets a fresh one (unique in the process, made without an atomic
-// read-modify-write: a per-thread prefix and counter), and the tasks it submits carry it.
+// Correlation ids: each API span gets a fresh one, unique in the process and made without an atomic
+// read-modify-write: a per-thread prefix in the top 24 bits and a per-thread count in the low 40
+// (10^12 spans a thread: more than a day of back-to-back calls before a thread's count would run
+// into the next prefix), kept together so that taking one is one increment.
 inline uint64_t next_correlation() {
-  uint64_t base = t_thread.correlation_base;
-  if (base == 0) [[unlikely]] base = correlation_prefix();
-  return base | (++t_thread.correlation_next & 0xffffffffu);
+  const uint64_t id = t_thread.correlation_next;
+  if (id == 0) [[unlikely]] return t_thread.correlation_next = correlation_prefix() + 1;
+  return t_thread.correlation_next = id + 1;
 }
 inline uint64_t current_correlation() { return t_thread.correlation; }
 inline void set_current_correlation(uint64_t id) { t_thread.correlation = id; }
@@ -195,10 +217,13 @@ void kick_collector();
 // A fresh id for an event record (links a record to its waits in the timeline).
 uint64_t next_record_id();
 
-// An API span: times the enclosing scope and emits an ApiCall record when it ends.
+// An API span: times the enclosing scope and leaves a SpanSlot in the thread's span ring when it
+// ends. Only constructed while a session collects API spans (api_call checks); one that outlives
+// its session still writes its slot: a later drain either delivers it before the session ends or
+// the next session's start discards it, and drains drop records older than their session.
 class ApiSpan {
  public:
-  explicit ApiSpan(const char* function) : function_(function) {
+  [[gnu::always_inline]] explicit ApiSpan(const char* function) : function_(function) {
     ThreadState& t = t_thread;
     saved_ = t.correlation;
     saved_start_ = t.span_start;
@@ -207,32 +232,28 @@ class ApiSpan {
     t.correlation = correlation_;
     t.span_start = start_;
   }
-  ~ApiSpan() {
+  [[gnu::always_inline]] ~ApiSpan() {
+    const uint64_t end = ticks();
     ThreadState& t = t_thread;
     t.correlation = saved_;
     t.span_start = saved_start_;
-    if (on(kApi)) finish();  // else the session ended during the call
+    SpanRing* ring = t.spans;
+    if (ring == nullptr) [[unlikely]] {
+      ring = acquire_span_ring();
+      if (ring == nullptr) return;
+    }
+    SpanSlot* slot = reserve_in(ring);
+    if (slot == nullptr) return;
+    slot->t0 = start_;
+    slot->t1 = end;
+    slot->function = function_;
+    slot->correlation = correlation_;
+    commit_in(ring);
   }
   ApiSpan(const ApiSpan&) = delete;
   ApiSpan& operator=(const ApiSpan&) = delete;
 
  private:
-  // The fewest stores: kind, thread, correlation, times and the name's address; drain() fills in
-  // the rest (the fields an ApiCall does not use, the interned name, the times in nanoseconds), off
-  // the calling thread. So in a ring, an ApiCall record is in this raw form, and only there.
-  void finish() {
-    const uint64_t end = ticks();
-    Ring* ring = nullptr;
-    plugin::Record* r = reserve_slot(ring);
-    if (r == nullptr) return;
-    r->kind = plugin::RecordKind::ApiCall;
-    r->thread = thread_id();
-    r->correlation = correlation_;
-    r->t0 = start_;
-    r->t1 = end;
-    r->value0 = reinterpret_cast<uintptr_t>(function_);
-    commit_slot(ring);
-  }
   const char* function_;
   uint64_t correlation_;
   uint64_t saved_;

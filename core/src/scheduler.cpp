@@ -32,11 +32,6 @@ struct Scheduler::Batch {
 namespace {
 std::atomic<FailureListener> g_failure_listener{nullptr};
 
-uint32_t this_thread_tid() {
-  thread_local const uint32_t tid = static_cast<uint32_t>(::gettid());
-  return tid;
-}
-
 bool stops_on_failure(const Stream& s) {
   if (s.failure_mode_set.load(std::memory_order_acquire)) return s.failure_mode.load() == 1;  // ACL_STOP_ON_FAILURE
   return s.context() != nullptr && s.context()->stop_on_failure.load(std::memory_order_acquire);
@@ -205,7 +200,7 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   task->scheduler = this;
   task->on_complete = &Scheduler::on_complete;
   task->cancel = &task->cancel_requested;
-  task->submitter_tid = this_thread_tid();
+  task->submitter_tid = prof::thread_id();  // cached in initial-exec TLS: no __tls_get_addr
   if (prof::on(prof::kTasks)) [[unlikely]] {
     const uint64_t span_start = prof::current_span_start();
     task->prof_enqueue = span_start != 0 ? span_start : prof::ticks();

@@ -128,5 +128,90 @@ TEST(ApiSpanRecord, CompletedByTheDrain) {
   EXPECT_LE(r.t1, after);
 }
 
+TEST(ApiSpanRecord, NestedSpansHaveTheirOwnCorrelationAndRestoreTheOuter) {
+  drain_all();
+  calibrate_clock();
+  static const char kOuter[] = "arunTestOuter";
+  static const char kInner[] = "arunTestInner";
+  g_active.store(kApi);
+  uint64_t outer = 0, inner = 0, after_inner = 0;
+  {
+    ApiSpan a(kOuter);
+    outer = current_correlation();
+    {
+      ApiSpan b(kInner);
+      inner = current_correlation();
+    }
+    after_inner = current_correlation();
+  }
+  g_active.store(0);
+  EXPECT_NE(outer, 0u);
+  EXPECT_NE(inner, outer);
+  EXPECT_EQ(after_inner, outer) << "the inner span must give the outer one its correlation back";
+  EXPECT_EQ(current_correlation(), 0u);
+  EXPECT_EQ(current_span_start(), 0u);
+  std::vector<Record> out = drain_all();
+  ASSERT_EQ(out.size(), 2u);
+  const Record& in = out[0].correlation == inner ? out[0] : out[1];
+  const Record& outr = out[0].correlation == inner ? out[1] : out[0];
+  EXPECT_EQ(strings().get(in.name), kInner);
+  EXPECT_EQ(strings().get(outr.name), kOuter);
+  EXPECT_EQ(outr.correlation, outer);
+  EXPECT_LE(outr.t0, in.t0);
+  EXPECT_LE(in.t1, outr.t1) << "the inner span lies within the outer one";
+}
+
+TEST(ApiSpanRecord, CorrelationIdsAreUniqueAcrossThreads) {
+  drain_all();
+  calibrate_clock();
+  static const char kName[] = "arunTestThreads";
+  constexpr int kThreads = 4, kSpans = 2000;
+  g_active.store(kApi);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([] {
+      for (int i = 0; i < kSpans; ++i) ApiSpan span(kName);
+    });
+  }
+  for (auto& th : threads) th.join();
+  g_active.store(0);
+  std::vector<Record> out = drain_all();
+  std::set<uint64_t> ids;
+  std::set<uint32_t> tids;
+  for (const Record& r : out) {
+    ASSERT_EQ(r.kind, RecordKind::ApiCall);
+    ids.insert(r.correlation);
+    tids.insert(r.thread);
+  }
+  EXPECT_EQ(out.size(), size_t(kThreads * kSpans));
+  EXPECT_EQ(ids.size(), out.size()) << "every span has a correlation id of its own";
+  EXPECT_EQ(tids.size(), size_t(kThreads)) << "each span carries the thread of its ring";
+}
+
+TEST(TraceRings, AFullSpanRingDropsAndCountsTheRest) {
+  drain_all();
+  calibrate_clock();
+  static const char kName[] = "arunTestFull";
+  TraceRings::set_buffer_bytes(64 * sizeof(SpanSlot));  // rings made from now on hold 64 spans
+  g_active.store(kApi);
+  std::thread([] {
+    for (int i = 0; i < 100; ++i) ApiSpan span(kName);
+  }).join();
+  g_active.store(0);
+  TraceRings::set_buffer_bytes(4u << 20);
+  std::vector<Record> out;
+  uint64_t dropped = 0;
+  TraceRings::drain(&out, &dropped);
+  size_t spans = 0;
+  uint64_t reported = 0;
+  for (const Record& r : out) {
+    spans += r.kind == RecordKind::ApiCall;
+    if (r.kind == RecordKind::Dropped) reported += r.value0;
+  }
+  EXPECT_EQ(spans, 64u) << "a full ring keeps what it holds";
+  EXPECT_EQ(dropped, 36u);
+  EXPECT_EQ(reported, 36u) << "the drops reach the sinks as a Dropped record";
+}
+
 }  // namespace
 }  // namespace arun::prof
