@@ -32,7 +32,9 @@ struct ThreadState {
   Context* context = nullptr;
   uint64_t generation = 0;
 };
-thread_local ThreadState t_state;
+// Read on every launch: constinit and initial-exec make each access a plain %fs-relative load
+// rather than a __tls_get_addr call (see prof::ThreadState).
+constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -693,7 +695,7 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
 }
 
 namespace {
-thread_local uint32_t t_last_task_id = 0;
+constinit thread_local uint32_t t_last_task_id __attribute__((tls_model("initial-exec"))) = 0;
 }
 
 Status Runtime::submit(Task* task, uint64_t* seq) {
