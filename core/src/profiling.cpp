@@ -93,30 +93,29 @@ struct RingOwner {
 };
 thread_local RingOwner t_ring_owner;
 
+// Makes the calling thread's ring of Slots, registered in `rings`, and notes it where the fast path
+// reads it (`in_thread`) and where the thread's exit retires it (`in_owner`).
 template <class Slot>
-RingOf<Slot>* make_ring(std::vector<std::unique_ptr<RingOf<Slot>>>& rings, uint64_t bytes) {
-  rings.push_back(std::make_unique<RingOf<Slot>>(entries_in(bytes, sizeof(Slot))));
+RingOf<Slot>* make_ring(std::vector<std::unique_ptr<RingOf<Slot>>>& rings, RingOf<Slot>*& in_thread,
+                        RingOf<Slot>*& in_owner) {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mu);
+  rings.push_back(std::make_unique<RingOf<Slot>>(entries_in(reg.bytes.load(std::memory_order_relaxed), sizeof(Slot))));
   RingOf<Slot>* made = rings.back().get();
   made->tid.store(thread_id(), std::memory_order_relaxed);
+  in_thread = in_owner = made;
   return made;
 }
 
 }  // namespace
 
+// An exiting thread gets no new ring (its owner object may already be gone).
 Ring* acquire_ring() {
-  if (t_thread.exited) return nullptr;
-  Registry& reg = registry();
-  std::lock_guard lock(reg.mu);
-  t_thread.ring = t_ring_owner.ring = make_ring(reg.rings, reg.bytes.load(std::memory_order_relaxed));
-  return t_thread.ring;
+  return t_thread.exited ? nullptr : make_ring(registry().rings, t_thread.ring, t_ring_owner.ring);
 }
 
 SpanRing* acquire_span_ring() {
-  if (t_thread.exited) return nullptr;
-  Registry& reg = registry();
-  std::lock_guard lock(reg.mu);
-  t_thread.spans = t_ring_owner.spans = make_ring(reg.span_rings, reg.bytes.load(std::memory_order_relaxed));
-  return t_thread.spans;
+  return t_thread.exited ? nullptr : make_ring(registry().span_rings, t_thread.spans, t_ring_owner.spans);
 }
 
 namespace {
@@ -254,11 +253,12 @@ template void ring_half_full(Ring*, uint64_t);
 template void ring_half_full(SpanRing*, uint64_t);
 
 void emit(const Record& record) {
-  Ring* ring = nullptr;
-  Record* slot = reserve_slot(ring);
+  Ring* ring = t_thread.ring;
+  if (ring == nullptr && (ring = acquire_ring()) == nullptr) return;
+  Record* slot = reserve_in(ring);
   if (slot == nullptr) return;
   *slot = record;
-  commit_slot(ring);
+  commit_in(ring);
 }
 
 uint32_t intern(std::string_view text) { return string_table().intern(text); }

@@ -149,8 +149,8 @@ inline uint32_t thread_id() {
   return tid != 0 ? tid : read_thread_id();
 }
 
-// Make the calling thread's rings (nullptr once the thread is exiting), and the slow halves of
-// reserve_in / commit_in. In profiling.cpp.
+// Make the calling thread's rings (nullptr once the thread is exiting; emit() and ApiSpan call
+// them at a thread's first entry), and the slow halves of reserve_in / commit_in. In profiling.cpp.
 Ring* acquire_ring();
 SpanRing* acquire_span_ring();
 template <class Slot>
@@ -176,17 +176,6 @@ inline void commit_in(RingOf<Slot>* ring) {
   // Half full: ask the collector to come now rather than at its next tick (once per half ring).
   if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]] ring_half_full(ring, h);
 }
-
-// The calling thread's record ring and its next slot (nullptr: see reserve_in).
-inline plugin::Record* reserve_slot(Ring*& ring) {
-  ring = t_thread.ring;
-  if (ring == nullptr) [[unlikely]] {
-    ring = acquire_ring();
-    if (ring == nullptr) return nullptr;
-  }
-  return reserve_in(ring);
-}
-inline void commit_slot(Ring* ring) { commit_in(ring); }
 
 // Interns a string; the id stays valid for the life of the process. Takes a lock: call it off the
 // hot path, or use intern_static.
