@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "api_call.hpp"
-#include "notifier.hpp"
+#include "sched/notifier.hpp"
 
 using namespace arun;
 using namespace arun::api;

@@ -7,7 +7,7 @@
 
 #include "api_call.hpp"
 #include "arun/arun_ext.h"
-#include "install_paths.hpp"
+#include "base/install_paths.hpp"
 #include "model_executor.hpp"
 
 using namespace arun;

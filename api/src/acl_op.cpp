@@ -7,8 +7,8 @@
 #include "acl/acl_op_compiler.h"
 #include "acl_descriptors.hpp"
 #include "api_call.hpp"
-#include "context.hpp"
-#include "device_slot.hpp"
+#include "runtime/context.hpp"
+#include "runtime/device_slot.hpp"
 
 using namespace arun;
 using namespace arun::api;

@@ -11,7 +11,7 @@
 
 #include "acl/acl_prof.h"
 #include "api_call.hpp"
-#include "profiler.hpp"
+#include "prof/session.hpp"
 
 struct aclprofConfig {
   std::vector<uint32_t> devices;

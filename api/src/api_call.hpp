@@ -1,7 +1,8 @@
 // The boundary between the C API and the core: every exported function runs its body through
 // api_call(), which checks that aclInit has run, turns a non-ok Status into its aclError, records
-// it as the thread's last error and its message for aclGetRecentErrMsg, and makes sure no C++
-// exception ever reaches C code.
+// it as the thread's last error and its message for aclGetRecentErrMsg (rt::record_failure), and
+// makes sure no C++ exception ever reaches C code. Bodies check their arguments in the spec's order
+// and call the core's front door (arun/runtime/); they hold no state and build no task.
 #pragma once
 
 #include <cstring>
@@ -11,21 +12,16 @@
 
 #include "acl/acl.h"
 #include "arun/core/status.hpp"
-#include "logging.hpp"
-#include "profiling.hpp"
-#include "runtime.hpp"
+#include "arun/runtime/front_door.hpp"
+// TRANSITIONAL (front-door refactor): bodies that still take Runtime&; removed when none is left.
+#include "base/logging.hpp"
+#include "runtime/runtime.hpp"
 
 namespace arun::api {
 
-// Records a failure of `function` (last error + message) and returns its code.
-aclError record_failure(const char* function, const Status& status);
-// Drops everything aclprofInit .. aclprofFinalize set up (configs, stamps, step infos, open ranges;
-// their handles become invalid): aclFinalize calls it (acl_prof.cpp).
-void reset_prof_state();
-// The thread's last error (aclrtGetLastError / aclrtPeekAtLastError).
-aclError last_error(bool clear);
-// Pending messages, newest first; reading consumes them (nullptr when none).
-const char* take_recent_messages();
+using rt::last_error;
+using rt::record_failure;
+using rt::take_recent_messages;
 
 // Reads an enum argument as its underlying integer. C callers may pass any int, and reading such a
 // value as the enum type is undefined behaviour when it lies outside the enum's range.
@@ -42,7 +38,7 @@ inline Status rt_param_invalid(const std::string& what) { return Status(Errc::rt
 template <class Body>
 aclError api_call_body(const char* function, Body&& body);
 
-// Runs body(Runtime&) -> Status for an API function that needs an initialised runtime. While a
+// Runs body() -> Status for an API function that needs an initialised runtime. While a profiling
 // session collects API spans, the call is timed and given a correlation id its tasks carry.
 template <class Body>
 aclError api_call(const char* function, Body&& body) {
@@ -56,11 +52,15 @@ aclError api_call(const char* function, Body&& body) {
 template <class Body>
 aclError api_call_body(const char* function, Body&& body) {
   try {
-    Runtime* rt = Runtime::instance();
-    if (rt == nullptr) {
+    if (!rt::initialized()) {
       return record_failure(function, Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)"));
     }
-    Status st = body(*rt);
+    Status st;
+    if constexpr (std::is_invocable_v<Body&, Runtime&>) {
+      st = body(*Runtime::instance());  // TRANSITIONAL
+    } else {
+      st = body();
+    }
     return st.ok() ? ACL_SUCCESS : record_failure(function, st);
   } catch (const std::bad_alloc&) {
     return record_failure(function, Status(Errc::rt_memory_allocation, "out of host memory"));
@@ -77,6 +77,8 @@ aclError api_call_no_runtime(const char* function, Body&& body) {
   try {
     Status st = body();
     return st.ok() ? ACL_SUCCESS : record_failure(function, st);
+  } catch (const std::bad_alloc&) {
+    return record_failure(function, Status(Errc::rt_memory_allocation, "out of host memory"));
   } catch (...) {
     return record_failure(function, Status(Errc::internal_error, "internal error"));
   }

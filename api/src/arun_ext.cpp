@@ -7,8 +7,8 @@
 
 #include "api_call.hpp"
 #include "arun/arun_ext.h"
-#include "install_paths.hpp"
-#include "plugin_loader.hpp"
+#include "base/install_paths.hpp"
+#include "plugins/plugin_loader.hpp"
 
 using namespace arun;
 using namespace arun::api;

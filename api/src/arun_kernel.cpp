@@ -5,7 +5,7 @@
 #include <string>
 
 #include "api_call.hpp"
-#include "profiling.hpp"
+#include "arun/runtime/recorder.hpp"
 
 using namespace arun;
 using namespace arun::api;

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "context.hpp"
-#include "device_slot.hpp"
+#include "runtime/context.hpp"
+#include "runtime/device_slot.hpp"
 
 namespace arun::api {
 

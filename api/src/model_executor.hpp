@@ -11,7 +11,7 @@
 
 #include "acl/acl.h"
 #include "arun/model/graph.hpp"
-#include "runtime.hpp"
+#include "runtime/runtime.hpp"
 
 namespace arun::api {
 

@@ -10,7 +10,7 @@
 
 #include "arun/kernel.hpp"
 #include "arun/ops/op.hpp"
-#include "profiling.hpp"
+#include "arun/runtime/recorder.hpp"
 
 namespace arun::ops {
 

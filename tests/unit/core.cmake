@@ -6,7 +6,7 @@ add_executable(core_test
   ${CMAKE_CURRENT_LIST_DIR}/core/primitives_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/runtime_test.cpp)
 target_include_directories(core_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/core)
-target_link_libraries(core_test PRIVATE arun_core GTest::gtest_main)
+target_link_libraries(core_test PRIVATE arun_core_internals GTest::gtest_main)
 target_compile_definitions(core_test PRIVATE
   ARUN_BUILD_PLUGIN_DIR="${ARUN_BUILD_PLUGIN_DIR}"
   ARUN_STUB_PLUGIN="${ARUN_BUILD_PLUGIN_DIR}/libarun_device_stub.so")

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "arun/plugin/device.hpp"
-#include "plugin_loader.hpp"
+#include "plugins/plugin_loader.hpp"
 
 using namespace arun;
 

@@ -13,5 +13,5 @@ gtest_discover_tests(profiler_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 120)
 
 # The collection layer itself (rings, record clock, API-span records), linked to the core directly.
 add_executable(profiler_collection_test ${CMAKE_CURRENT_LIST_DIR}/profiler/collection_test.cpp)
-target_link_libraries(profiler_collection_test PRIVATE arun_core GTest::gtest_main)
+target_link_libraries(profiler_collection_test PRIVATE arun_core_internals GTest::gtest_main)
 gtest_discover_tests(profiler_collection_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 60)

@@ -1,6 +1,6 @@
 // Unit tests for the configuration parser (core/src/config.cpp): the TOML format, CANN acl.json,
 // plugin option validation, byte sizes, the log-level environment variable and the shipped configs.
-#include "arun/core/config.hpp"
+#include "config/config.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

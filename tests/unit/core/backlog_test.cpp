@@ -7,10 +7,10 @@
 #include <atomic>
 #include <thread>
 
-#include "event.hpp"
+#include "runtime/event.hpp"
 #include "manual_device.hpp"
-#include "policies.hpp"
-#include "scheduler.hpp"
+#include "sched/policies.hpp"
+#include "sched/scheduler.hpp"
 
 using namespace arun;
 using arun::test::ManualDevice;

@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <atomic>
 
-#include "event.hpp"
-#include "fifo_policy.hpp"
+#include "runtime/event.hpp"
+#include "sched/fifo_policy.hpp"
 #include "manual_device.hpp"
-#include "plugin_loader.hpp"
-#include "plugin_policy.hpp"
-#include "policies.hpp"
-#include "policy_registry.hpp"
-#include "scheduler.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "sched/plugin_policy.hpp"
+#include "sched/policies.hpp"
+#include "sched/policy_registry.hpp"
+#include "sched/scheduler.hpp"
 
 using namespace arun;
 using arun::test::ManualDevice;

@@ -3,9 +3,9 @@
 
 #include <thread>
 
-#include "handle_table.hpp"
-#include "memory_registry.hpp"
-#include "notifier.hpp"
+#include "runtime/handle_table.hpp"
+#include "runtime/memory_registry.hpp"
+#include "sched/notifier.hpp"
 
 using namespace arun;
 

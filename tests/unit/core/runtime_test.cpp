@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "runtime.hpp"
+#include "runtime/runtime.hpp"
 
 using namespace arun;
 

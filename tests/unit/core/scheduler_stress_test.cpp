@@ -7,8 +7,8 @@
 #include <deque>
 #include <thread>
 
-#include "policy_registry.hpp"
-#include "scheduler.hpp"
+#include "sched/policy_registry.hpp"
+#include "sched/scheduler.hpp"
 
 using namespace arun;
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "event.hpp"
-#include "fifo_policy.hpp"
+#include "runtime/event.hpp"
+#include "sched/fifo_policy.hpp"
 #include "manual_device.hpp"
-#include "scheduler.hpp"
+#include "sched/scheduler.hpp"
 
 using namespace arun;
 using arun::test::ManualDevice;

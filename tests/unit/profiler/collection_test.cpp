@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "profiling.hpp"
-#include "trace_rings.hpp"
+#include "arun/runtime/recorder.hpp"
+#include "prof/trace_rings.hpp"
 
 namespace arun::prof {
 namespace {

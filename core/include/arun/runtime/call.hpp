@@ -1,0 +1,29 @@
+// The front door's entry bookkeeping: whether a runtime is live, and each thread's last error and
+// pending messages (aclrtGetLastError, aclGetRecentErrMsg), recorded when an API call fails.
+#pragma once
+
+#include <string>
+
+#include "acl/acl_base.h"
+#include "arun/core/status.hpp"
+#include "arun/plugin/plugin_abi.hpp"
+
+namespace arun::rt {
+
+// True between a successful aclInit and the matching aclFinalize.
+bool initialized();
+
+// Records a failure of the API function `function` as the calling thread's last error and as a
+// pending message (logged at info level); returns its code.
+aclError record_failure(const char* function, const Status& status);
+// The thread's last error; `clear` resets it to ACL_SUCCESS (aclrtGetLastError vs PeekAtLastError).
+aclError last_error(bool clear);
+// Pending messages of the thread, newest first, joined by '\n'; reading consumes them (nullptr when
+// none). The pointer stays valid until the thread's next call of this function.
+const char* take_recent_messages();
+
+// Writes a line to the runtime's log (spdlog; ASCEND_GLOBAL_LOG_LEVEL / [runtime] log_level).
+void log(plugin::LogLevel level, const std::string& message);
+bool log_enabled(plugin::LogLevel level);
+
+}  // namespace arun::rt

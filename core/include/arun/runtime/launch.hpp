@@ -1,0 +1,6 @@
+// Front door: launch (filled by the front-door refactor; see front_door.hpp for the conventions).
+#pragma once
+
+#include "arun/runtime/call.hpp"
+
+namespace arun::rt {}  // namespace arun::rt

@@ -1,0 +1,123 @@
+// Choosing the device-memory allocator policy (Runtime::choose_allocator).
+//
+// Precedence: ASCEND_RUN_ALLOC ("NAME[:key=value,...]", the syntax of ASCEND_RUN_SCHED), then the
+// config's [allocator] table (`policy` plus that policy's options), then `direct`. `direct` is built
+// in and takes no options; any other name is an allocator plugin (libarun_allocator_<name>.so, found
+// through a [[plugin]] entry or in the plugin folders) whose option schema checks the options.
+#include <cstdlib>
+
+#include "base/logging.hpp"
+#include "sched/policy_registry.hpp"
+#include "runtime/runtime.hpp"
+
+namespace arun {
+
+namespace {
+
+std::string describe_options(const plugin::OptionValues& values) {
+  std::string out;
+  for (const auto& [key, value] : values.all()) {
+    if (!out.empty()) out += ", ";
+    out += key + " = ";
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            out += "\"" + v + "\"";
+          } else if constexpr (std::is_same_v<T, bool>) {
+            out += v ? "true" : "false";
+          } else {
+            out += std::to_string(v);
+          }
+        },
+        value);
+  }
+  return out.empty() ? "(no options)" : out;
+}
+
+}  // namespace
+
+Status Runtime::choose_allocator() {
+  PolicySpec spec;
+  Errc code = Errc::invalid_param;
+  if (const char* env = std::getenv("ASCEND_RUN_ALLOC"); env != nullptr && env[0] != '\0') {
+    ARUN_RETURN_IF_ERROR(parse_policy_spec(env, std::string("ASCEND_RUN_ALLOC=\"") + env + "\"", &spec));
+    spec.source = "ASCEND_RUN_ALLOC";
+  } else {
+    spec.name = config_.allocator_policy;
+    spec.options = std::move(config_.allocator_options);  // moved: keeps the source positions
+    spec.origin = config_.source_path.empty() ? std::string("built-in defaults") : config_.source_path;
+    spec.source = config_.source_path.empty() ? "default" : "config";
+    spec.from_toml = true;
+    code = Errc::file_attr_invalid;
+  }
+  const std::string where = spec.origin + (spec.from_toml ? ": allocator" : "");
+  auto choice = std::make_shared<AllocatorChoice>();
+  choice->name = spec.name;
+  choice->source = spec.source;
+  if (spec.name == "direct") {
+    if (!spec.options.empty()) {
+      return Status(code, where + "." + std::string(spec.options.begin()->first.str()) +
+                              ": the direct allocator takes no options");
+    }
+    choice->options = "(no options)";
+  } else {
+    // An allocator plugin: the config's [[plugin]] entry for it, or one found in the plugin folders.
+    PluginEntry implicit;
+    const PluginEntry* entry = nullptr;
+    for (const auto& e : config_.plugins) {
+      if (e.kind == plugin::PluginKind::Allocator && e.name == spec.name) entry = &e;
+    }
+    if (entry == nullptr) {
+      std::string found;
+      bool exists = false;
+      for (const auto& name : installed_plugins("allocator")) {
+        found += ", " + name;
+        exists = exists || name == spec.name;
+      }
+      if (!exists) {
+        return Status(code, where + (spec.from_toml ? ".policy" : "") + ": unknown allocator policy \"" + spec.name +
+                                "\" (valid: direct" + found + ")");
+      }
+      implicit.kind = plugin::PluginKind::Allocator;
+      implicit.name = spec.name;
+      implicit.origin = "allocator policy \"" + spec.name + "\"";
+      entry = &implicit;
+    }
+    if (!entry->options.empty()) {
+      return Status(Errc::file_attr_invalid, entry->origin + ".options: allocator options belong in the [allocator] "
+                                                             "table (or ASCEND_RUN_ALLOC), not in the [[plugin]] entry");
+    }
+    LoadedPlugin loaded;
+    ARUN_RETURN_IF_ERROR(load_plugin_entry(*entry, config_.plugin_search_paths, &loaded, nullptr));
+    const auto& d = *loaded.descriptor;
+    plugin::OptionValues values;
+    Status valid = validate_plugin_options(spec.options, d.options, d.option_count, where, &values);
+    if (!valid.ok()) return Status(code, valid.message());
+    Status made = create_plugin_object(loaded, values, &choice->plugin);
+    if (!made.ok()) return Status(code, where + ": " + made.message());
+    choice->options = describe_options(values);
+    plugins_.push_back({plugin::kind_name(d.kind), d.name, d.version, loaded.path, d.build_id ? d.build_id : "",
+                        entry->origin, d.abi_major, d.abi_minor, 0});
+  }
+  // Diagnostics that apply to every policy.
+  if (const char* path = std::getenv("ASCEND_RUN_ALLOC_TRACE"); path != nullptr && path[0] != '\0') {
+    ARUN_RETURN_IF_ERROR(AllocTrace::open(path, &choice->trace));
+  }
+  choice->report_at_close = config_.memory_report;
+  if (const char* env = std::getenv("ASCEND_RUN_MEM_REPORT"); env != nullptr && env[0] != '\0') {
+    const std::string v = env;
+    if (v == "1" || v == "true" || v == "on") {
+      choice->report_at_close = true;
+    } else if (v == "0" || v == "false" || v == "off") {
+      choice->report_at_close = false;
+    } else {
+      return Status(Errc::invalid_param, "ASCEND_RUN_MEM_REPORT=\"" + v + "\": expected 1/true/on or 0/false/off");
+    }
+  }
+  allocator_ = choice;
+  log().debug("allocator: {} ({}) from {}", choice->name, choice->options, choice->source);
+  return Status::Ok();
+}
+
+}  // namespace arun

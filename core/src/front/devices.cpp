@@ -1,0 +1,2 @@
+// Front door implementation: devices (arun/runtime/devices.hpp).
+#include "arun/runtime/devices.hpp"

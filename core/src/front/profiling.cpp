@@ -1,0 +1,2 @@
+// Front door implementation: profiling (arun/runtime/profiling.hpp).
+#include "arun/runtime/profiling.hpp"

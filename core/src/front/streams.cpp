@@ -1,0 +1,2 @@
+// Front door implementation: streams (arun/runtime/streams.hpp).
+#include "arun/runtime/streams.hpp"

@@ -1,0 +1,150 @@
+// Runtime: the process-wide state aclInit creates and aclFinalize destroys: configuration, loaded
+// plugins, devices, live handles and each thread's current context. The C API layer validates
+// arguments and calls into it; everything here returns Status with ACL-valued codes.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "arun/core/status.hpp"
+#include "runtime/device_slot.hpp"
+#include "runtime/event.hpp"
+#include "runtime/handle_table.hpp"
+#include "host/host_calls.hpp"
+#include "runtime/memory_registry.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "sched/policy_registry.hpp"
+
+namespace arun {
+
+// Where a pointer lives.
+struct PointerInfo {
+  enum class Kind { Host, PinnedHost, Device } kind = Kind::Host;
+  DeviceSlot* slot = nullptr;        // Device
+  uint64_t base = 0, size = 0;       // the containing allocation (Device, PinnedHost); 0 if none
+  bool in_allocation = false;
+};
+
+struct LoadedPluginInfo {
+  std::string kind, name, version, path, build_id, origin;
+  uint16_t abi_major = 0, abi_minor = 0;
+  uint32_t device_count = 0;
+};
+
+class Runtime {
+ public:
+  // aclInit / aclFinalize, reference-counted as the spec says.
+  static Status initialize(const char* config_path);
+  static Status finalize();
+  // The live runtime, or nullptr before aclInit / after aclFinalize.
+  static Runtime* instance() { return instance_.load(std::memory_order_acquire); }
+
+  const RuntimeConfig& config() const { return config_; }
+  // The scheduling policy in use, its options and where they came from.
+  const SchedulerChoice& scheduler() const { return scheduler_; }
+  const AllocatorChoice& allocator() const { return *allocator_; }
+  // arunSetSchedulerPolicy: a "NAME[:key=value,...]" spec (NULL or "" clears it) that the next
+  // aclInit uses over ASCEND_RUN_SCHED and the config. Only the syntax is checked here.
+  static Status set_scheduler_override(const char* spec);
+  const std::vector<LoadedPluginInfo>& plugins() const { return plugins_; }
+  uint32_t device_count() const { return static_cast<uint32_t>(devices_.size()); }
+  DeviceSlot* device(int32_t id) const;
+  Status check_device_id(int32_t id) const;
+
+  // ---- thread state ----
+  Context* current_context() const;   // nullptr if none (or it was destroyed)
+  Status require_context(Context** out) const;
+
+  // ---- devices and contexts ----
+  Status set_device(int32_t id);
+  Status reset_device(int32_t id, bool force);
+  Status create_context(int32_t id, void** handle);
+  Status destroy_context(void* handle);
+  Status set_current_context(void* handle);
+
+  // ---- streams ----
+  // NULL = the current context's default stream. A stream of another context is rt_stream_context.
+  Status resolve_stream(void* handle, std::shared_ptr<Stream>* out) const;
+  // Every live stream, default streams included (for the report).
+  std::vector<std::shared_ptr<Stream>> live_streams() const { return streams_.snapshot(); }
+  Status create_stream(uint32_t priority, uint32_t flags, void** handle);
+  Status destroy_stream(void* handle, bool force);
+  Status synchronize_stream(Stream& stream, int32_t timeout_ms);
+  Status synchronize_device(int32_t timeout_ms);
+
+  // ---- events ----
+  Status create_event(uint32_t flags, void** handle);
+  Status destroy_event(void* handle);
+  Status resolve_event(void* handle, std::shared_ptr<Event>* out) const;  // any context
+  Status record_event(const std::shared_ptr<Event>& event, Stream& stream);
+  Status wait_event(Stream& stream, const std::shared_ptr<Event>& event);
+  Status reset_event(const std::shared_ptr<Event>& event, Stream& stream);
+  Status synchronize_event(Event& event, int32_t timeout_ms);
+
+  // ---- memory ----
+  PointerInfo classify(const void* ptr, uint64_t bytes) const;
+  // The device whose address space holds ptr (allocated or not), or nullptr. Cheaper than classify.
+  DeviceSlot* device_owning(const void* ptr) const;
+  MemoryRegistry& pinned() { return pinned_; }
+
+  // Enqueues a task (built by the caller with stream set) on its stream's device. Takes ownership
+  // of the task even when it fails (a stream stopped by ACL_STOP_ON_FAILURE refuses new work).
+  Status submit(Task* task, uint64_t* seq = nullptr);
+  // Id of the last task the calling thread submitted to a stream it created (aclrtGetThreadLastTaskId).
+  static uint32_t thread_last_task_id();
+
+  // ---- profiling ----
+  // Loads the named profiler sinks (libarun_profiler_<name>.so, options from a [[plugin]] entry of
+  // kind "profiler" with that name) and starts a session collecting `categories` (prof::k* bits)
+  // into `output_dir`. An unknown sink is `code` with `origin` and the list of installed ones.
+  Status start_profiling(const std::vector<std::string>& sinks, const std::string& output_dir, uint64_t categories,
+                         const std::string& source, Errc code, const std::string& origin);
+  // Names of the profiler sinks found in the plugin folders.
+  std::vector<std::string> installed_sinks() const { return installed_plugins("profiler"); }
+
+  // ---- host calls (spec 2.7) ----
+  HostCalls& host_calls() { return host_calls_; }
+
+ private:
+  Runtime() = default;
+  Status setup(RuntimeConfig config);
+  void teardown(LeakReport* leaks = nullptr);
+  Status report_leaks(const LeakReport& leaks, const std::string& when) const;
+  Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
+  Status choose_scheduler();
+  Status choose_allocator();  // allocator_selection.cpp
+  // Names of the loadable plugins of `kind` in the search paths and the built-in plugin folder.
+  std::vector<std::string> installed_plugins(const std::string& kind) const;
+  // HostServices::memory_live: is the range inside a block the program holds?
+  static bool memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes);
+  Status load_scheduler_plugin();
+  Status start_configured_profiling();  // [profiler] enabled or ASCEND_RUN_PROFILING
+  void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
+  std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
+
+  static std::atomic<Runtime*> instance_;
+
+  RuntimeConfig config_;
+  SchedulerChoice scheduler_;
+  std::shared_ptr<const AllocatorChoice> allocator_;  // every device's allocator policy
+  PolicyFactory policy_factory_;
+  const PluginEntry* scheduler_entry_ = nullptr;  // the [[plugin]] entry of a plugin policy, if listed
+  std::vector<LoadedPluginInfo> plugins_;
+  std::vector<std::unique_ptr<DeviceSlot>> devices_;
+  HandleTable<Context> contexts_{HandleKind::Context};
+  HandleTable<Stream> streams_{HandleKind::Stream};
+  HandleTable<Event> events_{HandleKind::Event};
+  MemoryRegistry pinned_;
+  HostCalls host_calls_;
+  uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
+  // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
+  // a retired object, never freed memory.
+  std::mutex retired_mu_;
+  std::vector<std::shared_ptr<Context>> retired_contexts_;
+};
+
+}  // namespace arun

@@ -1,0 +1,577 @@
+#include "sched/scheduler.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <boost/container/small_vector.hpp>
+
+#include <unistd.h>
+
+#include "runtime/context.hpp"
+#include "runtime/event.hpp"
+#include "host/host_queue.hpp"
+#include "arun/runtime/recorder.hpp"
+
+namespace arun {
+
+// Work collected inside the critical section and carried out after it.
+struct Scheduler::Batch {
+  struct Launch {
+    plugin::UnitKind kind;
+    uint32_t unit;
+    Task* task;
+  };
+  boost::container::small_vector<Launch, 4> launches;
+  boost::container::small_vector<Task*, 4> retired;
+  boost::container::small_vector<Stream*, 4> resumed;
+  std::shared_ptr<Stream> dropped;  // a detached stream whose last task completed
+  bool progressed = false;
+  bool room = false;  // a stream with blocked submitters got room (or stopped accepting)
+};
+
+namespace {
+std::atomic<FailureListener> g_failure_listener{nullptr};
+
+bool stops_on_failure(const Stream& s) {
+  if (s.failure_mode_set.load(std::memory_order_acquire)) return s.failure_mode.load() == 1;  // ACL_STOP_ON_FAILURE
+  return s.context() != nullptr && s.context()->stop_on_failure.load(std::memory_order_acquire);
+}
+}  // namespace
+
+void Scheduler::set_failure_listener(FailureListener listener) { g_failure_listener.store(listener); }
+
+Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id,
+                     uint32_t queue_depth)
+    : device_(device), policy_(std::move(policy)), device_id_(device_id), queue_depth_(std::max(queue_depth, 1u)) {
+  for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
+    uint32_t n = device_->unit_count(static_cast<plugin::UnitKind>(k));
+    // Highest index at the back: units are handed out from unit 0 upwards.
+    for (uint32_t u = n; u-- > 0;) free_units_[k].push_back(u);
+  }
+}
+
+Scheduler::~Scheduler() = default;
+
+void Scheduler::add_stream(const std::shared_ptr<Stream>& stream) {
+  std::lock_guard lock(mu_);
+  streams_.emplace(stream.get(), stream);
+  policy_->stream_added(*stream);
+}
+
+// Drops every task of `s` that has not started; returns true if a running head was kept. Dropped
+// event records complete now, so that no stream or host thread waits forever for work that will
+// never run; dropped tasks count as completed, so waiters return.
+bool Scheduler::discard_locked(Stream* s, Batch& batch) {
+  bool head_running = false;
+  if (!s->queue_.empty() && s->head_busy_) {
+    Task* head = s->queue_.front();
+    if (head->task_kind == TaskKind::Work) {
+      head_running = !policy_->discard(*s);
+    } else if (head->task_kind == TaskKind::HostCall) {
+      head_running = true;  // posted to a host thread, which reports back
+    } else if (head->task_kind == TaskKind::EventWait && head->record) {
+      auto& blocked = head->record->blocked;
+      blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
+    }
+  }
+  size_t keep = head_running ? 1 : 0;
+  std::vector<Stream*> unblocked;
+  while (s->queue_.size() > keep) {
+    Task* t = s->queue_.back();
+    s->queue_.pop_back();
+    if (t->task_kind == TaskKind::EventWait && t->event) --t->event->pending_waits;
+    if (t->task_kind == TaskKind::EventRecord) {
+      EventRecord& r = *t->record;
+      r.device_ns = device_->now_ns();
+      r.done.store(true, std::memory_order_seq_cst);
+      for (Stream* w : r.blocked) unblocked.push_back(w);
+      r.blocked.clear();
+    }
+    batch.retired.push_back(t);
+  }
+  if (!head_running) s->head_busy_ = false;
+  uint64_t last = head_running ? s->queue_.front()->seq : s->submitted_.load();
+  s->submitted_.store(last, std::memory_order_release);
+  if (!head_running) s->completed_.store(last, std::memory_order_release);
+  batch.progressed = true;
+  if (s->room_waiters_ != 0) batch.room = true;
+  for (Stream* w : unblocked) {
+    w->head_busy_ = false;
+    advance(w, batch);
+  }
+  return head_running;
+}
+
+void Scheduler::discard_pending(Stream& stream) {
+  Batch batch;
+  {
+    std::lock_guard lock(mu_);
+    discard_locked(&stream, batch);
+    dispatch(batch);
+  }
+  flush(batch);
+}
+
+void Scheduler::abort(Stream& stream) {
+  Batch batch;
+  uint64_t running = 0;
+  {
+    std::lock_guard lock(mu_);
+    stream.aborting_ = true;
+    if (stream.room_waiters_ != 0) batch.room = true;
+    stream.stop_error_ = 0;
+    stream.first_error_ = 0;
+    stream.abort_epoch_.fetch_add(1, std::memory_order_acq_rel);
+    if (discard_locked(&stream, batch)) {
+      Task* head = stream.queue_.front();
+      head->cancel_requested.store(true, std::memory_order_release);
+      running = head->seq;
+    }
+    dispatch(batch);
+  }
+  flush(batch);
+  if (running != 0) wait_for(stream, running, -1);
+  std::lock_guard lock(mu_);
+  stream.aborting_ = false;
+  stream.first_error_ = 0;  // the halted task's outcome belongs to the abort
+}
+
+bool Scheduler::stop_running(Stream& stream) {
+  std::lock_guard lock(mu_);
+  if (stream.queue_.empty() || !stream.head_busy_) return false;
+  Task* head = stream.queue_.front();
+  if (head->task_kind != TaskKind::Work) return false;
+  head->cancel_requested.store(true, std::memory_order_release);
+  return true;
+}
+
+void Scheduler::host_call_done(Task* task) {
+  Batch batch;
+  // Host-call threads are not device threads: the device may be closed once this stream's work is
+  // done, so quiesce() waits for this flush to finish launching before the device goes.
+  struct Flushing {
+    std::atomic<int>& n;
+    ~Flushing() { n.fetch_sub(1, std::memory_order_release); }
+  };
+  host_flushes_.fetch_add(1, std::memory_order_acq_rel);
+  Flushing guard{host_flushes_};
+  {
+    std::lock_guard lock(mu_);
+    Stream* s = task->stream;
+    finish(s, task, batch);
+    advance(s, batch);
+    if (s->detached_ && s->queue_.empty()) {
+      auto it = streams_.find(s);
+      batch.dropped = std::move(it->second);
+      streams_.erase(it);
+    }
+    dispatch(batch);
+  }
+  flush(batch);
+}
+
+void Scheduler::remove_stream(const std::shared_ptr<Stream>& stream, bool discard) {
+  if (discard) {
+    discard_pending(*stream);
+  } else {
+    wait_for(*stream, stream->submitted(), -1);
+  }
+  std::lock_guard lock(mu_);
+  policy_->stream_removed(*stream);
+  if (stream->queue_.empty()) {
+    streams_.erase(stream.get());
+  } else {
+    stream->detached_ = true;  // its running head still refers to it
+  }
+}
+
+uint32_t Scheduler::blocked_submitters(const Stream& stream) const {
+  std::lock_guard lock(mu_);
+  return stream.room_waiters_;
+}
+
+uint32_t Scheduler::busy_units(plugin::UnitKind kind) const {
+  std::lock_guard lock(mu_);
+  auto k = static_cast<uint32_t>(kind);
+  return device_->unit_count(kind) - static_cast<uint32_t>(free_units_[k].size());
+}
+
+uint64_t Scheduler::submit(Task* task, Status* refused) {
+  task->scheduler = this;
+  task->on_complete = &Scheduler::on_complete;
+  task->cancel = &task->cancel_requested;
+  task->submitter_tid = prof::thread_id();  // cached in initial-exec TLS: no __tls_get_addr
+  if (prof::on(prof::kTasks)) [[unlikely]] {
+    const uint64_t span_start = prof::current_span_start();
+    task->prof_enqueue = span_start != 0 ? span_start : prof::ticks();
+    task->correlation = prof::current_correlation();
+  }
+  uint64_t seq = 0;
+  int stop_error = 0;
+  Batch batch;
+  {
+    std::unique_lock lock(mu_);
+    Stream* s = task->stream;
+    // Backlog: wait for room before anything else, then decide on the stream's state as it is
+    // after the wait (it may have been stopped or aborted meanwhile, which also wakes us).
+    if (s->queue_.size() >= queue_depth_ && s->stop_error_ == 0 && !s->aborting_) {
+      ++s->room_waiters_;
+      room_.wait(lock, [&] { return s->queue_.size() < queue_depth_ || s->stop_error_ != 0 || s->aborting_; });
+      --s->room_waiters_;
+    }
+    if (s->stop_error_ != 0 || s->aborting_) {
+      stop_error = s->stop_error_;  // 0: submitted while the stream is being aborted, dropped silently
+    } else {
+      enqueue_locked(task, batch);
+      seq = task->seq;
+    }
+    dispatch(batch);
+  }
+  flush(batch);
+  if (seq != 0) return seq;
+  int32_t id = task->stream->id();
+  delete task;
+  if (stop_error != 0 && refused != nullptr) {
+    *refused = Status(static_cast<Errc>(stop_error), "stream " + std::to_string(id) +
+                                                         " stopped after a task failed with error " +
+                                                         std::to_string(stop_error) +
+                                                         " (ACL_STOP_ON_FAILURE); call aclrtStreamAbort or destroy it");
+  }
+  return 0;
+}
+
+void Scheduler::enqueue_locked(Task* task, Batch& batch) {
+  Stream* s = task->stream;
+  // Captures happen in submission order: a record replaces the event's latest capture, and a
+  // wait binds to the capture current now, whatever is recorded later.
+  if (task->task_kind == TaskKind::EventRecord) {
+    task->event->latest = task->record;
+    if (task->prof_enqueue != 0) task->record->prof_id = prof::next_record_id();
+  } else if (task->task_kind == TaskKind::EventWait) {
+    task->record = task->event->latest;
+    ++task->event->pending_waits;
+  }
+  task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
+  s->submitted_.store(task->seq, std::memory_order_release);
+  s->queue_.push_back(task);
+  if (task->prof_enqueue != 0) {
+    task->prof_depth = static_cast<uint32_t>(s->queue_.size());
+    if (s->queue_.size() == 1) task->prof_ready = task->prof_enqueue;  // ready at once: no clock read
+  }
+  if (s->queue_.size() == 1) advance(s, batch);
+}
+
+// Retires every marker at the head of `stream` whose condition holds, and hands a work head to the
+// policy. Streams unblocked by a completed record are processed in the same pass.
+void Scheduler::advance(Stream* first, Batch& batch) {
+  batch.resumed.push_back(first);
+  while (!batch.resumed.empty()) {
+    Stream* s = batch.resumed.back();
+    batch.resumed.pop_back();
+    while (!s->queue_.empty() && !s->head_busy_) {
+      Task* t = s->queue_.front();
+      switch (t->task_kind) {
+        case TaskKind::Work:
+          s->head_busy_ = true;
+          if (t->prof_enqueue != 0 && t->prof_ready == 0) t->prof_ready = prof::ticks();
+          policy_->ready(t);
+          break;
+        case TaskKind::EventRecord: {
+          EventRecord& r = *t->record;
+          r.device_ns = device_->now_ns();
+          r.done.store(true, std::memory_order_seq_cst);
+          if (r.watched.load(std::memory_order_seq_cst)) batch.progressed = true;
+          for (Stream* w : r.blocked) {
+            w->head_busy_ = false;
+            batch.resumed.push_back(w);
+          }
+          r.blocked.clear();
+          if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventRecord);
+          finish(s, t, batch);
+          break;
+        }
+        case TaskKind::EventWait:
+          if (t->record && !t->record->done.load(std::memory_order_relaxed)) {
+            t->record->blocked.push_back(s);
+            s->head_busy_ = true;
+          } else {
+            if (t->event) --t->event->pending_waits;
+            if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
+            finish(s, t, batch);
+          }
+          break;
+        case TaskKind::EventReset:
+          t->event->latest.reset();
+          finish(s, t, batch);
+          break;
+        case TaskKind::HostCall: {
+          // Posted under the mutex so that the calls of a stream reach their thread in order.
+          HostCall call{t->host_fn, t->host_user, s, t->host_blocking ? t : nullptr};
+          if (t->prof_enqueue != 0) {
+            call.prof_enqueue = t->prof_enqueue;
+            call.prof_posted = prof::ticks();
+            call.correlation = t->correlation;
+            call.prof_name = t->prof_name;
+            call.submitter_tid = t->submitter_tid;
+            call.device = device_id_;
+            call.stream_id = s->id();
+            call.prof_depth = t->prof_depth;
+          }
+          bool posted = t->host_queue && t->host_queue->post(call);
+          if (posted && t->host_blocking) {
+            s->head_busy_ = true;
+          } else {
+            finish(s, t, batch);  // non-blocking, or its thread unsubscribed meanwhile (skipped)
+          }
+          break;
+        }
+      }
+    }
+  }
+}
+
+void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
+  s->queue_.pop_front();
+  if (s->room_waiters_ != 0) batch.room = true;
+  s->head_busy_ = false;
+  s->completed_.store(t->seq, std::memory_order_seq_cst);
+  if (t->seq >= s->notify_at_.load(std::memory_order_seq_cst)) {
+    s->notify_at_.store(UINT64_MAX, std::memory_order_relaxed);  // woken waiters register again
+    batch.progressed = true;
+  }
+  batch.retired.push_back(t);
+}
+
+void Scheduler::dispatch(Batch& batch) {
+  for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
+    auto kind = static_cast<plugin::UnitKind>(k);
+    auto& free = free_units_[k];
+    while (!free.empty()) {
+      Task* t = policy_->pick(kind);
+      if (t == nullptr) break;
+      t->unit = free.back();
+      free.pop_back();
+      policy_->started(*t);
+      batch.launches.push_back({kind, t->unit, t});
+    }
+  }
+}
+
+void Scheduler::flush(Batch& batch) {
+  for (auto& l : batch.launches) device_->launch(l.kind, l.unit, l.task);
+  if (batch.progressed) notifier_.notify();
+  if (batch.room) room_.notify_all();
+  for (Task* t : batch.retired) delete t;
+}
+
+void Scheduler::on_complete(plugin::Work* work, const plugin::WorkResult& result) {
+  auto* task = static_cast<Task*>(work);
+  task->scheduler->complete(task, result);
+}
+
+void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
+  // A task halted on request (aclrtStreamStop / aclrtStreamAbort) did not fail.
+  bool halted = result.status == static_cast<int>(Errc::rt_device_task_abort) &&
+                task->cancel_requested.load(std::memory_order_acquire);
+  bool failed = result.status != 0 && !halted;
+  // The exception hooks run before the completion is published, so a synchronize that reports the
+  // failure returns after they did; no lock is held while they run.
+  if (failed) {
+    if (FailureListener listener = g_failure_listener.load()) {
+      listener({static_cast<uint32_t>(task->seq), task->stream->id(), task->submitter_tid, device_id_, result.status});
+    }
+  }
+  // The work is done with its arguments: free a kernel's argument block (arunLaunchKernel) now,
+  // with no lock held and before the completion is published, so that a synchronize that returns
+  // finds it freed. Tasks that never ran free theirs when they are destroyed.
+  if (task->free_user_args != nullptr) {
+    auto free_args = task->free_user_args;
+    task->free_user_args = nullptr;
+    free_args(task->user_args);
+  }
+  // Written before the completion is published, so a program that synchronizes and then stops
+  // profiling finds the record delivered.
+  if (task->prof_enqueue != 0) emit_task_record(*task, result);
+  Batch batch;
+  {
+    std::lock_guard lock(mu_);
+    Stream* s = task->stream;
+    free_units_[static_cast<uint32_t>(task->unit_kind)].push_back(task->unit);
+    policy_->finished(*task, result.end_ns >= result.start_ns ? result.end_ns - result.start_ns : 0);
+    if (failed && s->first_error_ == 0) s->first_error_ = result.status;
+    finish(s, task, batch);
+    if (failed && stops_on_failure(*s)) {
+      s->stop_error_ = result.status;
+      discard_locked(s, batch);
+    }
+    advance(s, batch);
+    if (s->detached_ && s->queue_.empty()) {
+      auto it = streams_.find(s);
+      batch.dropped = std::move(it->second);
+      streams_.erase(it);
+    }
+    dispatch(batch);
+  }
+  flush(batch);
+}
+
+namespace {
+const char* task_type_name(plugin::TaskType type) {
+  switch (type) {
+    case plugin::TaskType::Kernel: return "kernel";
+    case plugin::TaskType::Copy: return "memcpy";
+    case plugin::TaskType::Copy2D: return "memcpy2d";
+    case plugin::TaskType::Memset: return "memset";
+    case plugin::TaskType::DeviceTask: return "device_task";
+    case plugin::TaskType::HostCall: return "host_call";
+  }
+  return "task";
+}
+}  // namespace
+
+void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& result) {
+  if (!prof::on(prof::kTasks)) return;  // the session ended while the task ran
+  uint64_t offset = prof_clock_offset_.load(std::memory_order_relaxed);
+  if (offset == 0) {
+    uint64_t measured = prof::now_ns() - device_->now_ns();
+    if (prof_clock_offset_.compare_exchange_strong(offset, measured, std::memory_order_relaxed)) offset = measured;
+  }
+  plugin::Record r{};
+  r.kind = plugin::RecordKind::Task;
+  plugin::TaskType type = plugin::TaskType::Kernel;
+  switch (task.kind) {
+    case plugin::WorkKind::Copy: type = plugin::TaskType::Copy; break;
+    case plugin::WorkKind::Copy2D: type = plugin::TaskType::Copy2D; break;
+    case plugin::WorkKind::Memset: type = plugin::TaskType::Memset; break;
+    case plugin::WorkKind::Kernel:
+      type = task.host_fn != nullptr && task.user_kernel == nullptr ? plugin::TaskType::DeviceTask
+                                                                     : plugin::TaskType::Kernel;
+      break;
+  }
+  r.subkind = static_cast<uint16_t>(type);
+  r.name = task.prof_name != 0 ? task.prof_name : prof::intern_static(task_type_name(type));
+  r.thread = task.submitter_tid;
+  r.device = device_id_;
+  r.stream = task.stream->id();
+  r.unit = task.unit | (task.unit_kind == plugin::UnitKind::Copy ? plugin::kCopyUnitBit : 0u);
+  r.correlation = task.correlation;
+  r.t0 = prof::ticks_to_ns(task.prof_enqueue);
+  r.t1 = task.prof_ready != 0 ? prof::ticks_to_ns(task.prof_ready) : r.t0;
+  r.t2 = result.start_ns + offset;
+  r.t3 = (result.end_ns >= result.start_ns ? result.end_ns : result.start_ns) + offset;
+  if (type == plugin::TaskType::Copy || type == plugin::TaskType::Copy2D || type == plugin::TaskType::Memset) {
+    r.value0 = type == plugin::TaskType::Copy2D ? task.width * task.height : task.bytes;
+    const bool from_device = task.src.device != nullptr, to_device = task.dst.device != nullptr;
+    plugin::CopyDirection dir = from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice
+                                                         : plugin::CopyDirection::DeviceToHost)
+                                            : (to_device ? plugin::CopyDirection::HostToDevice
+                                                         : plugin::CopyDirection::HostToHost);
+    r.value2 = static_cast<uint64_t>(dir);
+  }
+  r.value1 = task.block_dim;
+  r.value3 = (static_cast<uint64_t>(static_cast<uint32_t>(result.status)) << 32) | task.prof_depth;
+  prof::emit(r);
+}
+
+void Scheduler::emit_marker_record(const Task& task, plugin::RecordKind kind) {
+  if (!prof::on(prof::kTasks)) return;
+  plugin::Record r{};
+  r.kind = kind;
+  r.thread = task.submitter_tid;
+  r.device = device_id_;
+  r.stream = task.stream->id();
+  r.correlation = task.correlation;
+  r.t0 = kind == plugin::RecordKind::EventWait ? prof::ticks_to_ns(task.prof_enqueue) : prof::now_ns();
+  r.t1 = prof::now_ns();
+  r.value0 = task.record ? task.record->prof_id : 0;
+  prof::emit(r);
+}
+
+bool Scheduler::wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns, const uint32_t* abort_epoch) {
+  auto reached = [&] {
+    return stream.completed() >= seq || (abort_epoch != nullptr && stream.abort_epoch() != *abort_epoch);
+  };
+  if (Notifier::spin(reached)) return true;
+  auto& stream_rw = const_cast<Stream&>(stream);
+  for (;;) {
+    uint32_t epoch = notifier_.begin_park();
+    // Publish what we wait for, then re-check: the completion path stores `completed` before it
+    // reads `notify_at`, so one of the two sides always sees the other.
+    uint64_t at = stream_rw.notify_at_.load(std::memory_order_seq_cst);
+    while (seq < at && !stream_rw.notify_at_.compare_exchange_weak(at, seq, std::memory_order_seq_cst)) {
+    }
+    if (reached()) {
+      notifier_.cancel_park();
+      return true;
+    }
+    if (!notifier_.park(epoch, deadline_ns)) return reached();
+    if (reached()) return true;
+  }
+}
+
+bool Scheduler::wait_all(int64_t deadline_ns) {
+  std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> targets;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [key, s] : streams_) targets.emplace_back(s, s->submitted());
+  }
+  for (auto& [s, seq] : targets) {
+    if (!wait_for(*s, seq, deadline_ns)) return false;
+  }
+  return true;
+}
+
+int Scheduler::take_error(Stream& stream) {
+  std::lock_guard lock(mu_);
+  int e = stream.first_error_;
+  stream.first_error_ = 0;
+  return e;
+}
+
+int Scheduler::take_any_error() {
+  std::lock_guard lock(mu_);
+  int first = 0;
+  for (auto& [key, s] : streams_) {
+    if (s->first_error_ != 0 && first == 0) first = s->first_error_;
+    s->first_error_ = 0;
+  }
+  return first;
+}
+
+std::shared_ptr<EventRecord> Scheduler::latest_record(const Event& event) {
+  std::lock_guard lock(mu_);
+  return event.latest;
+}
+
+bool Scheduler::waits_pending(const Event& event) {
+  std::lock_guard lock(mu_);
+  return event.pending_waits > 0;
+}
+
+bool Scheduler::wait_record(const EventRecord& record, int64_t deadline_ns) {
+  auto done = [&] { return record.done.load(std::memory_order_seq_cst); };
+  if (Notifier::spin(done)) return true;
+  const_cast<EventRecord&>(record).watched.store(true, std::memory_order_seq_cst);
+  for (;;) {
+    uint32_t epoch = notifier_.begin_park();
+    if (done()) {
+      notifier_.cancel_park();
+      return true;
+    }
+    if (!notifier_.park(epoch, deadline_ns)) return done();
+    if (done()) return true;
+  }
+}
+
+void Scheduler::quiesce() const {
+  while (host_flushes_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+}
+
+uint64_t Scheduler::outstanding() const {
+  std::lock_guard lock(mu_);
+  uint64_t n = 0;
+  for (auto& [key, s] : streams_) n += s->submitted() - s->completed();
+  return n;
+}
+
+}  // namespace arun

@@ -1,0 +1,129 @@
+// Scheduler: one per open device. Owns the device's streams, keeps each stream in order, resolves
+// event dependencies, and hands ready stream heads to the SchedulerPolicy, which picks what each
+// free execution unit runs next.
+//
+// Threading: one mutex guards all queue state of the device. Enqueue and completion hold it only
+// for queue bookkeeping; device launches and host wake-ups happen after it is released. A unit that
+// finishes a task picks its next task in the same critical section, so a busy device runs
+// back-to-back tasks without any thread hand-off.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "arun/core/status.hpp"
+#include "arun/plugin/device.hpp"
+#include "arun/plugin/profiler.hpp"
+#include "runtime/event.hpp"
+#include "sched/notifier.hpp"
+#include "sched/scheduler_policy.hpp"
+#include "runtime/stream.hpp"
+
+namespace arun {
+
+// What the scheduler reports when a task fails (exception info, spec 2.8).
+struct TaskFailure {
+  uint32_t task_id = 0;    // the task's position in its stream
+  int32_t stream_id = 0;
+  uint32_t thread_id = 0;  // the host thread that submitted it
+  int32_t device_id = 0;
+  int code = 0;            // ACL code the device reported
+};
+// Called on the thread that completed the task, with no scheduler lock held.
+using FailureListener = void (*)(const TaskFailure& failure);
+
+class Scheduler {
+ public:
+  // `queue_depth`: how many submitted, not yet completed tasks a stream may hold (at least 1).
+  Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id = 0,
+            uint32_t queue_depth = 1024);
+  int32_t device_id() const { return device_id_; }
+
+  // Process-wide: who hears about failed tasks (the C API's exception callbacks).
+  static void set_failure_listener(FailureListener listener);
+  ~Scheduler();
+
+  plugin::Device* device() const { return device_; }
+  const SchedulerPolicy& policy() const { return *policy_; }
+
+  void add_stream(const std::shared_ptr<Stream>& stream);
+  // Removes the stream. Without discard, first waits for its tasks. With discard, drops the tasks
+  // that have not started and returns at once; a running task finishes on its own, and the scheduler
+  // keeps the stream alive until then.
+  void remove_stream(const std::shared_ptr<Stream>& stream, bool discard);
+
+  // Takes ownership of `task` (allocated with new) and appends it to task->stream. If the stream
+  // already holds queue_depth() tasks, first blocks until one completes or is dropped, or until the
+  // stream is stopped or aborted (then the task is refused as below). Returns the task's position in its stream (wait_for(stream, seq) waits for it), or 0 if the
+  // task was not enqueued: a stream stopped by a failure (ACL_STOP_ON_FAILURE) refuses it (*refused
+  // gets the failure's code), a stream being aborted drops it (*refused stays Ok). Either way the
+  // task is freed.
+  uint64_t submit(Task* task, Status* refused = nullptr);
+  // Drops the stream's tasks that have not started; a running task finishes (nothing is preempted).
+  void discard_pending(Stream& stream);
+  // aclrtStreamAbort: asks the running task to stop, drops the rest, waits for the running task,
+  // and clears a stop-on-failure state. Synchronizes in progress return ACL_ERROR_RT_STREAM_ABORT.
+  void abort(Stream& stream);
+  // aclrtStreamStop: asks the running task to stop early; the queue is kept. False if none runs.
+  bool stop_running(Stream& stream);
+  // A blocking host call has returned (or was skipped): its stream may go on.
+  void host_call_done(Task* task);
+  uint32_t queue_depth() const { return queue_depth_; }
+  // Host threads blocked in submit() on a full stream (for tests and the report).
+  uint32_t blocked_submitters(const Stream& stream) const;
+  // Units of `kind` running a task right now.
+  uint32_t busy_units(plugin::UnitKind kind) const;
+
+  // Waits until the stream has completed `seq`, or, given `abort_epoch`, until the stream is
+  // aborted (its epoch differs). False on timeout.
+  bool wait_for(const Stream& stream, uint64_t seq, int64_t deadline_ns, const uint32_t* abort_epoch = nullptr);
+  // Waits until every task submitted to the device before the call has completed. False on timeout.
+  bool wait_all(int64_t deadline_ns);
+  // Returns and clears the stream's first failure since it was last reported (0 if none).
+  int take_error(Stream& stream);
+  int take_any_error();
+
+  // Event operations (under the scheduler mutex).
+  bool record_done(const EventRecord& record) const { return record.done.load(std::memory_order_acquire); }
+  std::shared_ptr<EventRecord> latest_record(const Event& event);
+  bool waits_pending(const Event& event);
+  bool wait_record(const EventRecord& record, int64_t deadline_ns);
+
+  // Waits until no host-call thread is inside host_call_done (call before closing the device).
+  void quiesce() const;
+
+  // Number of tasks submitted and not yet completed, over all streams.
+  uint64_t outstanding() const;
+
+ private:
+  struct Batch;
+  void enqueue_locked(Task* task, Batch& batch);
+  bool discard_locked(Stream* stream, Batch& batch);
+  void advance(Stream* stream, Batch& batch);
+  void dispatch(Batch& batch);
+  void finish(Stream* stream, Task* task, Batch& batch);
+  void flush(Batch& batch);
+  static void on_complete(plugin::Work* work, const plugin::WorkResult& result);
+  void complete(Task* task, const plugin::WorkResult& result);
+  void emit_task_record(const Task& task, const plugin::WorkResult& result);
+  void emit_marker_record(const Task& task, plugin::RecordKind kind);
+
+  plugin::Device* device_;
+  std::unique_ptr<SchedulerPolicy> policy_;
+  int32_t device_id_;
+  std::atomic<int> host_flushes_{0};
+  mutable std::mutex mu_;
+  std::map<const Stream*, std::shared_ptr<Stream>> streams_;
+  std::vector<uint32_t> free_units_[plugin::kUnitKindCount];
+  Notifier notifier_;
+  uint32_t queue_depth_;
+  std::condition_variable room_;  // a full stream got room, or was stopped / aborted
+  // Profiling: record clock minus device clock, measured once (the device clock only counts from
+  // a fixed epoch on the same steady clock, so the difference is constant); 0 = not measured yet.
+  std::atomic<uint64_t> prof_clock_offset_{0};
+};
+
+}  // namespace arun
