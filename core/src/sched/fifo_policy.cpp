@@ -6,7 +6,9 @@
 
 namespace arun {
 
-void FifoPolicy::ready(Task* task) { ready_[static_cast<uint32_t>(task->unit_kind)].push_back(task); }
+void FifoPolicy::ready(Task* task) {
+  ready_[static_cast<uint32_t>(task->unit_kind)].push_back(task);
+}
 
 Task* FifoPolicy::pick(plugin::UnitKind kind) {
   auto& queue = ready_[static_cast<uint32_t>(kind)];

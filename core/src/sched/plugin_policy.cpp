@@ -1,8 +1,8 @@
 #include "sched/plugin_policy.hpp"
 
-#include "sched/policies.hpp"
 #include "runtime/stream.hpp"
 #include "runtime/task.hpp"
+#include "sched/fair_policy.hpp"
 
 namespace arun {
 

@@ -3,7 +3,10 @@
 #include <cstring>
 
 #include "sched/fifo_policy.hpp"
-#include "sched/policies.hpp"
+#include "sched/fair_policy.hpp"
+#include "sched/priority_policy.hpp"
+#include "sched/round_robin_policy.hpp"
+#include "sched/wrr_policy.hpp"
 
 namespace arun {
 

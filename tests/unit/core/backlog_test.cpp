@@ -9,7 +9,7 @@
 
 #include "runtime/event.hpp"
 #include "manual_device.hpp"
-#include "sched/policies.hpp"
+#include "sched/priority_policy.hpp"
 #include "sched/scheduler.hpp"
 
 using namespace arun;

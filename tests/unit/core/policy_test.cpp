@@ -11,7 +11,10 @@
 #include "manual_device.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "sched/plugin_policy.hpp"
-#include "sched/policies.hpp"
+#include "sched/fair_policy.hpp"
+#include "sched/priority_policy.hpp"
+#include "sched/round_robin_policy.hpp"
+#include "sched/wrr_policy.hpp"
 #include "sched/policy_registry.hpp"
 #include "sched/scheduler.hpp"
 
