@@ -228,7 +228,8 @@ TEST(Timeline, OperatorKernelsAreNamedAfterTheirOpType) {
   const std::string path = dir.string();
   ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
   uint32_t devices[] = {0};
-  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_TASK_TIME);
+  aclprofConfig* cfg =
+      aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_TASK_TIME | ACL_PROF_ACL_API);
   ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
   ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
   aclrtStream stream = nullptr;
@@ -276,6 +277,17 @@ TEST(Timeline, OperatorKernelsAreNamedAfterTheirOpType) {
   }
   EXPECT_EQ(kernels, (std::map<std::string, int>{{"Add", 1}, {"Relu", 1}}));
   EXPECT_EQ(memsets.count("Add") + memsets.count("Relu"), 0u) << "a name is taken by one task only";
+  // An operator is one call through the front door: its kernel links straight to the
+  // aclopExecuteV2 span, and no inner arunLaunchKernel call is made (or recorded) on the way.
+  std::map<uint64_t, std::string> api;
+  for (auto& a : events_where(doc, "X", "api")) {
+    api[a["args"]["correlation"]] = a["name"];
+    EXPECT_NE(a["name"], "arunLaunchKernel") << "an operator crossed the C API twice";
+  }
+  for (auto& t : events_where(doc, "X", "task")) {
+    if (t["args"]["type"] != "KERNEL") continue;
+    EXPECT_EQ(api[t["args"]["correlation"].get<uint64_t>()], "aclopExecuteV2") << t.dump();
+  }
   fs::remove_all(dir);
 }
 
