@@ -47,7 +47,7 @@ def main():
             for side, root in (("before", args.before), ("after", args.after)):
                 env = dict(os.environ)
                 env.setdefault("ASCEND_RUN_CONFIG", os.path.join(root, "share/ascend-run/configs/default.toml"))
-                env.setdefault("ARUN_MODELS_DIR", os.path.join(args.before, "tests/models"))
+                env.setdefault("ARUN_MODELS_DIR", os.path.join(args.before, "tests/models/generated"))
                 path = os.path.join(root, "bin", binary)
                 print(f"round {r + 1}/{args.rounds}: {side} {binary}", file=sys.stderr, flush=True)
                 for name, (t, unit) in run(path, flt, args.repetitions, env).items():
