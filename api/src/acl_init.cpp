@@ -34,9 +34,6 @@ aclError aclFinalize() {
     // and their handles must not be released later into a new runtime.
     if (Runtime::instance() != nullptr) abandon_models();
     Status st = Runtime::finalize();
-    // The runtime is gone (a leak report is still an error code): aclprof's state goes with it,
-    // so that a later aclInit can start over with aclprofInit.
-    if (st.code() != Errc::repeat_finalize) reset_prof_state();
     return st.ok() ? ACL_SUCCESS : record_failure("aclFinalize", st);
   } catch (...) {
     return record_failure("aclFinalize", Status(Errc::internal_error, "internal error during finalisation"));

@@ -23,10 +23,6 @@ using rt::last_error;
 using rt::record_failure;
 using rt::take_recent_messages;
 
-// Drops everything aclprofInit .. aclprofFinalize set up (acl_prof.cpp); aclFinalize calls it.
-// TRANSITIONAL: the profiling state moves into the core, which resets it itself.
-void reset_prof_state();
-
 // Reads an enum argument as its underlying integer. C callers may pass any int, and reading such a
 // value as the enum type is undefined behaviour when it lies outside the enum's range.
 template <class E>

@@ -420,6 +420,7 @@ void Runtime::teardown(LeakReport* leaks) {
   devices_.clear();
   retired_contexts_.clear();
   plugins_.clear();
+  aclprof_.reset();  // after the drain above: stopping aclprofStart's session keeps all the work
 }
 
 DeviceSlot* Runtime::device(int32_t id) const {

@@ -17,6 +17,7 @@
 #include "host/host_calls.hpp"
 #include "runtime/memory_registry.hpp"
 #include "plugins/plugin_loader.hpp"
+#include "prof/aclprof_state.hpp"
 #include "sched/policy_registry.hpp"
 
 namespace arun {
@@ -105,6 +106,8 @@ class Runtime {
                          const std::string& source, Errc code, const std::string& origin);
   // Names of the profiler sinks found in the plugin folders.
   std::vector<std::string> installed_sinks() const { return installed_plugins("profiler"); }
+  // What aclprofInit .. aclprofFinalize set up (front/profiling.cpp); reset by teardown.
+  AclprofState& aclprof() { return aclprof_; }
 
   // ---- host calls (spec 2.7) ----
   HostCalls& host_calls() { return host_calls_; }
@@ -140,6 +143,7 @@ class Runtime {
   HandleTable<Event> events_{HandleKind::Event};
   MemoryRegistry pinned_;
   HostCalls host_calls_;
+  AclprofState aclprof_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

@@ -1,6 +1,78 @@
-// Front door: profiling (filled by the front-door refactor; see front_door.hpp for the conventions).
+// Front door: API-driven profiling (spec 2.10: aclprof*, msproftx, step info). The state behind it
+// (the aclprofInit folder and options, configurations, stamps, open ranges, step infos) is owned
+// by the Runtime and reset at aclFinalize. See front_door.hpp for the conventions; the caller has
+// checked NULL pointers and the ranges the spec states. Configurations, stamps and step infos are
+// the ACL handle values; an unknown or destroyed one is an error, never a dereference.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "acl/acl_prof.h"
+#include "arun/core/status.hpp"
 #include "arun/runtime/call.hpp"
 
-namespace arun::rt {}  // namespace arun::rt
+namespace arun::rt {
+
+// ---- session control
+
+// aclprofInit: creates the output folder `path`. repeat_initialize (already initialised),
+// prof_already_run (a session of another source runs), invalid_file (no such folder possible).
+Status prof_init(std::string_view path);
+// aclprofFinalize: stops the session aclprofStart started, if any. prof_not_run (no aclprofInit).
+Status prof_finalize();
+// aclprofCreateConfig, the part that needs the runtime: every id of the list is a device, none
+// twice, and there are no more than devices. invalid_param otherwise.
+Status prof_check_devices(const uint32_t* devices, uint32_t count);
+// aclprofCreateConfig: a new configuration (arguments checked). Never fails but for memory.
+Status prof_create_config(const uint32_t* devices, uint32_t count, aclprofAicoreMetrics metrics, uint64_t mask,
+                          aclprofConfig** out);
+// aclprofDestroyConfig: invalid_param (not a live configuration). A running session keeps going.
+Status prof_destroy_config(const aclprofConfig* config);
+// aclprofStart: prof_not_run (no aclprofInit), invalid_param (not a live configuration or an
+// unknown sink), prof_already_run, prof_modules_unsupported (the mask selects nothing collected).
+Status prof_start(const aclprofConfig* config);
+// aclprofStop: prof_not_run (no aclprofInit, or nothing started), invalid_profiling_config
+// (`config` is not the one, nor one equal to the one, the session was started with).
+Status prof_stop(const aclprofConfig* config);
+// aclprofSetConfig, checked before the arguments: prof_not_run when aclprofInit has not run.
+Status prof_require_init();
+// aclprofSetConfig: validates and keeps the option `type` = `value`. prof_not_run (no aclprofInit),
+// prof_already_run (after aclprofStart), invalid_param (bad value or type), invalid_file
+// (ACL_PROF_PATH cannot be created).
+Status prof_set_option(int type, std::string_view value);
+
+// ---- msproftx (stamps are the void* handles aclprofCreateStamp returns)
+
+// aclprofCreateStamp: prof_not_run when no session collects ACL_PROF_MSPROFTX.
+Status prof_create_stamp(void** out);
+// aclprofDestroyStamp: anything but a live stamp is ignored (also without a runtime).
+void prof_destroy_stamp(void* stamp);
+// invalid_param when `stamp` is not a live stamp.
+Status prof_check_stamp(void* stamp);
+// aclprofSetStampTraceMessage (msg checked by the caller): invalid_param (not a live stamp).
+Status prof_set_stamp_message(void* stamp, std::string_view message);
+// aclprofMark: invalid_param (not a live stamp), prof_not_run (no ACL_PROF_MSPROFTX session).
+Status prof_mark(void* stamp);
+// aclprofPush: the same errors; the range is kept on the calling thread's stack.
+Status prof_push(void* stamp);
+// aclprofPop: prof_not_run (no ACL_PROF_MSPROFTX session), invalid_param (nothing pushed here).
+Status prof_pop();
+// aclprofRangeStart (stamp checked by prof_check_stamp): prof_not_run (no ACL_PROF_MSPROFTX
+// session), invalid_param (the stamp went meanwhile).
+Status prof_range_start(void* stamp, uint32_t* range_id);
+// aclprofRangeStop: invalid_param (not an open range). Records nothing once the session ended.
+Status prof_range_stop(uint32_t range_id);
+
+// ---- step info
+
+// aclprofCreateStepInfo. Never fails but for memory.
+Status prof_create_step_info(aclprofStepInfo** out);
+// aclprofDestroyStepInfo: anything but a live step info is ignored (also without a runtime).
+void prof_destroy_step_info(aclprofStepInfo* step);
+// aclprofGetStepTimestamp (`tag` checked: ACL_STEP_START or ACL_STEP_END): invalid_param (not a
+// live step info, or the tag was taken), prof_not_run (no session), the stream's errors.
+Status prof_step_timestamp(aclprofStepInfo* step, int tag, aclrtStream stream);
+
+}  // namespace arun::rt
