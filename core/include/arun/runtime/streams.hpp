@@ -3,7 +3,7 @@
 // Streams and events are passed as their ACL handles. A NULL stream is the current context's default
 // stream; a NULL event is invalid_param ("event is NULL"); an unknown or destroyed handle is
 // rt_invalid_handle; a stream of another context than the calling thread's is rt_stream_context.
-// Every function needs a current context (or sets the device's default one up as the runtime does).
+// Stream handles are resolved in the calling thread's current context (rt_context_null without one).
 #pragma once
 
 #include <cstdint>
