@@ -13,6 +13,7 @@
 #include "arun/core/status.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/event.hpp"
+#include "runtime/failure_log.hpp"
 #include "runtime/handle_table.hpp"
 #include "host/host_calls.hpp"
 #include "runtime/memory_registry.hpp"
@@ -112,6 +113,9 @@ class Runtime {
   // ---- host calls (spec 2.7) ----
   HostCalls& host_calls() { return host_calls_; }
 
+  // ---- task failures (spec 2.8): each device's latest, for aclrtGetErrorVerbose
+  FailureLog& failures() { return failures_; }
+
  private:
   Runtime() = default;
   Status setup(RuntimeConfig config);
@@ -144,6 +148,7 @@ class Runtime {
   MemoryRegistry pinned_;
   HostCalls host_calls_;
   AclprofState aclprof_;
+  FailureLog failures_;  // forgotten with the runtime at aclFinalize
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

@@ -15,6 +15,7 @@
 #include "arun/runtime/call.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "arun/runtime/devices.hpp"
+#include "arun/runtime/hooks.hpp"
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"

@@ -1,0 +1,178 @@
+// Front door implementation: events (arun/runtime/streams.hpp).
+#include <string>
+
+#include "arun/runtime/streams.hpp"
+#include "front/stream_access.hpp"
+#include "runtime/context.hpp"
+#include "runtime/event.hpp"
+#include "sched/scheduler.hpp"
+
+namespace arun::rt {
+
+using detail::find_event;
+using detail::find_stream;
+using detail::live_runtime;
+
+namespace {
+
+// The internal creation bits are the core's: a caller's flags never carry them.
+constexpr uint32_t kInternalEventBits = Event::kCreatedPlain | Event::kCreatedEx;
+
+Status create(uint32_t flags, aclrtEvent* out) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->create_event(flags, out);
+}
+
+Status find(aclrtEvent event, std::shared_ptr<Event>* out) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return find_event(rt, event, out);
+}
+
+Status reject_ex(const Event& e, const char* what) {
+  if (e.flags() & Event::kCreatedEx) {
+    return Status(Errc::rt_param_invalid,
+                  std::string("events from aclrtCreateEventExWithFlag cannot be used with ") + what);
+  }
+  return Status::Ok();
+}
+
+// Whether the event's latest record has completed (never recorded counts as complete).
+bool latest_done(const Event& e) {
+  auto record = e.context()->slot()->scheduler()->latest_record(e);
+  return !record || record->done.load(std::memory_order_acquire);
+}
+
+// Completion and timestamp of the event's latest record, for elapsed-time and timestamp queries.
+Status completed_timestamp(const Event& e, uint64_t* ns) {
+  if ((e.flags() & (ACL_EVENT_TIME_LINE | Event::kCreatedPlain)) == 0) {
+    return Status(Errc::rt_event_timestamp_invalid, "the event was created without ACL_EVENT_TIME_LINE");
+  }
+  auto record = e.context()->slot()->scheduler()->latest_record(e);
+  if (!record) return Status(Errc::rt_event_timestamp_invalid, "the event has not been recorded");
+  if (!record->done.load(std::memory_order_acquire)) {
+    return Status(Errc::rt_event_not_complete, "the event's recorded work has not completed");
+  }
+  *ns = record->device_ns;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status create_event(uint32_t flags, aclrtEvent* out) {
+  return create(flags & ~kInternalEventBits, out);
+}
+
+Status create_default_event(aclrtEvent* out) {
+  return create(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE | Event::kCreatedPlain, out);
+}
+
+Status create_event_ex(uint32_t flags, aclrtEvent* out) {
+  return create((flags & ~kInternalEventBits) | Event::kCreatedEx, out);
+}
+
+Status destroy_event(aclrtEvent event) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  if (event == nullptr) return Status(Errc::invalid_param, "event is NULL");
+  return rt->destroy_event(event);
+}
+
+Status record_event(aclrtEvent event, aclrtStream stream) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  return rt->record_event(e, *s);
+}
+
+Status stream_wait_event(aclrtStream stream, aclrtEvent event) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain)) == 0) {
+    return Status(Errc::rt_param_invalid, "the event was created without ACL_EVENT_SYNC and cannot be waited on");
+  }
+  return rt->wait_event(*s, e);
+}
+
+Status reset_event(aclrtEvent event, aclrtStream stream) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  ARUN_RETURN_IF_ERROR(reject_ex(*e, "aclrtResetEvent"));
+  if ((e->flags() & Event::kCreatedPlain) || !(e->flags() & ACL_EVENT_SYNC)) {
+    return Status(Errc::rt_param_invalid,
+                  "only events created by aclrtCreateEventWithFlag with ACL_EVENT_SYNC can be reset");
+  }
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  return rt->reset_event(e, *s);
+}
+
+Status synchronize_event(aclrtEvent event, int32_t timeout_ms) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  return rt->synchronize_event(*e, timeout_ms);
+}
+
+Status query_event(aclrtEvent event, aclrtEventStatus* status) {
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find(event, &e));
+  ARUN_RETURN_IF_ERROR(reject_ex(*e, "aclrtQueryEvent"));
+  *status = latest_done(*e) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+  return Status::Ok();
+}
+
+Status query_event_recorded(aclrtEvent event, aclrtEventRecordedStatus* status) {
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find(event, &e));
+  *status = latest_done(*e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  return Status::Ok();
+}
+
+Status query_event_wait(aclrtEvent event, aclrtEventWaitStatus* status) {
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find(event, &e));
+  ARUN_RETURN_IF_ERROR(reject_ex(*e, "aclrtQueryEventWaitStatus"));
+  bool pending = e->context()->slot()->scheduler()->waits_pending(*e);
+  *status = pending ? ACL_EVENT_WAIT_STATUS_NOT_READY : ACL_EVENT_WAIT_STATUS_COMPLETE;
+  return Status::Ok();
+}
+
+Status event_elapsed_ms(aclrtEvent start_event, aclrtEvent end_event, float* ms) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> start, end;
+  ARUN_RETURN_IF_ERROR(find_event(rt, start_event, &start));
+  ARUN_RETURN_IF_ERROR(find_event(rt, end_event, &end));
+  if (start->context()->slot() != end->context()->slot()) {
+    return Status(Errc::rt_param_invalid, "the two events belong to different devices");
+  }
+  uint64_t t0 = 0, t1 = 0;
+  ARUN_RETURN_IF_ERROR(completed_timestamp(*start, &t0));
+  ARUN_RETURN_IF_ERROR(completed_timestamp(*end, &t1));
+  if (t1 < t0) return Status(Errc::rt_event_timestamp_reversal, "the end event completed before the start event");
+  *ms = static_cast<float>(double(t1 - t0) / 1e6);
+  return Status::Ok();
+}
+
+Status event_timestamp_us(aclrtEvent event, uint64_t* us) {
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find(event, &e));
+  uint64_t ns = 0;
+  ARUN_RETURN_IF_ERROR(completed_timestamp(*e, &ns));
+  *us = ns / 1000;  // microseconds since the device booted
+  return Status::Ok();
+}
+
+}  // namespace arun::rt
