@@ -1,208 +1,47 @@
-// Spec 2.6: memory management and copies.
-#include <sys/mman.h>
-
-#include <cstdlib>
+// Spec 2.6: memory management and copies. The arguments are checked here in the spec's order; the
+// core (arun/runtime/memory.hpp) does the rest, including what needs to know the memory.
 #include <cstring>
-#include <map>
-#include <mutex>
+#include <string>
 
 #include "api_call.hpp"
 #include "arun/arun_ext.h"
 
 using namespace arun;
 using namespace arun::api;
-using plugin::DevAddr;
-using plugin::PageKind;
 
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
-
-const char* kind_name(aclrtMemcpyKind kind) {
-  switch (kind) {
-    case ACL_MEMCPY_HOST_TO_HOST: return "ACL_MEMCPY_HOST_TO_HOST";
-    case ACL_MEMCPY_HOST_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_DEVICE";
-    case ACL_MEMCPY_DEVICE_TO_HOST: return "ACL_MEMCPY_DEVICE_TO_HOST";
-    case ACL_MEMCPY_DEVICE_TO_DEVICE: return "ACL_MEMCPY_DEVICE_TO_DEVICE";
-    case ACL_MEMCPY_DEFAULT: return "ACL_MEMCPY_DEFAULT";
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE";
-    default: return "?";
-  }
-}
-
-bool is_device(const PointerInfo& p) { return p.kind == PointerInfo::Kind::Device; }
-
-// Page class for an aclrtMalloc policy (the low byte; band-width and access bits are ignored).
-PageKind page_kind_for(uint32_t policy, size_t size) {
-  switch (policy & 0xff) {
-    case ACL_MEM_MALLOC_HUGE_FIRST:
-    case ACL_MEM_MALLOC_HUGE_FIRST_P2P: return size > kMiB ? PageKind::Huge : PageKind::Normal;
-    case ACL_MEM_MALLOC_HUGE_ONLY:
-    case ACL_MEM_MALLOC_HUGE_ONLY_P2P: return PageKind::Huge;
-    case ACL_MEM_MALLOC_NORMAL_ONLY:
-    case ACL_MEM_MALLOC_NORMAL_ONLY_P2P: return PageKind::Normal;
-    case ACL_MEM_MALLOC_HUGE1G_ONLY:
-    case ACL_MEM_MALLOC_HUGE1G_ONLY_P2P: return PageKind::Huge1G;
-    default: return size >= 2 * kMiB ? PageKind::Huge : PageKind::Normal;
-  }
-}
-
-// ---- profiling: allocation records with the allocator's totals (only while a session collects memory)
-void emit_memory_record(plugin::RecordKind kind, DeviceSlot* slot, DevAddr addr, uint64_t bytes) {
-  plugin::Record r = prof::make_record(kind);
-  r.device = slot->id();
-  r.t0 = r.t1 = prof::now_ns();
-  r.value0 = addr;
-  r.value1 = bytes;
-  slot->with_allocator([&](DeviceAllocator* a) {
-    if (a == nullptr) return;
-    plugin::AllocatorStats st = a->stats();
-    r.value2 = st.allocated.current;
-    r.value3 = st.reserved.current;
-  });
-  prof::emit(r);
-}
-
-// `site` is the return address of the API call the program made (for the leak report); `stream`
-// the stream the block is for (arunMallocAsync; 0 = none).
-Status device_malloc(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site,
-                     plugin::StreamId stream) {
+Status check_malloc_args(void** devPtr, size_t size) {
   if (devPtr == nullptr) return invalid_param("devPtr is NULL");
   if (size == 0) return invalid_param("size is 0");
-  // CANN rounds up to 32 bytes and adds 32 bytes of padding: reject sizes where that overflows.
-  if (size > SIZE_MAX - 64) return invalid_param("size " + std::to_string(size) + " overflows when padded");
-  Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-  DevAddr addr = 0;
-  // The allocator's out-of-memory message explains the failure (device, allocator, what to try).
-  ARUN_RETURN_IF_ERROR(ctx->slot()->allocator()->allocate(size, page_kind_for(policy, size), site, &addr, stream));
-  *devPtr = reinterpret_cast<void*>(addr);
-  if (prof::on(prof::kMemory)) [[unlikely]] emit_memory_record(plugin::RecordKind::MemAlloc, ctx->slot(), addr, size);
   return Status::Ok();
 }
 
-// A validated copy: what the device executes, and on which device.
-struct CopyPlan {
-  plugin::Work work;
-  DeviceSlot* exec = nullptr;   // device whose copy engine runs it; nullptr = host-to-host
-  bool pageable_host = false;   // a host side is not ACL-allocated (async copies then complete on return)
-};
-
-Status check_device_side(const PointerInfo& p, const void* ptr, uint64_t extent, const char* which) {
-  if (!p.in_allocation) {
-    return rt_param_invalid(std::string(which) + " range [" + std::to_string(reinterpret_cast<uintptr_t>(ptr)) +
-                            ", +" + std::to_string(extent) + ") is not inside one live allocation of device " +
-                            std::to_string(p.slot->id()));
+Status check_copy_args(void* dst, size_t destMax, const void* src, size_t count) {
+  if (dst == nullptr || src == nullptr) return invalid_param("dst or src is NULL");
+  if (count > destMax) {
+    return rt_param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(destMax));
   }
   return Status::Ok();
 }
 
-Status check_peer(DeviceSlot* exec, DeviceSlot* other) {
-  if (exec == other) return Status::Ok();
-  std::lock_guard lock(exec->mu);
-  if (exec->peers.count(other->id()) == 0) {
-    return Status(Errc::rt_feature_not_support, "copy between device " + std::to_string(exec->id()) + " and device " +
-                                                    std::to_string(other->id()) +
-                                                    " needs aclrtDeviceEnablePeerAccess first");
+Status check_copy_2d_args(const rt::Copy2D& c, int k) {
+  if (c.dst == nullptr || c.src == nullptr) return invalid_param("dst or src is NULL");
+  if (c.width > c.spitch || c.width > c.dpitch) {
+    return invalid_param("width " + std::to_string(c.width) + " exceeds spitch " + std::to_string(c.spitch) +
+                         " or dpitch " + std::to_string(c.dpitch));
+  }
+  if (k != ACL_MEMCPY_HOST_TO_DEVICE && k != ACL_MEMCPY_DEVICE_TO_HOST && k != ACL_MEMCPY_DEVICE_TO_DEVICE &&
+      k != ACL_MEMCPY_DEFAULT) {
+    return invalid_param(std::string("2-D copies do not support kind ") + std::to_string(k));
   }
   return Status::Ok();
 }
 
-// Validates kind against the pointers and fills the plan. `dst_extent` / `src_extent` are the byte
-// ranges touched on each side (they differ from count for 2-D copies).
-Status plan_copy(Runtime& rt, void* dst, const void* src, uint64_t dst_extent, uint64_t src_extent,
-                 int k, CopyPlan* plan) {
-  if (k == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || k == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE || k < 0 ||
-      k > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
-    return invalid_param("copy kind " + std::to_string(k) + " is not accepted");
-  }
-  auto kind = static_cast<aclrtMemcpyKind>(k);
-  PointerInfo d = rt.classify(dst, dst_extent);
-  PointerInfo s = rt.classify(src, src_extent);
-  if (kind == ACL_MEMCPY_DEFAULT) {
-    kind = is_device(d) ? (is_device(s) ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
-                        : (is_device(s) ? ACL_MEMCPY_DEVICE_TO_HOST : ACL_MEMCPY_HOST_TO_HOST);
-  }
-  bool want_dst_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE ||
-                         kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-  bool want_src_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-  if (is_device(d) != want_dst_device) {
-    return rt_param_invalid(std::string(kind_name(kind)) + " needs " + (want_dst_device ? "device" : "host") +
-                            " memory as dst, but dst is " + (is_device(d) ? "device" : "host") + " memory");
-  }
-  if (is_device(s) != want_src_device) {
-    return rt_param_invalid(std::string(kind_name(kind)) + " needs " + (want_src_device ? "device" : "host") +
-                            " memory as src, but src is " + (is_device(s) ? "device" : "host") + " memory");
-  }
-  if (is_device(d)) ARUN_RETURN_IF_ERROR(check_device_side(d, dst, dst_extent, "dst"));
-  if (is_device(s)) ARUN_RETURN_IF_ERROR(check_device_side(s, src, src_extent, "src"));
-  plan->work.dst = {reinterpret_cast<uint64_t>(dst), is_device(d) ? d.slot->device() : nullptr};
-  plan->work.src = {reinterpret_cast<uint64_t>(src), is_device(s) ? s.slot->device() : nullptr};
-  plan->exec = is_device(s) ? s.slot : is_device(d) ? d.slot : nullptr;
-  if (is_device(d) && is_device(s)) ARUN_RETURN_IF_ERROR(check_peer(s.slot, d.slot));
-  plan->pageable_host = (!is_device(d) && d.kind != PointerInfo::Kind::PinnedHost) ||
-                        (!is_device(s) && s.kind != PointerInfo::Kind::PinnedHost);
-  return Status::Ok();
-}
-
-// A synchronous copy or memset, run on the calling thread: a Task record with no stream and the
-// host unit, timed on the record clock.
-void emit_sync_work_record(const CopyPlan& plan, uint64_t start, uint64_t end, int status) {
-  plugin::Record r = prof::make_record(plugin::RecordKind::Task);
-  const plugin::Work& w = plan.work;
-  const bool is_memset = w.kind == plugin::WorkKind::Memset;
-  r.subkind = static_cast<uint16_t>(is_memset ? plugin::TaskType::Memset
-                                    : w.kind == plugin::WorkKind::Copy2D ? plugin::TaskType::Copy2D
-                                                                         : plugin::TaskType::Copy);
-  r.name = prof::intern_static(is_memset ? "memset" : w.kind == plugin::WorkKind::Copy2D ? "memcpy2d" : "memcpy");
-  r.device = plan.exec->id();
-  r.unit = plugin::kHostUnit;
-  r.correlation = prof::current_correlation();
-  r.t0 = r.t1 = r.t2 = start;
-  r.t3 = end;
-  r.value0 = w.kind == plugin::WorkKind::Copy2D ? w.width * w.height : w.bytes;
-  const bool from_device = w.src.device != nullptr, to_device = w.dst.device != nullptr;
-  r.value2 = static_cast<uint64_t>(from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice
-                                                            : plugin::CopyDirection::DeviceToHost)
-                                               : (to_device ? plugin::CopyDirection::HostToDevice
-                                                            : plugin::CopyDirection::HostToHost));
-  r.value3 = static_cast<uint64_t>(static_cast<uint32_t>(status)) << 32;
-  prof::emit(r);
-}
-
-Status run_now(const CopyPlan& plan) {
-  plugin::Work work = plan.work;
-  const bool profiled = prof::on(prof::kTasks);
-  const uint64_t start = profiled ? prof::now_ns() : 0;
-  plugin::WorkResult r = plan.exec->device()->execute_now(&work);
-  if (profiled) [[unlikely]] emit_sync_work_record(plan, start, prof::now_ns(), r.status);
-  if (r.status != 0) return Status(static_cast<Errc>(r.status), "the device reported a fault while copying");
-  return Status::Ok();
-}
-
-// Enqueues plan.work on `stream`; with pageable host memory, waits for it (the spec's rule).
-Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind unit) {
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-  DeviceSlot* own = s->context()->slot();
-  if (plan.exec != nullptr && plan.exec != own) {
-    // The stream's device must be one side of the copy (a peer may be the other).
-    bool touches_own = (plan.work.dst.device == own->device()) || (plan.work.src.device == own->device());
-    if (!touches_own) {
-      return rt_param_invalid("the memory belongs to device " + std::to_string(plan.exec->id()) +
-                              " but the stream belongs to device " + std::to_string(own->id()));
-    }
-    DeviceSlot* other = plan.exec;
-    ARUN_RETURN_IF_ERROR(check_peer(own, other));
-  }
-  auto* task = new Task();
-  static_cast<plugin::Work&>(*task) = plan.work;
-  task->unit_kind = unit;
-  task->stream = s.get();
-  uint64_t seq = 0;
-  ARUN_RETURN_IF_ERROR(rt.submit(task, &seq));
-  if (plan.pageable_host && seq != 0) {
-    s->scheduler()->wait_for(*s, seq, -1);
+Status check_memset_args(void* devPtr, size_t maxCount, size_t count) {
+  if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+  if (count > maxCount) {
+    return rt_param_invalid("count " + std::to_string(count) + " exceeds maxCount " + std::to_string(maxCount));
   }
   return Status::Ok();
 }
@@ -211,341 +50,172 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
 
 extern "C" {
 
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   const void* site = __builtin_return_address(0);
-  return api_call("aclrtMalloc", [&](Runtime& rt) { return device_malloc(rt, devPtr, size, raw(policy), site, 0); });
+  return api_call("aclrtMalloc", [&] {
+    ARUN_RETURN_IF_ERROR(check_malloc_args(devPtr, size));
+    return rt::device_malloc(devPtr, size, raw(policy), site);
+  });
 }
 
-aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+aclError aclrtMallocCached(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   const void* site = __builtin_return_address(0);
-  return api_call("aclrtMallocCached", [&](Runtime& rt) {
+  return api_call("aclrtMallocCached", [&] {
     const auto p = raw(policy);
     if (p != ACL_MEM_MALLOC_HUGE_FIRST && p != ACL_MEM_MALLOC_HUGE_ONLY && p != ACL_MEM_MALLOC_NORMAL_ONLY &&
         p != ACL_MEM_MALLOC_HUGE1G_ONLY) {
       return invalid_param("policy " + std::to_string(p) +
                            " is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY, HUGE1G_ONLY)");
     }
-    return device_malloc(rt, devPtr, size, p, site, 0);
+    ARUN_RETURN_IF_ERROR(check_malloc_args(devPtr, size));
+    return rt::device_malloc(devPtr, size, p, site);
   });
 }
 
-// Frees a device block; `stream` as DeviceAllocator::free.
-Status device_free(Runtime& rt, void* devPtr, plugin::StreamId stream) {
-  if (devPtr == nullptr) return invalid_param("devPtr is NULL");
-  // The allocator knows its blocks: it rejects anything but the start of one (207002).
-  DeviceSlot* slot = rt.device_owning(devPtr);
-  if (slot == nullptr) return Status(Errc::rt_memory_free, "pointer is not device memory allocated by aclrtMalloc");
-  uint64_t freed = 0;
-  Status st = slot->with_allocator([&](DeviceAllocator* allocator) {
-    if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
-    if (prof::on(prof::kMemory)) [[unlikely]] {
-      DeviceAllocator::Block block;
-      if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block)) freed = block.requested;
-    }
-    return allocator->free(reinterpret_cast<DevAddr>(devPtr), stream);
-  });
-  if (st.ok() && freed != 0) emit_memory_record(plugin::RecordKind::MemFree, slot, reinterpret_cast<DevAddr>(devPtr), freed);
-  return st;
-}
-
-aclError aclrtFree(void *devPtr) {
-  return api_call("aclrtFree", [&](Runtime& rt) { return device_free(rt, devPtr, 0); });
-}
-
-aclError arunMallocAsync(void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream) {
-  const void* site = __builtin_return_address(0);
-  return api_call("arunMallocAsync", [&](Runtime& rt) {
-    std::shared_ptr<Stream> s;
-    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    return device_malloc(rt, devPtr, size, raw(policy), site, s->uid());
-  });
-}
-
-aclError arunFreeAsync(void *devPtr, aclrtStream stream) {
-  return api_call("arunFreeAsync", [&](Runtime& rt) {
-    std::shared_ptr<Stream> s;
-    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    return device_free(rt, devPtr, s->uid());
-  });
-}
-
-aclError arunMemRecordStream(void *devPtr, aclrtStream stream) {
-  return api_call("arunMemRecordStream", [&](Runtime& rt) {
+aclError aclrtFree(void* devPtr) {
+  return api_call("aclrtFree", [&] {
     if (devPtr == nullptr) return invalid_param("devPtr is NULL");
-    std::shared_ptr<Stream> s;
-    ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-    PointerInfo p = rt.classify(devPtr, 1);
-    if (!is_device(p)) return invalid_param("pointer is not device memory allocated by aclrtMalloc");
-    return p.slot->with_allocator([&](DeviceAllocator* allocator) {
-      if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
-      return allocator->record_use(reinterpret_cast<DevAddr>(devPtr), s->uid());
-    });
+    return rt::device_free(devPtr);
   });
 }
 
-aclError aclrtMallocHost(void **hostPtr, size_t size) {
+// The stream is resolved before the pointer arguments are looked at: the core checks them.
+aclError arunMallocAsync(void** devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream) {
   const void* site = __builtin_return_address(0);
-  return api_call("aclrtMallocHost", [&](Runtime& rt) {
+  return api_call("arunMallocAsync", [&] { return rt::device_malloc_async(devPtr, size, raw(policy), site, stream); });
+}
+
+aclError arunFreeAsync(void* devPtr, aclrtStream stream) {
+  return api_call("arunFreeAsync", [&] { return rt::device_free_async(devPtr, stream); });
+}
+
+aclError arunMemRecordStream(void* devPtr, aclrtStream stream) {
+  return api_call("arunMemRecordStream", [&] {
+    if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+    return rt::record_stream_use(devPtr, stream);
+  });
+}
+
+aclError aclrtMallocHost(void** hostPtr, size_t size) {
+  const void* site = __builtin_return_address(0);
+  return api_call("aclrtMallocHost", [&] {
     if (hostPtr == nullptr) return invalid_param("hostPtr is NULL");
     if (size == 0) return invalid_param("size is 0");
-    void* p = nullptr;
-    // Page-aligned (beyond the 64 bytes promised) so the block can also be registered with the device.
-    if (posix_memalign(&p, 4096, size) != 0 || p == nullptr) {
-      return Status(Errc::rt_memory_allocation, "cannot allocate " + std::to_string(size) + " bytes of host memory");
-    }
-    // Pinned memory is resident: fault it in now rather than during the first copy.
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-    (void)madvise(p, (size + 4095) & ~size_t(4095), MADV_POPULATE_WRITE);
-    rt.pinned().add(p, size, site);
-    *hostPtr = p;
-    return Status::Ok();
+    return rt::host_malloc(hostPtr, size, site);
   });
 }
 
-aclError aclrtFreeHost(void *hostPtr) {
-  return api_call("aclrtFreeHost", [&](Runtime& rt) {
+aclError aclrtFreeHost(void* hostPtr) {
+  return api_call("aclrtFreeHost", [&] {
     if (hostPtr == nullptr) return invalid_param("hostPtr is NULL");
-    if (!rt.pinned().remove(hostPtr)) {
-      return Status(Errc::rt_memory_free, "pointer was not returned by aclrtMallocHost (or was already freed)");
-    }
-    std::free(hostPtr);
-    return Status::Ok();
+    return rt::host_free(hostPtr);
   });
 }
 
-aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
-  return api_call("aclrtMemcpy", [&](Runtime& rt) {
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+  return api_call("aclrtMemcpy", [&] {
     if (count == 0) return Status::Ok();
-    if (dst == nullptr || src == nullptr) return invalid_param("dst or src is NULL");
-    if (count > destMax) {
-      return rt_param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(destMax));
-    }
-    CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, count, count, raw(kind), &plan));
-    if (plan.exec == nullptr) {
-      std::memmove(dst, src, count);
-      return Status::Ok();
-    }
-    plan.work.kind = plugin::WorkKind::Copy;
-    plan.work.bytes = count;
-    return run_now(plan);
+    ARUN_RETURN_IF_ERROR(check_copy_args(dst, destMax, src, count));
+    return rt::memcpy_sync(dst, destMax, src, count, raw(kind));
   });
 }
 
-aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
-  return api_call("aclrtMemcpyAsync", [&](Runtime& rt) {
+  return api_call("aclrtMemcpyAsync", [&] {
     if (count == 0) return Status::Ok();
-    if (dst == nullptr || src == nullptr) return invalid_param("dst or src is NULL");
-    if (count > destMax) {
-      return rt_param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(destMax));
-    }
-    CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, count, count, raw(kind), &plan));
-    if (plan.exec == nullptr) {
-      return Status(Errc::rt_feature_not_support,
-                    "asynchronous host-to-host copies are not supported with a host-attached (EP) device");
-    }
-    plan.work.kind = plugin::WorkKind::Copy;
-    plan.work.bytes = count;
-    return enqueue(rt, stream, plan, plugin::UnitKind::Copy);
+    ARUN_RETURN_IF_ERROR(check_copy_args(dst, destMax, src, count));
+    return rt::memcpy_async(dst, src, count, raw(kind), stream);
   });
 }
 
-namespace {
-
-Status plan_copy_2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                    int k, CopyPlan* plan) {
-  if (dst == nullptr || src == nullptr) return invalid_param("dst or src is NULL");
-  if (width > spitch || width > dpitch) {
-    return invalid_param("width " + std::to_string(width) + " exceeds spitch " + std::to_string(spitch) +
-                         " or dpitch " + std::to_string(dpitch));
-  }
-  if (k != ACL_MEMCPY_HOST_TO_DEVICE && k != ACL_MEMCPY_DEVICE_TO_HOST && k != ACL_MEMCPY_DEVICE_TO_DEVICE &&
-      k != ACL_MEMCPY_DEFAULT) {
-    return invalid_param(std::string("2-D copies do not support kind ") + std::to_string(k));
-  }
-  uint64_t dst_extent = (height - 1) * uint64_t(dpitch) + width;
-  uint64_t src_extent = (height - 1) * uint64_t(spitch) + width;
-  ARUN_RETURN_IF_ERROR(plan_copy(rt, dst, src, dst_extent, src_extent, k, plan));
-  if (plan->exec == nullptr) return invalid_param("2-D copies need device memory on at least one side");
-  plan->work.kind = plugin::WorkKind::Copy2D;
-  plan->work.width = width;
-  plan->work.height = height;
-  plan->work.dpitch = dpitch;
-  plan->work.spitch = spitch;
-  return Status::Ok();
-}
-
-}  // namespace
-
-aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                        aclrtMemcpyKind kind) {
-  return api_call("aclrtMemcpy2d", [&](Runtime& rt) {
+  return api_call("aclrtMemcpy2d", [&] {
     if (width == 0 || height == 0) return Status::Ok();
-    CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy_2d(rt, dst, dpitch, src, spitch, width, height, raw(kind), &plan));
-    return run_now(plan);
+    const rt::Copy2D copy{dst, dpitch, src, spitch, width, height};
+    ARUN_RETURN_IF_ERROR(check_copy_2d_args(copy, raw(kind)));
+    return rt::memcpy_2d_sync(copy, raw(kind));
   });
 }
 
-aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             aclrtMemcpyKind kind, aclrtStream stream) {
-  return api_call("aclrtMemcpy2dAsync", [&](Runtime& rt) {
+  return api_call("aclrtMemcpy2dAsync", [&] {
     if (width == 0 || height == 0) return Status::Ok();
     if (width > 5000000) return invalid_param("width " + std::to_string(width) + " exceeds 5000000");
     if (height > 5242880) return invalid_param("height " + std::to_string(height) + " exceeds 5242880");
-    CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_copy_2d(rt, dst, dpitch, src, spitch, width, height, raw(kind), &plan));
-    return enqueue(rt, stream, plan, plugin::UnitKind::Copy);
+    const rt::Copy2D copy{dst, dpitch, src, spitch, width, height};
+    ARUN_RETURN_IF_ERROR(check_copy_2d_args(copy, raw(kind)));
+    return rt::memcpy_2d_async(copy, raw(kind), stream);
   });
 }
 
-namespace {
-
-// Memset targets device memory or ACL-allocated host memory.
-Status plan_memset(Runtime& rt, void* devPtr, size_t maxCount, int32_t value, size_t count, CopyPlan* plan) {
-  if (devPtr == nullptr) return invalid_param("devPtr is NULL");
-  if (count > maxCount) {
-    return rt_param_invalid("count " + std::to_string(count) + " exceeds maxCount " + std::to_string(maxCount));
-  }
-  PointerInfo p = rt.classify(devPtr, count);
-  if (is_device(p)) {
-    ARUN_RETURN_IF_ERROR(check_device_side(p, devPtr, count, "devPtr"));
-    plan->exec = p.slot;
-  } else if (p.kind != PointerInfo::Kind::PinnedHost || !p.in_allocation) {
-    return rt_param_invalid("devPtr is neither device memory nor host memory from aclrtMallocHost");
-  }
-  plan->work.kind = plugin::WorkKind::Memset;
-  plan->work.dst = {reinterpret_cast<uint64_t>(devPtr), is_device(p) ? p.slot->device() : nullptr};
-  plan->work.bytes = count;
-  plan->work.value = value;
-  return Status::Ok();
-}
-
-}  // namespace
-
-aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
-  return api_call("aclrtMemset", [&](Runtime& rt) {
+aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  return api_call("aclrtMemset", [&] {
     if (devPtr != nullptr && count == 0) return Status::Ok();
-    CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_memset(rt, devPtr, maxCount, value, count, &plan));
-    if (plan.exec == nullptr) {
-      std::memset(devPtr, value & 0xff, count);
-      return Status::Ok();
-    }
-    return run_now(plan);
+    ARUN_RETURN_IF_ERROR(check_memset_args(devPtr, maxCount, count));
+    return rt::memset_sync(devPtr, value, count);
   });
 }
 
-aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
-  return api_call("aclrtMemsetAsync", [&](Runtime& rt) {
+aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  return api_call("aclrtMemsetAsync", [&] {
     if (devPtr != nullptr && count == 0) return Status::Ok();
-    CopyPlan plan;
-    ARUN_RETURN_IF_ERROR(plan_memset(rt, devPtr, maxCount, value, count, &plan));
-    if (plan.exec == nullptr) {
-      // Pinned host memory: run in stream order on the stream's copy engine like any other fill.
-      std::shared_ptr<Stream> s;
-      ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-      plan.exec = s->context()->slot();
-    }
-    return enqueue(rt, stream, plan, plugin::UnitKind::Copy);
+    ARUN_RETURN_IF_ERROR(check_memset_args(devPtr, maxCount, count));
+    return rt::memset_async(devPtr, value, count, stream);
   });
 }
 
-aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
-  return api_call("aclrtGetMemInfo", [&](Runtime& rt) {
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
+  return api_call("aclrtGetMemInfo", [&] {
     if (free == nullptr || total == nullptr) return invalid_param("free or total is NULL");
-    Context* ctx = nullptr;
-    ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-    const auto a = raw(attr);
-    if (a < ACL_DDR_MEM || a > ACL_MEM_P2P_HUGE1G) {
-      return rt_param_invalid("memory attribute " + std::to_string(a) + " is out of range");
-    }
-    switch (a) {
-      case ACL_DDR_MEM:
-      case ACL_DDR_MEM_HUGE:
-      case ACL_DDR_MEM_NORMAL:
-      case ACL_DDR_MEM_P2P_HUGE:
-      case ACL_DDR_MEM_P2P_NORMAL:
-        // The simulated part has HBM and no device DDR: a class the hardware lacks reports 0 / 0.
-        *free = 0;
-        *total = 0;
-        return Status::Ok();
-      default: {
-        // One HBM pool backs every page class.
-        auto usage = ctx->slot()->device()->memory_usage();
-        *free = usage.free;
-        *total = usage.total;
-        return Status::Ok();
-      }
-    }
-  });
-}
-
-aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes) {
-  return api_call("aclrtPointerGetAttributes", [&](Runtime& rt) {
-    if (ptr == nullptr || attributes == nullptr) return invalid_param("ptr or attributes is NULL");
-    std::memset(attributes, 0, sizeof(*attributes));
-    PointerInfo p = rt.classify(ptr, 1);
-    if (is_device(p)) {
-      attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
-      attributes->location.id = static_cast<uint32_t>(p.slot->id());
-      attributes->pageSize = p.slot->device()->properties().page_bytes;
-    } else if (p.kind == PointerInfo::Kind::PinnedHost) {
-      attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
-      attributes->pageSize = 4096;
-    } else {
-      attributes->location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
-      attributes->pageSize = 4096;
-    }
+    rt::MemInfo info;
+    ARUN_RETURN_IF_ERROR(rt::mem_info(raw(attr), &info));
+    *free = info.free;
+    *total = info.total;
     return Status::Ok();
   });
 }
 
-}  // extern "C"
+aclError aclrtPointerGetAttributes(const void* ptr, aclrtPtrAttributes* attributes) {
+  return api_call("aclrtPointerGetAttributes", [&] {
+    if (ptr == nullptr || attributes == nullptr) return invalid_param("ptr or attributes is NULL");
+    std::memset(attributes, 0, sizeof(*attributes));
+    rt::PointerAttributes a;
+    ARUN_RETURN_IF_ERROR(rt::pointer_attributes(ptr, &a));
+    switch (a.location) {
+      case rt::PointerAttributes::Location::Device:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        attributes->location.id = a.device;
+        break;
+      case rt::PointerAttributes::Location::Host:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
+        break;
+      case rt::PointerAttributes::Location::Unregistered:
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+        break;
+    }
+    attributes->pageSize = static_cast<uint32_t>(a.page_size);
+    return Status::Ok();
+  });
+}
 
-namespace {
-std::mutex g_registered_mu;
-std::map<uintptr_t, uint64_t> g_registered;  // host ranges from aclrtHostRegister
-}  // namespace
-
-extern "C" {
-
-aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr) {
-  return api_call("aclrtHostRegister", [&](Runtime& rt) {
+aclError aclrtHostRegister(void* ptr, uint64_t size, aclrtHostRegisterType type, void** devPtr) {
+  return api_call("aclrtHostRegister", [&] {
     if (ptr == nullptr || devPtr == nullptr) return invalid_param("ptr or devPtr is NULL");
     if (size == 0) return invalid_param("size is 0");
     if (raw(type) != ACL_HOST_REGISTER_MAPPED) {
       return Status(Errc::rt_feature_not_support, "only ACL_HOST_REGISTER_MAPPED is implemented");
     }
-    Context* ctx = nullptr;
-    ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-    auto base = reinterpret_cast<uintptr_t>(ptr);
-    std::lock_guard lock(g_registered_mu);
-    auto next = g_registered.lower_bound(base);
-    bool overlaps = (next != g_registered.end() && next->first < base + size) ||
-                    (next != g_registered.begin() && std::prev(next)->first + std::prev(next)->second > base);
-    if (overlaps) {
-      return Status(Errc::host_memory_already_registered, "the host range is already registered");
-    }
-    g_registered[base] = size;
-    // The simulated device reaches host memory directly, so the alias is the host address itself.
-    *devPtr = ptr;
-    return Status::Ok();
+    return rt::host_register(ptr, size, devPtr);
   });
 }
 
-aclError aclrtHostUnregister(void *ptr) {
-  return api_call("aclrtHostUnregister", [&](Runtime& rt) {
+aclError aclrtHostUnregister(void* ptr) {
+  return api_call("aclrtHostUnregister", [&] {
     if (ptr == nullptr) return invalid_param("ptr is NULL");
-    std::lock_guard lock(g_registered_mu);
-    if (g_registered.erase(reinterpret_cast<uintptr_t>(ptr)) == 0) {
-      return Status(Errc::host_memory_not_registered, "the host address was not registered with aclrtHostRegister");
-    }
-    return Status::Ok();
+    return rt::host_unregister(ptr);
   });
 }
 

@@ -417,6 +417,7 @@ void Runtime::teardown(LeakReport* leaks) {
     if (leaks != nullptr) leaks->memory.push_back({-1, reinterpret_cast<uint64_t>(base), size, site});
     std::free(base);
   });
+  host_registrations_.clear();
   devices_.clear();
   retired_contexts_.clear();
   plugins_.clear();

@@ -16,6 +16,7 @@
 #include "runtime/failure_log.hpp"
 #include "runtime/handle_table.hpp"
 #include "host/host_calls.hpp"
+#include "runtime/host_registrations.hpp"
 #include "runtime/memory_registry.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "prof/aclprof_state.hpp"
@@ -92,6 +93,7 @@ class Runtime {
   // The device whose address space holds ptr (allocated or not), or nullptr. Cheaper than classify.
   DeviceSlot* device_owning(const void* ptr) const;
   MemoryRegistry& pinned() { return pinned_; }
+  HostRegistrations& host_registrations() { return host_registrations_; }  // aclrtHostRegister
 
   // Enqueues a task (built by the caller with stream set) on its stream's device. Takes ownership
   // of the task even when it fails (a stream stopped by ACL_STOP_ON_FAILURE refuses new work).
@@ -146,6 +148,7 @@ class Runtime {
   HandleTable<Stream> streams_{HandleKind::Stream};
   HandleTable<Event> events_{HandleKind::Event};
   MemoryRegistry pinned_;
+  HostRegistrations host_registrations_;
   HostCalls host_calls_;
   AclprofState aclprof_;
   FailureLog failures_;  // forgotten with the runtime at aclFinalize
