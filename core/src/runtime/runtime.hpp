@@ -16,6 +16,7 @@
 #include "runtime/handle_table.hpp"
 #include "host/host_calls.hpp"
 #include "runtime/memory_registry.hpp"
+#include "runtime/model_table.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "sched/policy_registry.hpp"
 
@@ -109,6 +110,9 @@ class Runtime {
   // ---- host calls (spec 2.7) ----
   HostCalls& host_calls() { return host_calls_; }
 
+  // ---- loaded models (arun/runtime/models.hpp); abandoned and dropped by teardown ----
+  ModelTable& models() { return models_; }
+
  private:
   Runtime() = default;
   Status setup(RuntimeConfig config);
@@ -140,6 +144,7 @@ class Runtime {
   HandleTable<Event> events_{HandleKind::Event};
   MemoryRegistry pinned_;
   HostCalls host_calls_;
+  ModelTable models_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.
