@@ -22,10 +22,6 @@ void run_user_kernel(plugin::KernelContext& ctx, void* args) {
   task->user_kernel(reinterpret_cast<arunBlock*>(&ctx), task->user_args);
 }
 
-plugin::KernelContext& context_of(const arunBlock* block) {
-  return *reinterpret_cast<plugin::KernelContext*>(const_cast<arunBlock*>(block));
-}
-
 // Frees the argument block on every path on which no task took it over.
 struct ArgsGuard {
   void* args;
@@ -74,22 +70,6 @@ Status launch_target(aclrtStream stream, LaunchTarget* out) {
   out->cores = std::max<uint32_t>(1, s->context()->slot()->device()->properties().compute_units);
   out->host_cpus = cpus;
   return Status::Ok();
-}
-
-uint32_t block_index(const arunBlock* block) {
-  return context_of(block).block_idx();
-}
-
-uint32_t block_count(const arunBlock* block) {
-  return context_of(block).block_dim();
-}
-
-void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes) {
-  return context_of(block).map(static_cast<plugin::DevAddr>(reinterpret_cast<uintptr_t>(dev_ptr)), bytes);
-}
-
-void block_fault(arunBlock* block, aclError code, const char* message) {
-  context_of(block).fault(code, message);
 }
 
 }  // namespace arun::rt

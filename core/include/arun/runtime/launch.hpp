@@ -7,6 +7,7 @@
 
 #include "acl/acl_base.h"
 #include "arun/core/status.hpp"
+#include "arun/plugin/device.hpp"
 #include "arun/runtime/call.hpp"
 
 // The kernel types of arun/kernel.h (the C API's extension header), repeated here so that this
@@ -44,14 +45,26 @@ struct LaunchTarget {
 // stream errors (ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_CONTEXT).
 Status launch_target(aclrtStream stream, LaunchTarget* out);
 
-// ---- a running block (arunBlock* is the block context the device passes to the kernel) ----
+// ---- a running block: arunBlock* is the plugin::KernelContext the device passes to the kernel
+// (inline: kernels ask these per block and per view).
+inline plugin::KernelContext& block_context(const arunBlock* block) {
+  return *reinterpret_cast<plugin::KernelContext*>(const_cast<arunBlock*>(block));
+}
 // Its index in [0, block_dim) and the launch's block count.
-uint32_t block_index(const arunBlock* block);
-uint32_t block_count(const arunBlock* block);
+inline uint32_t block_index(const arunBlock* block) {
+  return block_context(block).block_idx();
+}
+inline uint32_t block_count(const arunBlock* block) {
+  return block_context(block).block_dim();
+}
 // A host view of [dev_ptr, dev_ptr + bytes) of device memory, or nullptr after faulting the launch
 // (ACL_ERROR_RT_AICORE_EXCEPTION) when the range is not inside one live allocation.
-void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes);
+inline void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes) {
+  return block_context(block).map(static_cast<plugin::DevAddr>(reinterpret_cast<uintptr_t>(dev_ptr)), bytes);
+}
 // Fails the launch with `code` and `message` (never nullptr).
-void block_fault(arunBlock* block, aclError code, const char* message);
+inline void block_fault(arunBlock* block, aclError code, const char* message) {
+  block_context(block).fault(code, message);
+}
 
 }  // namespace arun::rt
