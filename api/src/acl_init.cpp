@@ -8,7 +8,6 @@
 #include "api_call.hpp"
 #include "arun/arun_ext.h"
 #include "base/install_paths.hpp"
-#include "model_executor.hpp"
 
 using namespace arun;
 using namespace arun::api;
@@ -30,9 +29,6 @@ aclError aclInit(const char *configPath) {
 
 aclError aclFinalize() {
   try {
-    // Models still loaded die with the runtime: their streams, events and memory are the runtime's,
-    // and their handles must not be released later into a new runtime.
-    if (Runtime::instance() != nullptr) abandon_models();
     Status st = Runtime::finalize();
     return st.ok() ? ACL_SUCCESS : record_failure("aclFinalize", st);
   } catch (...) {

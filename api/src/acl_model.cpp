@@ -1,23 +1,23 @@
 // Model loading, description and execution (spec 2.13) for ONNX models: ids of loaded models, the
 // aclmdlDesc accessors, and the dataset checks of aclmdlExecute / aclmdlExecuteAsync. The work is
-// done by LoadedModel (model_executor.cpp) on top of the graph importer and planner (model/).
+// done by model::LoadedModel (model/src/executor.cpp) on top of the graph importer and planner;
+// the runtime owns the loaded models (arun/runtime/models.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "acl_descriptors.hpp"
 #include "api_call.hpp"
-#include "model_executor.hpp"
+#include "arun/model/executor.hpp"
 
 using namespace arun;
 using namespace arun::api;
+using arun::model::LoadedModel;
 
 // What aclmdlGetDesc copies out of a loaded model; independent of it afterwards.
 struct aclmdlDesc {
@@ -34,43 +34,8 @@ struct aclmdlDesc {
 
 namespace {
 
-Status model_code(aclError code, const std::string& what) { return Status(static_cast<Errc>(code), what); }
-
-struct Registry {
-  std::mutex mutex;
-  std::map<uint32_t, std::shared_ptr<LoadedModel>> models;
-  uint32_t next = 1;
-};
-
-// Never destroyed: models left loaded at exit must not be torn down after the runtime.
-Registry& registry() {
-  static Registry* r = new Registry();
-  return *r;
-}
-
-}  // namespace
-
-void arun::api::abandon_models() {
-  std::map<uint32_t, std::shared_ptr<LoadedModel>> models;
-  {
-    Registry& r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    models.swap(r.models);
-  }
-  for (auto& [id, m] : models) m->abandon();
-}
-
-namespace {
-
-Status find_model(uint32_t id, std::shared_ptr<LoadedModel>* out) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.models.find(id);
-  if (it == r.models.end()) {
-    return model_code(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "model id " + std::to_string(id) + " is not loaded");
-  }
-  *out = it->second;
-  return Status::Ok();
+Status model_code(aclError code, const std::string& what) {
+  return Status(static_cast<Errc>(code), what);
 }
 
 Status read_file(const char* path, std::string* out) {
@@ -86,31 +51,24 @@ Status read_file(const char* path, std::string* out) {
   return Status::Ok();
 }
 
-Status load(Runtime& rt, const void* image, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
+Status load(const void* image, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
   if (modelId == nullptr) return invalid_param("modelId is NULL");
-  std::unique_ptr<LoadedModel> m;
-  ARUN_RETURN_IF_ERROR(LoadedModel::load(rt, image, size, mem, &m));
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  const uint32_t id = r.next++;
-  r.models.emplace(id, std::move(m));
-  *modelId = id;
-  return Status::Ok();
+  return LoadedModel::load(image, size, mem, modelId);
 }
 
-Status load_file(Runtime& rt, const char* path, uint32_t* modelId, const LoadedModel::Memory& mem) {
+Status load_file(const char* path, uint32_t* modelId, const LoadedModel::Memory& mem) {
   if (modelId == nullptr) return invalid_param("modelId is NULL");
   std::string image;
   ARUN_RETURN_IF_ERROR(read_file(path, &image));
-  Status st = load(rt, image.data(), image.size(), modelId, mem);
+  Status st = load(image.data(), image.size(), modelId, mem);
   if (!st.ok()) return Status(st.code(), std::string(path) + ": " + st.message());
   return st;
 }
 
-Status load_mem(Runtime& rt, const void* model, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
+Status load_mem(const void* model, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
   if (model == nullptr) return invalid_param("model is NULL");
   if (size == 0) return invalid_param("modelSize is 0");
-  return load(rt, model, size, modelId, mem);
+  return load(model, size, modelId, mem);
 }
 
 // The dataset side of an execution: one buffer per graph input / output, each large enough.
@@ -135,11 +93,11 @@ Status check_side(const LoadedModel& m, const aclmdlDataset* set, bool outputs, 
       continue;
     }
     if (b->data == nullptr) {
-      return model_code(mismatch, at + ": the data buffer has no device address" +
-                                      (outputs && !allow_alloc
-                                           ? std::string(" (runtime-allocated outputs are not supported by "
-                                                         "aclmdlExecuteAsync)")
-                                           : std::string()));
+      return model_code(mismatch,
+                        at + ": the data buffer has no device address" +
+                            (outputs && !allow_alloc ? std::string(" (runtime-allocated outputs are not supported by "
+                                                                   "aclmdlExecuteAsync)")
+                                                     : std::string()));
     }
     if (i < set->descs.size() && set->descs[i] != nullptr) {
       const aclTensorDesc& d = *set->descs[i];
@@ -160,45 +118,20 @@ Status check_side(const LoadedModel& m, const aclmdlDataset* set, bool outputs, 
   return Status::Ok();
 }
 
-Status execute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream,
-               bool sync) {
+Status execute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream, bool sync) {
   std::shared_ptr<LoadedModel> m;
-  ARUN_RETURN_IF_ERROR(find_model(modelId, &m));
+  ARUN_RETURN_IF_ERROR(LoadedModel::find(modelId, &m));
   std::vector<void*> in, out;
   std::vector<int> to_alloc;
   ARUN_RETURN_IF_ERROR(check_side(*m, input, false, false, &in, &to_alloc));
   ARUN_RETURN_IF_ERROR(check_side(*m, output, true, sync, &out, &to_alloc));
-  // (NULL, 0) outputs of aclmdlExecute: allocated here, handed to the caller through the buffer.
-  for (int i : to_alloc) {
-    const size_t bytes = std::max<size_t>(m->graph().tensors[m->graph().outputs[i]].bytes, 1);
-    aclError rc = aclrtMalloc(&out[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST);
-    if (rc != ACL_SUCCESS) {
-      for (int j : to_alloc) {
-        if (j == i) break;
-        (void)aclrtFree(out[j]);
-      }
-      return Status(static_cast<Errc>(rc), "allocating output " + std::to_string(i) + " failed");
-    }
-  }
-  Status st = m->run(in, out, stream);
-  if (st.ok() && sync) {
-    const aclError rc = aclrtSynchronizeStream(stream);
-    if (rc != ACL_SUCCESS) {
-      const char* msg = aclGetRecentErrMsg();
-      st = Status(static_cast<Errc>(rc),
-                  std::string("model execution failed") + (msg != nullptr ? ": " + std::string(msg) : ""));
-    }
-  }
+  ARUN_RETURN_IF_ERROR(m->execute(in, out, to_alloc, stream, sync));
   for (int i : to_alloc) {
     aclDataBuffer* b = output->buffers[i];
-    if (st.ok()) {
-      b->data = out[i];
-      b->size = m->graph().tensors[m->graph().outputs[i]].bytes;
-    } else {
-      (void)aclrtFree(out[i]);
-    }
+    b->data = out[i];
+    b->size = m->graph().tensors[m->graph().outputs[i]].bytes;
   }
-  return st;
+  return Status::Ok();
 }
 
 void fill_io(const model::Graph& g, const std::vector<int>& io, bool outputs, std::vector<aclmdlDesc::IO>* out) {
@@ -254,30 +187,30 @@ LoadedModel::Memory caller_memory(void* workPtr, size_t workSize, void* weightPt
 
 extern "C" {
 
-aclError aclmdlLoadFromFile(const char *modelPath, uint32_t *modelId) {
-  return api_call("aclmdlLoadFromFile", [&](Runtime& rt) { return load_file(rt, modelPath, modelId, {}); });
+aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
+  return api_call("aclmdlLoadFromFile", [&] { return load_file(modelPath, modelId, {}); });
 }
 
-aclError aclmdlLoadFromMem(const void *model, size_t modelSize, uint32_t *modelId) {
-  return api_call("aclmdlLoadFromMem", [&](Runtime& rt) { return load_mem(rt, model, modelSize, modelId, {}); });
+aclError aclmdlLoadFromMem(const void* model, size_t modelSize, uint32_t* modelId) {
+  return api_call("aclmdlLoadFromMem", [&] { return load_mem(model, modelSize, modelId, {}); });
 }
 
-aclError aclmdlLoadFromFileWithMem(const char *modelPath, uint32_t *modelId, void *workPtr, size_t workSize,
-                                   void *weightPtr, size_t weightSize) {
-  return api_call("aclmdlLoadFromFileWithMem", [&](Runtime& rt) {
-    return load_file(rt, modelPath, modelId, caller_memory(workPtr, workSize, weightPtr, weightSize));
+aclError aclmdlLoadFromFileWithMem(const char* modelPath, uint32_t* modelId, void* workPtr, size_t workSize,
+                                   void* weightPtr, size_t weightSize) {
+  return api_call("aclmdlLoadFromFileWithMem", [&] {
+    return load_file(modelPath, modelId, caller_memory(workPtr, workSize, weightPtr, weightSize));
   });
 }
 
-aclError aclmdlLoadFromMemWithMem(const void *model, size_t modelSize, uint32_t *modelId, void *workPtr,
-                                  size_t workSize, void *weightPtr, size_t weightSize) {
-  return api_call("aclmdlLoadFromMemWithMem", [&](Runtime& rt) {
-    return load_mem(rt, model, modelSize, modelId, caller_memory(workPtr, workSize, weightPtr, weightSize));
+aclError aclmdlLoadFromMemWithMem(const void* model, size_t modelSize, uint32_t* modelId, void* workPtr,
+                                  size_t workSize, void* weightPtr, size_t weightSize) {
+  return api_call("aclmdlLoadFromMemWithMem", [&] {
+    return load_mem(model, modelSize, modelId, caller_memory(workPtr, workSize, weightPtr, weightSize));
   });
 }
 
-aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightSize) {
-  return api_call("aclmdlQuerySize", [&](Runtime&) {
+aclError aclmdlQuerySize(const char* fileName, size_t* workSize, size_t* weightSize) {
+  return api_call("aclmdlQuerySize", [&] {
     if (fileName == nullptr) return invalid_param("fileName is NULL");
     if (workSize == nullptr) return invalid_param("workSize is NULL");
     if (weightSize == nullptr) return invalid_param("weightSize is NULL");
@@ -287,7 +220,7 @@ aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightS
     Status st = model::import_onnx(image.data(), image.size(), &g);
     if (!st.ok()) return Status(st.code(), std::string(fileName) + ": " + st.message());
     // The same plan a load makes (the stream count changes the workspace).
-    const model::Plan p = model::make_plan(g, model_max_streams());
+    const model::Plan p = model::make_plan(g, model::max_streams());
     *workSize = p.work_size;
     *weightSize = p.weight_size;
     return Status::Ok();
@@ -295,35 +228,22 @@ aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightS
 }
 
 aclError aclmdlUnload(uint32_t modelId) {
-  return api_call("aclmdlUnload", [&](Runtime&) {
-    std::shared_ptr<LoadedModel> m;
-    {
-      Registry& r = registry();
-      std::lock_guard<std::mutex> lock(r.mutex);
-      auto it = r.models.find(modelId);
-      if (it == r.models.end()) {
-        return model_code(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, "model id " + std::to_string(modelId) + " is not loaded");
-      }
-      m = std::move(it->second);
-      r.models.erase(it);
-    }
-    m.reset();  // outside the registry lock: waits for the model's last execution
-    return Status::Ok();
-  });
+  return api_call("aclmdlUnload", [&] { return LoadedModel::unload(modelId); });
 }
 
-aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output) {
-  return api_call("aclmdlExecute", [&](Runtime&) { return execute(modelId, input, output, nullptr, true); });
+aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output) {
+  return api_call("aclmdlExecute", [&] { return execute(modelId, input, output, nullptr, true); });
 }
 
-aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
-                            aclrtStream stream) {
-  return api_call("aclmdlExecuteAsync", [&](Runtime&) { return execute(modelId, input, output, stream, false); });
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream) {
+  return api_call("aclmdlExecuteAsync", [&] { return execute(modelId, input, output, stream, false); });
 }
 
-aclmdlDesc *aclmdlCreateDesc() { return new (std::nothrow) aclmdlDesc(); }
+aclmdlDesc* aclmdlCreateDesc() {
+  return new (std::nothrow) aclmdlDesc();
+}
 
-aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc) {
+aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
   return api_call_no_runtime("aclmdlDestroyDesc", [&] {
     if (modelDesc == nullptr) return invalid_param("modelDesc is NULL");
     delete modelDesc;
@@ -331,70 +251,74 @@ aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc) {
   });
 }
 
-aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId) {
-  return api_call("aclmdlGetDesc", [&](Runtime&) {
+aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
+  return api_call("aclmdlGetDesc", [&] {
     if (modelDesc == nullptr) return invalid_param("modelDesc is NULL");
     std::shared_ptr<LoadedModel> m;
-    ARUN_RETURN_IF_ERROR(find_model(modelId, &m));
+    ARUN_RETURN_IF_ERROR(LoadedModel::find(modelId, &m));
     fill_io(m->graph(), m->graph().inputs, false, &modelDesc->inputs);
     fill_io(m->graph(), m->graph().outputs, true, &modelDesc->outputs);
     return Status::Ok();
   });
 }
 
-size_t aclmdlGetNumInputs(aclmdlDesc *modelDesc) { return modelDesc == nullptr ? 0 : modelDesc->inputs.size(); }
+size_t aclmdlGetNumInputs(aclmdlDesc* modelDesc) {
+  return modelDesc == nullptr ? 0 : modelDesc->inputs.size();
+}
 
-size_t aclmdlGetNumOutputs(aclmdlDesc *modelDesc) { return modelDesc == nullptr ? 0 : modelDesc->outputs.size(); }
+size_t aclmdlGetNumOutputs(aclmdlDesc* modelDesc) {
+  return modelDesc == nullptr ? 0 : modelDesc->outputs.size();
+}
 
-size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc, size_t index) {
+size_t aclmdlGetInputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
   return io == nullptr ? 0 : io->bytes;
 }
 
-size_t aclmdlGetOutputSizeByIndex(aclmdlDesc *modelDesc, size_t index) {
+size_t aclmdlGetOutputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
   return io == nullptr ? 0 : io->bytes;
 }
 
-aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+aclError aclmdlGetInputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
   return api_call_no_runtime("aclmdlGetInputDims", [&] { return get_dims(modelDesc, index, dims, false); });
 }
 
 // Without AIPP the layout after preprocessing is the input's own.
-aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+aclError aclmdlGetInputDimsV2(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
   return api_call_no_runtime("aclmdlGetInputDimsV2", [&] { return get_dims(modelDesc, index, dims, false); });
 }
 
-aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
   return api_call_no_runtime("aclmdlGetOutputDims", [&] { return get_dims(modelDesc, index, dims, true); });
 }
 
-const char *aclmdlGetInputNameByIndex(const aclmdlDesc *modelDesc, size_t index) {
+const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
   return io == nullptr ? "" : io->name.c_str();
 }
 
-const char *aclmdlGetOutputNameByIndex(const aclmdlDesc *modelDesc, size_t index) {
+const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
   return io == nullptr ? "" : io->name.c_str();
 }
 
-aclFormat aclmdlGetInputFormat(const aclmdlDesc *modelDesc, size_t index) {
+aclFormat aclmdlGetInputFormat(const aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
   return io == nullptr ? ACL_FORMAT_UNDEFINED : io->format;
 }
 
-aclFormat aclmdlGetOutputFormat(const aclmdlDesc *modelDesc, size_t index) {
+aclFormat aclmdlGetOutputFormat(const aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
   return io == nullptr ? ACL_FORMAT_UNDEFINED : io->format;
 }
 
-aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index) {
+aclDataType aclmdlGetInputDataType(const aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, false);
   return io == nullptr ? ACL_DT_UNDEFINED : io->dtype;
 }
 
-aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelDesc, size_t index) {
+aclDataType aclmdlGetOutputDataType(const aclmdlDesc* modelDesc, size_t index) {
   const aclmdlDesc::IO* io = io_at(modelDesc, index, true);
   return io == nullptr ? ACL_DT_UNDEFINED : io->dtype;
 }

@@ -2,13 +2,10 @@
 // descriptions and buffers into an ops::OpCall and runs it from the op registry (ops/), whose
 // kernels go to the stream's device as AI-core launches.
 #include <string>
-#include <thread>
 
 #include "acl/acl_op_compiler.h"
 #include "acl_descriptors.hpp"
 #include "api_call.hpp"
-#include "runtime/context.hpp"
-#include "runtime/device_slot.hpp"
 
 using namespace arun;
 using namespace arun::api;
@@ -72,7 +69,7 @@ Status collect(const char* side, int count, const aclTensorDesc* const descs[], 
   return Status::Ok();
 }
 
-Status execute(Runtime& rt, const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
+Status execute(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
                const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
                const aclDataBuffer* const outputs[], const aclopAttr* attr, aclrtStream stream) {
   if (opType == nullptr) return invalid_param("opType is NULL");
@@ -81,16 +78,14 @@ Status execute(Runtime& rt, const char* opType, int numInputs, const aclTensorDe
   ARUN_RETURN_IF_ERROR(collect("inputs", numInputs, inputDesc, inputs, &call.inputs));
   ARUN_RETURN_IF_ERROR(collect("outputs", numOutputs, outputDesc, outputs, &call.outputs));
   for (size_t i = 0; i < call.outputs.size(); ++i) {
-    if (!call.outputs[i].present()) return Status(Errc::op_output_not_match, "outputs[" + std::to_string(i) + "] has no data type");
+    if (!call.outputs[i].present())
+      return Status(Errc::op_output_not_match, "outputs[" + std::to_string(i) + "] has no data type");
   }
   // The stream decides the device, hence how many AI cores a launch can use.
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-  Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-  call.cores = std::max<uint32_t>(1, ctx->slot()->device()->properties().compute_units);
-  static const uint32_t cpus = std::max(1u, std::thread::hardware_concurrency());
-  call.host_cpus = cpus;
+  rt::LaunchTarget target;
+  ARUN_RETURN_IF_ERROR(rt::launch_target(stream, &target));
+  call.cores = target.cores;
+  call.host_cpus = target.host_cpus;
   call.attrs = attr != nullptr ? &attr->attrs : nullptr;
   call.stream = stream;
   return ops::execute(call);
@@ -100,30 +95,34 @@ Status execute(Runtime& rt, const char* opType, int numInputs, const aclTensorDe
 
 extern "C" {
 
-aclopAttr *aclopCreateAttr() { return new (std::nothrow) aclopAttr(); }
+aclopAttr* aclopCreateAttr() {
+  return new (std::nothrow) aclopAttr();
+}
 
-void aclopDestroyAttr(const aclopAttr *attr) { delete attr; }
+void aclopDestroyAttr(const aclopAttr* attr) {
+  delete attr;
+}
 
-aclError aclopSetAttrBool(aclopAttr *attr, const char *attrName, uint8_t attrValue) {
+aclError aclopSetAttrBool(aclopAttr* attr, const char* attrName, uint8_t attrValue) {
   return api_call_no_runtime("aclopSetAttrBool", [&] { return set_attr(attr, attrName, attrValue != 0); });
 }
 
-aclError aclopSetAttrInt(aclopAttr *attr, const char *attrName, int64_t attrValue) {
+aclError aclopSetAttrInt(aclopAttr* attr, const char* attrName, int64_t attrValue) {
   return api_call_no_runtime("aclopSetAttrInt", [&] { return set_attr(attr, attrName, attrValue); });
 }
 
-aclError aclopSetAttrFloat(aclopAttr *attr, const char *attrName, float attrValue) {
+aclError aclopSetAttrFloat(aclopAttr* attr, const char* attrName, float attrValue) {
   return api_call_no_runtime("aclopSetAttrFloat", [&] { return set_attr(attr, attrName, attrValue); });
 }
 
-aclError aclopSetAttrString(aclopAttr *attr, const char *attrName, const char *attrValue) {
+aclError aclopSetAttrString(aclopAttr* attr, const char* attrName, const char* attrValue) {
   return api_call_no_runtime("aclopSetAttrString", [&] {
     if (attrValue == nullptr) return invalid_param("attrValue is NULL");
     return set_attr(attr, attrName, std::string(attrValue));
   });
 }
 
-aclError aclopSetAttrListInt(aclopAttr *attr, const char *attrName, int numValues, const int64_t *values) {
+aclError aclopSetAttrListInt(aclopAttr* attr, const char* attrName, int numValues, const int64_t* values) {
   return api_call_no_runtime("aclopSetAttrListInt", [&] {
     if (numValues < 0) return invalid_param("numValues is negative");
     if (numValues > 0 && values == nullptr) return invalid_param("values is NULL");
@@ -132,30 +131,30 @@ aclError aclopSetAttrListInt(aclopAttr *attr, const char *attrName, int numValue
   });
 }
 
-aclError aclopExecuteV2(const char *opType, int numInputs, aclTensorDesc *inputDesc[], aclDataBuffer *inputs[],
-                        int numOutputs, aclTensorDesc *outputDesc[], aclDataBuffer *outputs[], aclopAttr *attr,
+aclError aclopExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
+                        int numOutputs, aclTensorDesc* outputDesc[], aclDataBuffer* outputs[], aclopAttr* attr,
                         aclrtStream stream) {
-  return api_call("aclopExecuteV2", [&](Runtime& rt) {
-    return execute(rt, opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
+  return api_call("aclopExecuteV2", [&] {
+    return execute(opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
   });
 }
 
-aclError aclopExecute(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
-                      const aclDataBuffer *const inputs[], int numOutputs, const aclTensorDesc *const outputDesc[],
-                      aclDataBuffer *const outputs[], const aclopAttr *attr, aclrtStream stream) {
-  return api_call("aclopExecute", [&](Runtime& rt) {
-    return execute(rt, opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
+aclError aclopExecute(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
+                      const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
+                      aclDataBuffer* const outputs[], const aclopAttr* attr, aclrtStream stream) {
+  return api_call("aclopExecute", [&] {
+    return execute(opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
   });
 }
 
 // Our kernels are built in: "compiling" is the same lookup aclopExecuteV2 does, so this validates
 // the compile arguments and runs the op.
-aclError aclopCompileAndExecute(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
-                                const aclDataBuffer *const inputs[], int numOutputs,
-                                const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[],
-                                const aclopAttr *attr, aclopEngineType engineType, aclopCompileType compileFlag,
-                                const char *opPath, aclrtStream stream) {
-  return api_call("aclopCompileAndExecute", [&](Runtime& rt) {
+aclError aclopCompileAndExecute(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
+                                const aclDataBuffer* const inputs[], int numOutputs,
+                                const aclTensorDesc* const outputDesc[], aclDataBuffer* const outputs[],
+                                const aclopAttr* attr, aclopEngineType engineType, aclopCompileType compileFlag,
+                                const char* opPath, aclrtStream stream) {
+  return api_call("aclopCompileAndExecute", [&] {
     const auto engine = api::raw(engineType);
     if (engine != ACL_ENGINE_SYS && engine != ACL_ENGINE_AICORE && engine != ACL_ENGINE_VECTOR) {
       return invalid_param("engineType " + std::to_string(engine) + " is not an aclopEngineType");
@@ -165,7 +164,7 @@ aclError aclopCompileAndExecute(const char *opType, int numInputs, const aclTens
       return invalid_param("compileFlag " + std::to_string(flag) + " is not an aclopCompileType");
     }
     if (opPath != nullptr) return invalid_param("opPath is reserved and must be NULL");
-    return execute(rt, opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
+    return execute(opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
   });
 }
 

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "arun/kernel.hpp"
 #include "arun/ops/op.hpp"
-#include "arun/runtime/recorder.hpp"
+#include "arun/runtime/launch.hpp"
 
 namespace arun::ops {
 
@@ -88,14 +90,27 @@ struct StridedWalk {
 // Strides that read `in` broadcast to `out` (in's rank <= out's, aligned on the right).
 void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides);
 
-// arun::launch with the result as a Status naming the op.
+// Launches `kernel` like arun::launch (arguments copied now, one task of `blocks` blocks on the
+// call's stream) but straight through the front door: ops run inside the API call that invoked
+// them (aclopExecuteV2, aclmdlExecute), so a launch is no second API call. The task is named after
+// the op type ("MatMul") in profiling records. The result is a Status naming the op.
 template <class F, class... Args>
 Status launch_op(const OpCall& call, uint32_t blocks, F&& kernel, Args&&... args) {
-  // Profiled tasks are named after the op type ("MatMul"), not just "kernel".
-  if (prof::on(prof::kTasks)) prof::name_next_task(prof::intern(call.op));
-  const aclError rc = arun::launch(call.stream, blocks, std::forward<F>(kernel), std::forward<Args>(args)...);
-  if (rc == ACL_SUCCESS) return Status::Ok();
-  return Status(static_cast<Errc>(rc), call.op + ": kernel launch failed (code " + std::to_string(rc) + ")");
+  using Pack = arun::detail::KernelPack<std::decay_t<F>, std::decay_t<Args>...>;
+  static_assert(std::is_invocable_v<const std::decay_t<F>&, Block, const std::decay_t<Args>&...>,
+                "an ascend-run kernel is called as kernel(arun::Block, args...) with const arguments");
+  const auto failed = [&](aclError rc) {
+    return Status(static_cast<Errc>(rc), call.op + ": kernel launch failed (code " + std::to_string(rc) + ")");
+  };
+  if (blocks == 0) return failed(ACL_ERROR_INVALID_PARAM);
+  Pack* pack =
+      new (std::nothrow) Pack{std::forward<F>(kernel), std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+  if (pack == nullptr) return failed(ACL_ERROR_BAD_ALLOC);
+  rt::LaunchAttrs attrs;
+  attrs.op_name = call.op.c_str();
+  const Status st = rt::launch_kernel(call.stream, blocks, &Pack::run, pack, &Pack::destroy, attrs);
+  if (st.ok()) return st;
+  return failed(st.value());
 }
 
 // Typed device pointers from a tensor.
@@ -108,9 +123,14 @@ T* ptr(const Tensor& t) {
 template <class F>
 bool dispatch_float(aclDataType dtype, F&& f) {
   switch (dtype) {
-    case ACL_FLOAT: f(float{}); return true;
-    case ACL_FLOAT16: f(Half{}); return true;
-    default: return false;
+    case ACL_FLOAT:
+      f(float{});
+      return true;
+    case ACL_FLOAT16:
+      f(Half{});
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -118,12 +138,23 @@ bool dispatch_float(aclDataType dtype, F&& f) {
 template <class F>
 bool dispatch_numeric(aclDataType dtype, F&& f) {
   switch (dtype) {
-    case ACL_FLOAT: f(float{}); return true;
-    case ACL_FLOAT16: f(Half{}); return true;
-    case ACL_DOUBLE: f(double{}); return true;
-    case ACL_INT32: f(int32_t{}); return true;
-    case ACL_INT64: f(int64_t{}); return true;
-    default: return false;
+    case ACL_FLOAT:
+      f(float{});
+      return true;
+    case ACL_FLOAT16:
+      f(Half{});
+      return true;
+    case ACL_DOUBLE:
+      f(double{});
+      return true;
+    case ACL_INT32:
+      f(int32_t{});
+      return true;
+    case ACL_INT64:
+      f(int64_t{});
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -1,2 +1,75 @@
 // Front door implementation: launch (arun/runtime/launch.hpp).
 #include "arun/runtime/launch.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include "arun/runtime/recorder.hpp"
+#include "runtime/context.hpp"
+#include "runtime/device_slot.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/stream.hpp"
+#include "runtime/task.hpp"
+
+namespace arun::rt {
+
+namespace {
+
+// The device calls this once per block; the block context is what the kernel sees as arunBlock.
+void run_user_kernel(plugin::KernelContext& ctx, void* args) {
+  auto* task = static_cast<Task*>(args);
+  task->user_kernel(reinterpret_cast<arunBlock*>(&ctx), task->user_args);
+}
+
+// Frees the argument block on every path on which no task took it over.
+struct ArgsGuard {
+  void* args;
+  arunFreeArgsFn free;
+  ~ArgsGuard() {
+    if (free != nullptr) free(args);
+  }
+};
+
+Status no_runtime() {
+  return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
+}
+
+}  // namespace
+
+Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, void* args, arunFreeArgsFn free_args,
+                     const LaunchAttrs& attrs) {
+  ArgsGuard guard{args, free_args};
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr) [[unlikely]]
+    return no_runtime();
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  auto* task = new Task();
+  task->kind = plugin::WorkKind::Kernel;
+  task->kernel = &run_user_kernel;
+  task->args = task;
+  task->block_dim = block_dim;
+  task->user_kernel = fn;
+  task->user_args = args;
+  task->free_user_args = guard.free;  // the task owns the arguments from here on
+  guard.free = nullptr;
+  task->unit_kind = plugin::UnitKind::Compute;
+  task->stream = s.get();
+  if (attrs.op_name != nullptr && prof::on(prof::kTasks)) [[unlikely]]
+    task->prof_name = prof::intern(attrs.op_name);
+  return rt->submit(task);
+}
+
+Status launch_target(aclrtStream stream, LaunchTarget* out) {
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr) return no_runtime();
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  static const uint32_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  out->cores = std::max<uint32_t>(1, s->context()->slot()->device()->properties().compute_units);
+  out->host_cpus = cpus;
+  return Status::Ok();
+}
+
+}  // namespace arun::rt

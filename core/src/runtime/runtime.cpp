@@ -385,6 +385,7 @@ Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin&
 }
 
 void Runtime::teardown(LeakReport* leaks) {
+  models_.abandon_all();  // models still loaded die with the runtime; their handles are released below
   // Contexts first (drains and releases their streams), then devices, then plugins. Callbacks whose
   // thread still subscribes are dropped first: nobody is left to process them once we finalize.
   for (auto& s : streams_.snapshot()) host_calls_.forget(*s);

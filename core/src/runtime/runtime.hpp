@@ -18,6 +18,7 @@
 #include "host/host_calls.hpp"
 #include "runtime/host_registrations.hpp"
 #include "runtime/memory_registry.hpp"
+#include "runtime/model_table.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "prof/aclprof_state.hpp"
 #include "sched/policy_registry.hpp"
@@ -117,6 +118,8 @@ class Runtime {
 
   // ---- task failures (spec 2.8): each device's latest, for aclrtGetErrorVerbose
   FailureLog& failures() { return failures_; }
+  // ---- loaded models (arun/runtime/models.hpp); abandoned and dropped by teardown ----
+  ModelTable& models() { return models_; }
 
  private:
   Runtime() = default;
@@ -152,6 +155,7 @@ class Runtime {
   HostCalls host_calls_;
   AclprofState aclprof_;
   FailureLog failures_;  // forgotten with the runtime at aclFinalize
+  ModelTable models_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

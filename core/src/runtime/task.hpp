@@ -55,8 +55,8 @@ struct Task : plugin::Work {
   std::atomic<bool> cancel_requested{false};
   // Profiling (profiling.hpp): set only while a session collects tasks. prof_enqueue != 0 marks
   // a task that is being profiled; enqueue and ready are prof::ticks(), converted when the record is
-  // written; prof_name is an interned name a layer above may give (an
-  // operator's type), else the record is named after the work kind.
+  // written; prof_name is the interned LaunchAttrs::op_name of a kernel launch (an operator's
+  // type), else the record is named after the work kind.
   uint64_t prof_enqueue = 0;
   uint64_t prof_ready = 0;
   uint64_t correlation = 0;

@@ -125,23 +125,12 @@ struct ThreadState {
   SpanRing* spans;            // its API-span ring (nullptr: none yet)
   uint32_t tid;               // Linux tid (0: not read yet)
   bool exited;                // the thread's rings were retired: it is exiting
-  uint32_t task_name;         // interned name for the next task this thread submits (0: none)
 };
 // constinit: no dynamic initialisation, so an access is not routed through a TLS init function.
 extern constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 
 uint32_t read_thread_id();      // first call on a thread
 uint64_t correlation_prefix();  // first call on a thread
-
-// Names the next task the calling thread submits in its records (a layer above the core, such as
-// the operator library, knows what a kernel is; the core only knows it is a kernel). Taken by the
-// submit, so a name never leaks onto a later task.
-inline void name_next_task(uint32_t interned) { t_thread.task_name = interned; }
-inline uint32_t take_task_name() {
-  const uint32_t name = t_thread.task_name;
-  t_thread.task_name = 0;
-  return name;
-}
 
 // The calling thread's Linux tid (cached).
 inline uint32_t thread_id() {

@@ -2,6 +2,8 @@
 // uploaded once; one workspace for every intermediate), the model's own streams and events, and
 // one prepared ops::OpCall per node. An execution enqueues every node back to back through the
 // operator library's launch path (ops::execute), with no host synchronisation between nodes.
+// Device resources come from the core's front door (arun/runtime/); the runtime owns loaded models
+// in its model table (arun/runtime/models.hpp), which abandons them at aclFinalize.
 #pragma once
 
 #include <cstddef>
@@ -11,18 +13,14 @@
 
 #include "acl/acl.h"
 #include "arun/model/graph.hpp"
-#include "runtime/runtime.hpp"
+#include "arun/runtime/models.hpp"
 
-namespace arun::api {
-
-// Forgets every loaded model without releasing its device resources (aclFinalize tears those
-// down); their ids become unknown.
-void abandon_models();
+namespace arun::model {
 
 // Most streams a model's independent branches use (ARUN_MODEL_STREAMS, 1..16; default 4; 1 = serial).
-int model_max_streams();
+int max_streams();
 
-class LoadedModel {
+class LoadedModel final : public rt::ModelObject {
  public:
   // Caller-owned memory (aclmdlLoadFrom*WithMem); a NULL pointer lets the runtime allocate that part.
   struct Memory {
@@ -32,16 +30,20 @@ class LoadedModel {
     size_t weight_size = 0;
   };
 
-  // Imports, plans and places the model on the current context's device.
-  static Status load(Runtime& rt, const void* image, size_t size, const Memory& mem,
-                     std::unique_ptr<LoadedModel>* out);
+  // Imports, plans and places the model on the current context's device, and adds it to the
+  // runtime's model table as *id.
+  static Status load(const void* image, size_t size, const Memory& mem, uint32_t* id);
+  // The loaded model `id` (ACL_ERROR_GE_EXEC_MODEL_ID_INVALID if none).
+  static Status find(uint32_t id, std::shared_ptr<LoadedModel>* out);
+  // Removes `id` from the table and drops it: the destructor waits for its last execution.
+  static Status unload(uint32_t id);
   // Waits for the last execution, then releases what the runtime allocated.
-  ~LoadedModel();
+  ~LoadedModel() override;
   LoadedModel(const LoadedModel&) = delete;
   LoadedModel& operator=(const LoadedModel&) = delete;
 
   // The runtime is going away: the destructor must not touch its handles.
-  void abandon();
+  void abandon() override;
 
   const model::Graph& graph() const { return graph_; }
   const model::Plan& plan() const { return plan_; }
@@ -51,9 +53,15 @@ class LoadedModel {
   // Executions from several threads or streams are serialised on the device through an event.
   Status run(const std::vector<void*>& inputs, const std::vector<void*>& outputs, aclrtStream stream);
 
+  // One execution as aclmdlExecute (sync) / aclmdlExecuteAsync make it: first allocates the graph
+  // outputs listed in `to_alloc` (their entries of `outputs` receive the device addresses; freed
+  // again if the execution fails), then runs, then (sync) waits for `stream`.
+  Status execute(const std::vector<void*>& inputs, std::vector<void*>& outputs, const std::vector<int>& to_alloc,
+                 aclrtStream stream, bool sync);
+
  private:
   LoadedModel() = default;
-  Status place(Runtime& rt, const Memory& mem);
+  Status place(const Memory& mem);
   Status enqueue(aclrtStream stream);
 
   // Where a node operand bound to a graph input / output sits in the prepared calls.
@@ -70,8 +78,8 @@ class LoadedModel {
   void* work_ = nullptr;
   void* weight_ = nullptr;
   bool owns_work_ = false, owns_weight_ = false;
-  std::vector<aclrtStream> streams_;  // [0] unused (the caller's), then the model's own
-  std::vector<aclrtEvent> node_events_;  // per node, where the plan records one
+  std::vector<aclrtStream> streams_;      // [0] unused (the caller's), then the model's own
+  std::vector<aclrtEvent> node_events_;   // per node, where the plan records one
   std::vector<aclrtEvent> stream_tails_;  // per model stream: joins it after a failed enqueue
   aclrtEvent start_ = nullptr, done_ = nullptr;
   std::vector<ops::OpCall> calls_;
@@ -83,4 +91,4 @@ class LoadedModel {
   aclrtStream last_stream_ = nullptr;
 };
 
-}  // namespace arun::api
+}  // namespace arun::model
