@@ -1,6 +1,6 @@
 // Front door: the runtime's lifecycle (aclInit / aclFinalize) and the installed packages' versions
-// (spec 2.1); see front_door.hpp for the conventions. These are the only front-door functions that
-// may run before aclInit.
+// (spec 2.1); see front_door.hpp for the conventions. Unlike most of the front door, these run
+// before aclInit too (as do soc_name, set_scheduler_override and runtime_report).
 #pragma once
 
 #include <cstdint>
