@@ -13,9 +13,6 @@
 #include "acl/acl.h"
 #include "arun/core/status.hpp"
 #include "arun/runtime/front_door.hpp"
-// TRANSITIONAL (front-door refactor): bodies that still take Runtime&; removed when none is left.
-#include "base/logging.hpp"
-#include "runtime/runtime.hpp"
 
 namespace arun::api {
 
@@ -55,12 +52,7 @@ aclError api_call_body(const char* function, Body&& body) {
     if (!rt::initialized()) {
       return record_failure(function, Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)"));
     }
-    Status st;
-    if constexpr (std::is_invocable_v<Body&, Runtime&>) {
-      st = body(*Runtime::instance());  // TRANSITIONAL
-    } else {
-      st = body();
-    }
+    Status st = body();
     return st.ok() ? ACL_SUCCESS : record_failure(function, st);
   } catch (const std::bad_alloc&) {
     return record_failure(function, Status(Errc::rt_memory_allocation, "out of host memory"));
