@@ -9,6 +9,8 @@ whenever the spec changes:
 
     python3 tools/gen_header_checks.py [--spec PATH] [--out DIR]
 
+--spec defaults to ../shared/spec/acl-api.md from the repository root (where the shared spec sits).
+
 The script refuses to write anything if the spec does not parse into the expected shape
 (for example if section 2 does not yield exactly the functions of its quick index).
 """
@@ -21,7 +23,8 @@ import sys
 from collections import OrderedDict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SPEC = '/work/shared/spec/acl-api.md'
+# The shared spec sits next to the project: ../shared/spec/acl-api.md from the repository root.
+DEFAULT_SPEC = os.path.normpath(os.path.join(ROOT, '..', 'shared', 'spec', 'acl-api.md'))
 
 # Our header files (path relative to api/include) in a stable order.
 HEADERS = [

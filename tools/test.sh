@@ -24,7 +24,7 @@ echo "== conformance under each scheduling policy"
 cfgdir="$base/share/ascend-run/configs"
 for policy in "priority:aging_us=100" fifo round_robin "wrr:weights=4,2,1" fair sjf; do
   echo "-- ASCEND_RUN_SCHED=$policy"
-  ASCEND_RUN_SCHED=$policy ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/stub.toml:$cfgdir/single-core.toml" \
+  ASCEND_RUN_SCHED=$policy ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/null.toml:$cfgdir/single-core.toml" \
     "$base/bin/conformance_tests" --gtest_brief=1
 done
 
@@ -32,7 +32,7 @@ done
 echo "== conformance under each allocator policy"
 for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB" bins "bins:max_bin=64KiB"; do
   echo "-- ASCEND_RUN_ALLOC=$alloc"
-  ASCEND_RUN_ALLOC=$alloc ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/stub.toml" \
+  ASCEND_RUN_ALLOC=$alloc ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/null.toml" \
     "$base/bin/conformance_tests" --gtest_brief=1
 done
 
@@ -45,7 +45,7 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
     run_ctest "$base-asan" -E '^integration'
 
   echo "== TSan (the concurrent core and the device model)"
-  ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_stub arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test" \
+  ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_null arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test" \
     "$root/tools/build.sh" "$base-tsan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=thread -DARUN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   "$base-tsan/bin/core_test"

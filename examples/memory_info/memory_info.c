@@ -35,7 +35,7 @@ int main(void) {
   size_t free0, free1, free2;
   show("before allocating:", &free0);
   enum { kBlocks = 4 };
-  const size_t block = 16u << 20; /* 16 MiB: small enough for the stub device's 256 MiB too */
+  const size_t block = 16u << 20; /* 16 MiB: small enough for the null device's 256 MiB too */
   void* blocks[kBlocks];
   for (int i = 0; i < kBlocks; ++i) CHECK(aclrtMalloc(&blocks[i], block, ACL_MEM_MALLOC_HUGE_FIRST));
   show("after 4 x 16 MiB aclrtMalloc:", &free1);

@@ -24,7 +24,7 @@ const std::vector<std::string> &configPaths() {
       }
     } else {
       out.push_back(std::string(ARUN_BUILD_CONFIG_DIR) + "/default.toml");
-      out.push_back(std::string(ARUN_BUILD_CONFIG_DIR) + "/stub.toml");
+      out.push_back(std::string(ARUN_BUILD_CONFIG_DIR) + "/null.toml");
     }
     return out;
   }();

@@ -32,7 +32,7 @@
 namespace conformance {
 
 // Configuration files the suite is instantiated over: ARUN_CONFORMANCE_CONFIGS (colon-separated)
-// or the build tree's default.toml and stub.toml.
+// or the build tree's default.toml and null.toml.
 const std::vector<std::string> &configPaths();
 // Test-name suffix for a configuration: its file stem, reduced to [A-Za-z0-9_].
 std::string configName(const ::testing::TestParamInfo<std::string> &info);

@@ -1,4 +1,4 @@
-// Unit tests of the simulated Ascend NPU model (plugins/ascend), driven through the Device
+// Unit tests of the simulated Ascend NPU model (plugins/device/ascend), driven through the Device
 // interface the core uses, with a trivial HostServices.
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -9,6 +9,6 @@ target_include_directories(core_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/core)
 target_link_libraries(core_test PRIVATE arun_core_internals GTest::gtest_main)
 target_compile_definitions(core_test PRIVATE
   ARUN_BUILD_PLUGIN_DIR="${ARUN_BUILD_PLUGIN_DIR}"
-  ARUN_STUB_PLUGIN="${ARUN_BUILD_PLUGIN_DIR}/libarun_device_stub.so")
-add_dependencies(core_test arun_device_stub arun_scheduler_sjf)
+  ARUN_NULL_PLUGIN="${ARUN_BUILD_PLUGIN_DIR}/libarun_device_null.so")
+add_dependencies(core_test arun_device_null arun_scheduler_sjf)
 gtest_discover_tests(core_test DISCOVERY_TIMEOUT 30 PROPERTIES TIMEOUT 120)

@@ -1,4 +1,4 @@
-// The plugin loader against purpose-built broken plugins and the stub device plugin.
+// The plugin loader against purpose-built broken plugins and the null device plugin.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -80,7 +80,7 @@ TEST(Loader, KindAndNameMustMatchTheConfig) {
   Status st = load_plugin_library(broken("wrong_kind"), &device, nullptr, &out);
   EXPECT_EQ(st.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(st.message(), "profiler plugin")) << st.message();
-  std::string name = "stub";
+  std::string name = "null";
   st = load_plugin_library(broken("factory_fails"), &device, &name, &out);
   EXPECT_EQ(st.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(st.message(), "\"broken\"")) << st.message();
@@ -123,19 +123,19 @@ TEST(Loader, ProbeDescribesGoodAndBadLibraries) {
   }
   // Every broken variant but factory_fails and wrong_kind has a bad descriptor or none.
   EXPECT_GE(rejected, 6);
-  PluginProbe stub = probe_plugin_file(ARUN_STUB_PLUGIN);
-  EXPECT_TRUE(stub.ok) << stub.reason;
-  EXPECT_EQ(stub.kind, "device");
-  EXPECT_EQ(stub.name, "stub");
+  PluginProbe null_probe = probe_plugin_file(ARUN_NULL_PLUGIN);
+  EXPECT_TRUE(null_probe.ok) << null_probe.reason;
+  EXPECT_EQ(null_probe.kind, "device");
+  EXPECT_EQ(null_probe.name, "null");
 }
 
 TEST(Loader, ObjectsKeepTheirLibraryLoaded) {
   std::shared_ptr<plugin::DevicePlugin> backend;
   {
     LoadedPlugin loaded;
-    ASSERT_TRUE(load(ARUN_STUB_PLUGIN, &loaded).ok());
+    ASSERT_TRUE(load(ARUN_NULL_PLUGIN, &loaded).ok());
     plugin::OptionValues options;
-    // The stub's defaults are filled by the core's validator in real use; here give what it reads.
+    // The null device's defaults are filled by the core's validator in real use; here give what it reads.
     options.set("device_count", int64_t(1));
     options.set("compute_units", int64_t(1));
     options.set("copy_units", int64_t(1));
@@ -143,7 +143,7 @@ TEST(Loader, ObjectsKeepTheirLibraryLoaded) {
     ASSERT_TRUE(create_plugin_object(loaded, options, &backend).ok());
   }
   // The LoadedPlugin is gone; the object alone must keep the code mapped.
-  void* h = dlopen(ARUN_STUB_PLUGIN, RTLD_NOW | RTLD_NOLOAD);
+  void* h = dlopen(ARUN_NULL_PLUGIN, RTLD_NOW | RTLD_NOLOAD);
   EXPECT_NE(h, nullptr) << "library was unloaded while an object of it was alive";
   if (h) dlclose(h);
   ASSERT_NE(backend, nullptr);

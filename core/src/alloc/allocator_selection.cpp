@@ -1,14 +1,16 @@
 // Choosing the device-memory allocator policy (Runtime::choose_allocator).
 //
-// Precedence: ASCEND_RUN_ALLOC ("NAME[:key=value,...]", the syntax of ASCEND_RUN_SCHED), then the
-// config's [allocator] table (`policy` plus that policy's options), then `direct`. `direct` is built
+// Precedence (choose_setting, config/setting.hpp): ASCEND_RUN_ALLOC ("NAME[:key=value,...]", the
+// syntax of ASCEND_RUN_SCHED), then the config's [allocator] table (`policy` plus that policy's
+// options), then `direct`. `direct` is built
 // in and takes no options; any other name is an allocator plugin (libarun_allocator_<name>.so, found
 // through a [[plugin]] entry or in the plugin folders) whose option schema checks the options.
 #include <cstdlib>
 
 #include "base/logging.hpp"
-#include "sched/policy_registry.hpp"
+#include "config/setting.hpp"
 #include "runtime/runtime.hpp"
+#include "sched/policy_registry.hpp"
 
 namespace arun {
 
@@ -40,17 +42,17 @@ std::string describe_options(const plugin::OptionValues& values) {
 Status Runtime::choose_allocator() {
   PolicySpec spec;
   Errc code = Errc::invalid_param;
-  if (const char* env = std::getenv("ASCEND_RUN_ALLOC"); env != nullptr && env[0] != '\0') {
-    ARUN_RETURN_IF_ERROR(parse_policy_spec(env, std::string("ASCEND_RUN_ALLOC=\"") + env + "\"", &spec));
-    spec.source = "ASCEND_RUN_ALLOC";
+  const SettingChoice from = choose_setting("", std::nullopt, "ASCEND_RUN_ALLOC", !config_.source_path.empty());
+  if (from.from == SettingChoice::From::Environment) {
+    ARUN_RETURN_IF_ERROR(parse_policy_spec(from.text, "ASCEND_RUN_ALLOC=\"" + from.text + "\"", &spec));
   } else {
     spec.name = config_.allocator_policy;
     spec.options = std::move(config_.allocator_options);  // moved: keeps the source positions
     spec.origin = config_.source_path.empty() ? std::string("built-in defaults") : config_.source_path;
-    spec.source = config_.source_path.empty() ? "default" : "config";
     spec.from_toml = true;
     code = Errc::file_attr_invalid;
   }
+  spec.source = from.source;
   const std::string where = spec.origin + (spec.from_toml ? ": allocator" : "");
   auto choice = std::make_shared<AllocatorChoice>();
   choice->name = spec.name;
@@ -88,25 +90,28 @@ Status Runtime::choose_allocator() {
       return Status(Errc::file_attr_invalid, entry->origin + ".options: allocator options belong in the [allocator] "
                                                              "table (or ASCEND_RUN_ALLOC), not in the [[plugin]] entry");
     }
-    LoadedPlugin loaded;
-    ARUN_RETURN_IF_ERROR(load_plugin_entry(*entry, config_.plugin_search_paths, &loaded, nullptr));
-    const auto& d = *loaded.descriptor;
-    plugin::OptionValues values;
-    Status valid = validate_plugin_options(spec.options, d.options, d.option_count, where, &values);
-    if (!valid.ok()) return Status(code, valid.message());
-    Status made = create_plugin_object(loaded, values, &choice->plugin);
-    if (!made.ok()) return Status(code, where + ": " + made.message());
-    choice->options = describe_options(values);
-    plugins_.push_back({plugin::kind_name(d.kind), d.name, d.version, loaded.path, d.build_id ? d.build_id : "",
-                        entry->origin, d.abi_major, d.abi_minor, 0});
+    // The options come from the [allocator] table (or ASCEND_RUN_ALLOC), and the policy's code
+    // reports a bad option or a failed factory.
+    PluginInstance<plugin::AllocatorPlugin> loaded;
+    PluginLoadStep failed = PluginLoadStep::Load;
+    Status st = load_plugin_object(*entry, config_.plugin_search_paths, spec.options, where, &loaded, &failed);
+    if (!st.ok()) {
+      if (failed == PluginLoadStep::Options) return Status(code, st.message());
+      if (failed == PluginLoadStep::Create) return Status(code, where + ": " + st.message());
+      return st;
+    }
+    choice->plugin = std::move(loaded.object);
+    choice->options = describe_options(loaded.options);
+    plugins_.push_back(describe_plugin(loaded.library, entry->origin));
   }
   // Diagnostics that apply to every policy.
   if (const char* path = std::getenv("ASCEND_RUN_ALLOC_TRACE"); path != nullptr && path[0] != '\0') {
     ARUN_RETURN_IF_ERROR(AllocTrace::open(path, &choice->trace));
   }
   choice->report_at_close = config_.memory_report;
-  if (const char* env = std::getenv("ASCEND_RUN_MEM_REPORT"); env != nullptr && env[0] != '\0') {
-    const std::string v = env;
+  if (const SettingChoice report = choose_setting("", std::nullopt, "ASCEND_RUN_MEM_REPORT", true);
+      report.from == SettingChoice::From::Environment) {
+    const std::string& v = report.text;
     if (v == "1" || v == "true" || v == "on") {
       choice->report_at_close = true;
     } else if (v == "0" || v == "false" || v == "off") {

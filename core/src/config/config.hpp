@@ -2,6 +2,10 @@
 // Validation is strict: unknown keys, wrong types and out-of-range values are errors naming the
 // file and the key. Plugin option tables are validated later, against the schema the plugin's
 // descriptor declares (validate_plugin_options), once the plugin is loaded.
+// One job per file: toml_config.cpp (the TOML format, load_config_file), acl_json.cpp (CANN
+// acl.json), option_schema.cpp (plugin option schemas, byte sizes), default_config.cpp (which file
+// aclInit reads, and what it takes from the installed default config), setting.cpp (override >
+// environment > config > default); config_detail.hpp holds what they share.
 #pragma once
 
 #include <optional>
@@ -28,7 +32,7 @@ struct PluginEntry {
 enum class LeakReportMode { Off, Warn, Error };
 
 struct RuntimeConfig {
-  std::string source_path;          // file the config came from; empty = built-in defaults
+  std::string source_path;          // file the config came from; empty = none (no default config installed)
   std::string source_kind;          // "argument", "ASCEND_RUN_CONFIG", "installed default", "built-in defaults"
   // True when source_path was a CANN acl.json: it configures nothing ascend-run uses, so the runtime
   // takes plugins (and everything else) from the installed default TOML.
@@ -49,7 +53,10 @@ struct RuntimeConfig {
   toml::table allocator_options;
   // [profiler]
   bool profiler_enabled = false;
-  std::vector<std::string> profiler_sinks;
+  std::vector<std::string> profiler_sinks;  // empty: profiler_default_sinks
+  // The sinks an enabled profiler uses when `sinks` is empty. The core names no sink: the installed
+  // default config sets it (default_config.hpp), and a configuration that leaves it out takes that.
+  std::vector<std::string> profiler_default_sinks;
   std::string profiler_output_dir = "ascend-run-profile";
   uint64_t profiler_buffer_bytes = 4ull << 20;  // per thread; 32768 records (rounded down to a power of two)
   uint64_t profiler_start_after_ms = 0;          // capture window: begin this long after aclInit

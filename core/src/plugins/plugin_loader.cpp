@@ -118,6 +118,19 @@ Status load_plugin_entry(const PluginEntry& entry, const std::vector<std::string
                                         "\" not found; looked for:" + looked);
 }
 
+LoadedPluginInfo describe_plugin(const LoadedPlugin& plugin, const std::string& origin, uint32_t device_count) {
+  const plugin::PluginDescriptor& d = *plugin.descriptor;
+  return {plugin::kind_name(d.kind),
+          d.name,
+          d.version,
+          plugin.path,
+          d.build_id ? d.build_id : "",
+          origin,
+          d.abi_major,
+          d.abi_minor,
+          device_count};
+}
+
 PluginProbe probe_plugin_file(const std::string& path) {
   PluginProbe probe;
   probe.path = path;

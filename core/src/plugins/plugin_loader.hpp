@@ -70,4 +70,47 @@ Status create_plugin_object(const LoadedPlugin& plugin, const plugin::OptionValu
   return Status::Ok();
 }
 
+// What a loaded plugin is, for `ascend-run info` and Runtime::plugins().
+struct LoadedPluginInfo {
+  std::string kind, name, version, path, build_id, origin;
+  uint16_t abi_major = 0, abi_minor = 0;
+  uint32_t device_count = 0;
+};
+LoadedPluginInfo describe_plugin(const LoadedPlugin& plugin, const std::string& origin, uint32_t device_count = 0);
+
+// A plugin object made by load_plugin_object.
+template <class Interface>
+struct PluginInstance {
+  LoadedPlugin library;               // the library and its descriptor
+  plugin::OptionValues options;       // the validated options, defaults filled
+  std::shared_ptr<Interface> object;  // what the factory made; it keeps the library loaded
+};
+
+// The step of load_plugin_object that failed.
+enum class PluginLoadStep { Load, Options, Create };
+
+// The one plugin-load sequence, for every kind: resolves and loads `entry` (load_plugin_entry),
+// validates `options` against the option schema the plugin declares (messages name
+// `options_origin`), and calls its factory for an `Interface`. Each step's Status is returned
+// unchanged (see load_plugin_entry, validate_plugin_options, create_plugin_object); `failed`, when
+// given, says which step it was, for callers that report a step under their own code.
+template <class Interface>
+Status load_plugin_object(const PluginEntry& entry, const std::vector<std::string>& search_paths,
+                          const toml::table& options, const std::string& options_origin, PluginInstance<Interface>* out,
+                          PluginLoadStep* failed = nullptr) {
+  PluginLoadStep step = PluginLoadStep::Load;
+  Status st = load_plugin_entry(entry, search_paths, &out->library, nullptr);
+  if (st.ok()) {
+    step = PluginLoadStep::Options;
+    const plugin::PluginDescriptor& d = *out->library.descriptor;
+    st = validate_plugin_options(options, d.options, d.option_count, options_origin, &out->options);
+  }
+  if (st.ok()) {
+    step = PluginLoadStep::Create;
+    st = create_plugin_object(out->library, out->options, &out->object);
+  }
+  if (!st.ok() && failed != nullptr) *failed = step;
+  return st;
+}
+
 }  // namespace arun

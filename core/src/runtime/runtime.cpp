@@ -13,6 +13,8 @@
 #include "sched/plugin_policy.hpp"
 #include "prof/session.hpp"
 #include "arun/runtime/recorder.hpp"
+#include "config/default_config.hpp"
+#include "config/setting.hpp"
 
 namespace arun {
 
@@ -43,61 +45,12 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-// Which file aclInit(path) means, and how it was chosen.
-void choose_config(const char* path, std::string* file, std::string* how) {
-  if (path != nullptr && path[0] != '\0') {
-    *file = path;
-    *how = "argument";
-  } else if (const char* env = std::getenv("ASCEND_RUN_CONFIG"); env != nullptr && env[0] != '\0') {
-    *file = env;
-    *how = "ASCEND_RUN_CONFIG";
-  } else if (std::error_code ec; std::filesystem::exists(installed_default_config(), ec)) {
-    *file = installed_default_config();
-    *how = "installed default";
-  } else {
-    file->clear();
-    *how = "built-in defaults";
-  }
-}
-
-Status load_chosen_config(const std::string& file, const std::string& how, RuntimeConfig* out) {
-  if (file.empty()) {
-    // No file anywhere: the simulated Ascend NPU with its defaults.
-    PluginEntry ascend;
-    ascend.kind = plugin::PluginKind::Device;
-    ascend.name = "ascend";
-    ascend.origin = "built-in defaults: plugin[0]";
-    out->plugins.push_back(std::move(ascend));
-    out->source_kind = how;
-    return Status::Ok();
-  }
-  ARUN_RETURN_IF_ERROR(load_config_file(file, out));
-  if (out->from_acl_json) {
-    // A CANN acl.json says nothing about plugins: take them from the installed default config.
-    RuntimeConfig base;
-    std::string def = installed_default_config();
-    std::error_code ec;
-    if (std::filesystem::exists(def, ec)) {
-      ARUN_RETURN_IF_ERROR(load_config_file(def, &base));
-    } else {
-      ARUN_RETURN_IF_ERROR(load_chosen_config("", "built-in defaults", &base));
-    }
-    base.notices.insert(base.notices.begin(), out->notices.begin(), out->notices.end());
-    base.source_path = file;
-    base.from_acl_json = true;
-    *out = std::move(base);
-  }
-  out->source_path = file;
-  out->source_kind = how;
-  return Status::Ok();
-}
-
 }  // namespace
 
 Status Runtime::initialize(const char* config_path) {
   std::lock_guard lock(g_init_mu);
   std::string file, how;
-  choose_config(config_path, &file, &how);
+  choose_config_file(config_path, &file, &how);
   std::error_code ec;
   if (!file.empty() && !std::filesystem::is_regular_file(file, ec)) {
     return Status(Errc::invalid_file, "config file " + file + " (from " + how +
@@ -116,7 +69,7 @@ Status Runtime::initialize(const char* config_path) {
 
   if (auto env_level = log_level_from_env()) set_log_level(*env_level);
   RuntimeConfig config;
-  ARUN_RETURN_IF_ERROR(load_chosen_config(file, how, &config));
+  ARUN_RETURN_IF_ERROR(load_runtime_config(file, how, &config));
   if (config.log_level && !log_level_from_env()) set_log_level(*config.log_level);
 
   std::unique_ptr<Runtime> rt(new Runtime());
@@ -169,26 +122,20 @@ Status Runtime::setup(RuntimeConfig config) {
     }
     if (entry.kind == plugin::PluginKind::Allocator) continue;  // choose_allocator loaded the one in use
     if (entry.kind == plugin::PluginKind::Profiler) continue;  // loaded when a session starts
-    LoadedPlugin loaded;
-    ARUN_RETURN_IF_ERROR(load_plugin_entry(entry, config_.plugin_search_paths, &loaded, nullptr));
-    if (entry.kind != plugin::PluginKind::Device) {
-      return Status(Errc::file_attr_invalid, entry.origin + ": " + plugin::kind_name(entry.kind) +
-                                                 " plugins are not supported by this version of ascend-run");
-    }
-    ARUN_RETURN_IF_ERROR(load_device_plugin(entry, loaded));
+    ARUN_RETURN_IF_ERROR(load_device_plugin(entry));
   }
   if (scheduler_.plugin) ARUN_RETURN_IF_ERROR(load_scheduler_plugin());
   return start_configured_profiling();
 }
 
 Status Runtime::start_configured_profiling() {
-  const char* env = std::getenv("ASCEND_RUN_PROFILING");
+  const SettingChoice from = choose_setting("", std::nullopt, "ASCEND_RUN_PROFILING", config_.profiler_enabled);
   std::vector<std::string> sinks;
-  std::string source, origin;
+  std::string origin;
   Errc code = Errc::file_attr_invalid;
-  if (env != nullptr && env[0] != '\0') {
+  if (from.from == SettingChoice::From::Environment) {
     // A list of sink names, separated by commas (spaces allowed around them).
-    std::string text = env;
+    const std::string& text = from.text;
     size_t pos = 0;
     while (pos <= text.size()) {
       size_t comma = text.find(',', pos);
@@ -202,18 +149,21 @@ Status Runtime::start_configured_profiling() {
       if (std::find(sinks.begin(), sinks.end(), name) == sinks.end()) sinks.push_back(name);
       pos = comma + 1;
     }
-    source = "ASCEND_RUN_PROFILING";
     origin = "ASCEND_RUN_PROFILING=\"" + text + "\"";
     code = Errc::invalid_param;
-  } else if (config_.profiler_enabled) {
-    sinks = config_.profiler_sinks;
-    if (sinks.empty()) sinks.push_back("timeline");
-    source = "config";
+  } else if (from.from == SettingChoice::From::Config) {
+    // Empty sinks: the default config's default_sinks (config/default_config.hpp).
+    sinks = config_.profiler_sinks.empty() ? config_.profiler_default_sinks : config_.profiler_sinks;
     origin = config_.source_path + ": profiler.sinks";
+    if (sinks.empty()) {
+      return Status(code, origin +
+                              ": empty, and no profiler.default_sinks is configured (the installed default "
+                              "config sets it)");
+    }
   } else {
     return Status::Ok();
   }
-  return start_profiling(sinks, config_.profiler_output_dir, prof::kAll, source, code, origin);
+  return start_profiling(sinks, config_.profiler_output_dir, prof::kAll, from.source, code, origin);
 }
 
 Status Runtime::start_profiling(const std::vector<std::string>& sinks, const std::string& output_dir,
@@ -238,15 +188,10 @@ Status Runtime::start_profiling(const std::vector<std::string>& sinks, const std
       implicit.origin = "profiler sink \"" + name + "\"";
       listed = &implicit;
     }
-    LoadedPlugin loaded;
-    ARUN_RETURN_IF_ERROR(load_plugin_entry(*listed, config_.plugin_search_paths, &loaded, nullptr));
-    const auto& d = *loaded.descriptor;
-    plugin::OptionValues options;
+    PluginInstance<plugin::ProfilerSink> sink;
     ARUN_RETURN_IF_ERROR(
-        validate_plugin_options(listed->options, d.options, d.option_count, listed->origin + ".options", &options));
-    std::shared_ptr<plugin::ProfilerSink> sink;
-    ARUN_RETURN_IF_ERROR(create_plugin_object(loaded, options, &sink));
-    session.sinks.push_back({name, std::move(sink)});
+        load_plugin_object(*listed, config_.plugin_search_paths, listed->options, listed->origin + ".options", &sink));
+    session.sinks.push_back({name, std::move(sink.object)});
   }
   session.output_dir = output_dir;
   session.categories = categories;
@@ -283,22 +228,20 @@ Status Runtime::choose_scheduler() {
     std::lock_guard lock(g_sched_override_mu);
     override_spec = g_sched_override;
   }
-  const char* env = std::getenv("ASCEND_RUN_SCHED");
-  if (override_spec) {
-    ARUN_RETURN_IF_ERROR(
-        parse_policy_spec(*override_spec, "arunSetSchedulerPolicy(\"" + *override_spec + "\")", &spec));
-    spec.source = "arunSetSchedulerPolicy";
-  } else if (env != nullptr && env[0] != '\0') {
-    ARUN_RETURN_IF_ERROR(parse_policy_spec(env, std::string("ASCEND_RUN_SCHED=\"") + env + "\"", &spec));
-    spec.source = "ASCEND_RUN_SCHED";
+  const SettingChoice from =
+      choose_setting("arunSetSchedulerPolicy", override_spec, "ASCEND_RUN_SCHED", !config_.source_path.empty());
+  if (from.from == SettingChoice::From::Override) {
+    ARUN_RETURN_IF_ERROR(parse_policy_spec(from.text, "arunSetSchedulerPolicy(\"" + from.text + "\")", &spec));
+  } else if (from.from == SettingChoice::From::Environment) {
+    ARUN_RETURN_IF_ERROR(parse_policy_spec(from.text, "ASCEND_RUN_SCHED=\"" + from.text + "\"", &spec));
   } else {
     spec.name = config_.scheduler_policy;
     spec.options = std::move(config_.scheduler_options);  // moved: keeps the source positions
     spec.origin = config_.source_path.empty() ? std::string("built-in defaults") : config_.source_path;
-    spec.source = config_.source_path.empty() ? "default" : "config";
     spec.from_toml = true;
     code = Errc::file_attr_invalid;
   }
+  spec.source = from.source;
   if (!is_builtin_policy(spec.name)) {
     // Not built in: a scheduler plugin of that name, listed in the config or in a plugin folder.
     bool listed = false;
@@ -335,16 +278,11 @@ Status Runtime::load_scheduler_plugin() {
     implicit.origin = "scheduler policy \"" + scheduler_.name + "\"";
     entry = &implicit;
   }
-  LoadedPlugin loaded;
-  ARUN_RETURN_IF_ERROR(load_plugin_entry(*entry, config_.plugin_search_paths, &loaded, nullptr));
-  const auto& d = *loaded.descriptor;
-  plugin::OptionValues options;
+  PluginInstance<plugin::SchedulerPlugin> loaded;
   ARUN_RETURN_IF_ERROR(
-      validate_plugin_options(entry->options, d.options, d.option_count, entry->origin + ".options", &options));
-  std::shared_ptr<plugin::SchedulerPlugin> sched;
-  ARUN_RETURN_IF_ERROR(create_plugin_object(loaded, options, &sched));
-  plugins_.push_back({plugin::kind_name(d.kind), d.name, d.version, loaded.path, d.build_id ? d.build_id : "",
-                      entry->origin, d.abi_major, d.abi_minor, 0});
+      load_plugin_object(*entry, config_.plugin_search_paths, entry->options, entry->origin + ".options", &loaded));
+  plugins_.push_back(describe_plugin(loaded.library, entry->origin));
+  std::shared_ptr<plugin::SchedulerPlugin> sched = std::move(loaded.object);
   std::string name = scheduler_.name;
   policy_factory_ = [sched, name]() -> std::unique_ptr<SchedulerPolicy> {
     char error[256] = {0};
@@ -363,17 +301,13 @@ Status Runtime::load_scheduler_plugin() {
   return Status::Ok();
 }
 
-Status Runtime::load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded) {
-  const auto& d = *loaded.descriptor;
-  plugin::OptionValues options;
-  ARUN_RETURN_IF_ERROR(validate_plugin_options(entry.options, d.options, d.option_count,
-                                               entry.origin + ".options", &options));
-  std::shared_ptr<plugin::DevicePlugin> backend;
-  ARUN_RETURN_IF_ERROR(create_plugin_object(loaded, options, &backend));
-  LoadedPluginInfo info{plugin::kind_name(d.kind), d.name, d.version, loaded.path,
-                        d.build_id ? d.build_id : "", entry.origin, d.abi_major, d.abi_minor,
-                        backend->device_count()};
-  plugins_.push_back(info);
+Status Runtime::load_device_plugin(const PluginEntry& entry) {
+  PluginInstance<plugin::DevicePlugin> loaded;
+  ARUN_RETURN_IF_ERROR(
+      load_plugin_object(entry, config_.plugin_search_paths, entry.options, entry.origin + ".options", &loaded));
+  const plugin::PluginDescriptor& d = *loaded.library.descriptor;
+  std::shared_ptr<plugin::DevicePlugin> backend = std::move(loaded.object);
+  plugins_.push_back(describe_plugin(loaded.library, entry.origin, backend->device_count()));
   for (uint32_t i = 0; i < backend->device_count(); ++i) {
     auto id = static_cast<int32_t>(devices_.size());
     // The factory is a forwarder: a scheduler plugin, if any, is loaded after the devices.

@@ -33,12 +33,6 @@ struct PointerInfo {
   bool in_allocation = false;
 };
 
-struct LoadedPluginInfo {
-  std::string kind, name, version, path, build_id, origin;
-  uint16_t abi_major = 0, abi_minor = 0;
-  uint32_t device_count = 0;
-};
-
 class Runtime {
  public:
   // aclInit / aclFinalize, reference-counted as the spec says.
@@ -126,7 +120,7 @@ class Runtime {
   Status setup(RuntimeConfig config);
   void teardown(LeakReport* leaks = nullptr);
   Status report_leaks(const LeakReport& leaks, const std::string& when) const;
-  Status load_device_plugin(const PluginEntry& entry, const LoadedPlugin& loaded);
+  Status load_device_plugin(const PluginEntry& entry);
   Status choose_scheduler();
   Status choose_allocator();  // allocator_selection.cpp
   // Names of the loadable plugins of `kind` in the search paths and the built-in plugin folder.

@@ -1,6 +1,9 @@
-// Unit tests for the configuration parser (core/src/config.cpp): the TOML format, CANN acl.json,
-// plugin option validation, byte sizes, the log-level environment variable and the shipped configs.
+// Unit tests for the configuration (core/src/config/): the TOML format, CANN acl.json, plugin option
+// validation, byte sizes, the log-level environment variable, the shipped configs, the defaults a
+// configuration takes from the installed default config, and the setting precedence.
 #include "config/config.hpp"
+#include "config/default_config.hpp"
+#include "config/setting.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -105,6 +108,7 @@ TEST(ConfigToml, EmptyTextGivesDefaults) {
   EXPECT_TRUE(cfg.allocator_options.empty());
   EXPECT_FALSE(cfg.profiler_enabled);
   EXPECT_TRUE(cfg.profiler_sinks.empty());
+  EXPECT_TRUE(cfg.profiler_default_sinks.empty());  // the installed default config fills it (default_config.hpp)
   EXPECT_EQ(cfg.profiler_output_dir, "ascend-run-profile");
   EXPECT_TRUE(cfg.notices.empty());
   EXPECT_FALSE(cfg.from_acl_json);
@@ -206,10 +210,10 @@ TEST(ConfigToml, EveryLogLevel) {
 
 TEST(ConfigToml, InlinePluginArrayIsAccepted) {
   RuntimeConfig cfg;
-  Status s = parse("plugin = [{kind = \"device\", name = \"stub\", options = {device_count = 1}}]\n", &cfg);
+  Status s = parse("plugin = [{kind = \"device\", name = \"null\", options = {device_count = 1}}]\n", &cfg);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cfg.plugins.size(), 1u);
-  EXPECT_EQ(cfg.plugins[0].name, "stub");
+  EXPECT_EQ(cfg.plugins[0].name, "null");
   EXPECT_EQ(cfg.plugins[0].options["device_count"].value<int64_t>(), 1);
 }
 
@@ -322,7 +326,9 @@ TEST(ConfigTomlErrors, UnknownProfilerKey) {
   RuntimeConfig cfg;
   Status s = parse("[profiler]\nenabled = true\nsink = \"timeline\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:3:1: profiler.sink: unknown key (valid: enabled, sinks, output_dir, buffer_size, start_after_ms, duration_ms)");
+  EXPECT_EQ(s.message(),
+            "t.toml:3:1: profiler.sink: unknown key (valid: enabled, sinks, default_sinks, output_dir, buffer_size, "
+            "start_after_ms, duration_ms)");
 }
 
 TEST(ConfigToml, ProfilerBufferAndCaptureWindow) {
@@ -500,7 +506,7 @@ TEST(ConfigFile, RelativePathsResolveAgainstTheFilesFolder) {
   EXPECT_EQ(cfg.plugin_search_paths,
             (std::vector<std::string>{kDataDir + "/plugins", parent + "/elsewhere", "/abs/dir"}));
   ASSERT_EQ(cfg.plugins.size(), 1u);
-  EXPECT_EQ(cfg.plugins[0].path, kDataDir + "/lib/libarun_device_stub.so");
+  EXPECT_EQ(cfg.plugins[0].path, kDataDir + "/lib/libarun_device_null.so");
   EXPECT_EQ(cfg.plugins[0].origin, kDataDir + "/relative_paths.toml: plugin[0]");
 }
 
@@ -936,6 +942,7 @@ TEST(ShippedConfigs, DefaultToml) {
   EXPECT_TRUE(cfg.allocator_options.empty());
   EXPECT_FALSE(cfg.profiler_enabled);
   EXPECT_TRUE(cfg.profiler_sinks.empty());
+  EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"timeline"}));
   EXPECT_EQ(cfg.profiler_output_dir, "ascend-run-profile");
 
   OptionValues v;
@@ -956,14 +963,14 @@ TEST(ShippedConfigs, DefaultToml) {
   EXPECT_EQ(v.all(), defaults.all());
 }
 
-TEST(ShippedConfigs, StubToml) {
+TEST(ShippedConfigs, NullToml) {
   RuntimeConfig cfg;
-  Status s = arun::load_config_file(kConfigDir + "/stub.toml", &cfg);
+  Status s = arun::load_config_file(kConfigDir + "/null.toml", &cfg);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cfg.plugins.size(), 1u);
   const auto& p = cfg.plugins[0];
   EXPECT_EQ(p.kind, PluginKind::Device);
-  EXPECT_EQ(p.name, "stub");
+  EXPECT_EQ(p.name, "null");
   EXPECT_EQ(p.options.size(), 4u);
   EXPECT_EQ(p.options["device_count"].value<int64_t>(), 2);
   EXPECT_EQ(p.options["compute_units"].value<int64_t>(), 2);
@@ -1000,3 +1007,128 @@ TEST(ShippedConfigs, EveryShippedTomlParses) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Defaults from the installed default config (config/default_config.hpp): the core names no plugin.
+
+namespace {
+const char* kDefaultText =
+    "[[plugin]]\nkind = \"device\"\nname = \"dflt\"\n[plugin.options]\ndevice_count = 3\n"
+    "[profiler]\ndefault_sinks = [\"tl\"]\n";
+}  // namespace
+
+TEST(DefaultConfig, EmptyConfigTakesDevicesAndSinksFromTheDefault) {
+  TempDir dir;
+  std::string def = dir.write("default.toml", kDefaultText);
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_config_file(dir.write("empty.toml", ""), &cfg).ok());
+  Status s = arun::apply_default_config(def, &cfg);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cfg.plugins.size(), 1u);
+  EXPECT_EQ(cfg.plugins[0].kind, PluginKind::Device);
+  EXPECT_EQ(cfg.plugins[0].name, "dflt");
+  EXPECT_EQ(cfg.plugins[0].options["device_count"].value<int64_t>(), 3);
+  EXPECT_EQ(cfg.plugins[0].origin, def + ": plugin[0]");  // messages name the file it came from
+  EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"tl"}));
+}
+
+TEST(DefaultConfig, OwnDevicePluginAndSinksAreKept) {
+  TempDir dir;
+  std::string def = dir.write("default.toml", kDefaultText);
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_config_file(dir.write("own.toml",
+                                               "[[plugin]]\nkind = \"device\"\nname = \"mine\"\n"
+                                               "[[plugin]]\nkind = \"profiler\"\nname = \"p\"\n"
+                                               "[profiler]\ndefault_sinks = [\"s\"]\n"),
+                                     &cfg)
+                  .ok());
+  ASSERT_TRUE(arun::apply_default_config(def, &cfg).ok());
+  ASSERT_EQ(cfg.plugins.size(), 2u);
+  EXPECT_EQ(cfg.plugins[0].name, "mine");
+  EXPECT_EQ(cfg.plugins[1].name, "p");
+  EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"s"}));
+}
+
+TEST(DefaultConfig, ProfilerOnlyConfigStillGetsTheDefaultDevice) {
+  TempDir dir;
+  std::string def = dir.write("default.toml", kDefaultText);
+  RuntimeConfig cfg;
+  ASSERT_TRUE(
+      arun::load_config_file(dir.write("p.toml", "[[plugin]]\nkind = \"profiler\"\nname = \"p\"\n"), &cfg).ok());
+  ASSERT_TRUE(arun::apply_default_config(def, &cfg).ok());
+  ASSERT_EQ(cfg.plugins.size(), 2u);
+  EXPECT_EQ(cfg.plugins[0].name, "p");
+  EXPECT_EQ(cfg.plugins[1].name, "dflt");
+}
+
+TEST(DefaultConfig, MissingDefaultOrTheDefaultItselfAddsNothing) {
+  TempDir dir;
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_config_file(dir.write("empty.toml", ""), &cfg).ok());
+  ASSERT_TRUE(arun::apply_default_config((dir.path() / "absent.toml").string(), &cfg).ok());
+  EXPECT_TRUE(cfg.plugins.empty());
+  EXPECT_TRUE(cfg.profiler_default_sinks.empty());
+
+  // The default config read as the configuration is not merged into itself.
+  std::string def = dir.write("default.toml", kDefaultText);
+  RuntimeConfig self;
+  ASSERT_TRUE(arun::load_config_file(def, &self).ok());
+  ASSERT_TRUE(arun::apply_default_config(def, &self).ok());
+  EXPECT_EQ(self.plugins.size(), 1u);
+}
+
+TEST(DefaultConfig, ABrokenDefaultIsReported) {
+  TempDir dir;
+  std::string def = dir.write("default.toml", "[runtime]\nbogus = 1\n");
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_config_file(dir.write("empty.toml", ""), &cfg).ok());
+  Status s = arun::apply_default_config(def, &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("default.toml"), std::string::npos) << s.message();
+}
+
+TEST(DefaultConfig, ShippedDefaultNamesTheDevicePluginAndSink) {
+  // The shipped default.toml is what an empty configuration or aclInit(NULL) loads.
+  TempDir dir;
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_config_file(dir.write("empty.toml", ""), &cfg).ok());
+  ASSERT_TRUE(arun::apply_default_config(kConfigDir + "/default.toml", &cfg).ok());
+  ASSERT_EQ(cfg.plugins.size(), 1u);
+  EXPECT_EQ(cfg.plugins[0].name, "ascend");
+  EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"timeline"}));
+}
+
+TEST(DefaultConfig, NoFileAtAllLoadsNoPlugin) {
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_runtime_config("", "built-in defaults", &cfg).ok());
+  EXPECT_TRUE(cfg.plugins.empty());
+  EXPECT_EQ(cfg.source_kind, "built-in defaults");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setting precedence (config/setting.hpp): override > environment > config > default.
+
+TEST(ChooseSetting, Precedence) {
+  using From = arun::SettingChoice::From;
+  {
+    EnvVar env("ARUN_TEST_SETTING", "env-value");
+    auto c = arun::choose_setting("override()", std::string("ov"), "ARUN_TEST_SETTING", true);
+    EXPECT_EQ(c.from, From::Override);
+    EXPECT_EQ(c.source, "override()");
+    EXPECT_EQ(c.text, "ov");
+    c = arun::choose_setting("override()", std::nullopt, "ARUN_TEST_SETTING", true);
+    EXPECT_EQ(c.from, From::Environment);
+    EXPECT_EQ(c.source, "ARUN_TEST_SETTING");
+    EXPECT_EQ(c.text, "env-value");
+  }
+  {
+    EnvVar empty("ARUN_TEST_SETTING", "");  // set but empty: not an override
+    auto c = arun::choose_setting("o", std::nullopt, "ARUN_TEST_SETTING", true);
+    EXPECT_EQ(c.from, From::Config);
+    EXPECT_EQ(c.source, "config");
+    EXPECT_TRUE(c.text.empty());
+    c = arun::choose_setting("o", std::nullopt, "ARUN_TEST_SETTING", false);
+    EXPECT_EQ(c.from, From::Default);
+    EXPECT_EQ(c.source, "default");
+  }
+}

@@ -1,4 +1,4 @@
-// The Runtime object (init/finalize, devices, contexts, streams) with the stub device plugin,
+// The Runtime object (init/finalize, devices, contexts, streams) with the null device plugin,
 // driven through the core directly rather than through the C API.
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@ std::string write_config(const std::string& name, const std::string& body) {
   return path;
 }
 
-std::string stub_config(int devices = 2, const std::string& extra = "") {
-  return "[[plugin]]\nkind = \"device\"\nname = \"stub\"\npath = \"" ARUN_STUB_PLUGIN "\"\n[plugin.options]\n"
+std::string null_config(int devices = 2, const std::string& extra = "") {
+  return "[[plugin]]\nkind = \"device\"\nname = \"null\"\npath = \"" ARUN_NULL_PLUGIN "\"\n[plugin.options]\n"
          "device_count = " + std::to_string(devices) + "\n" + extra;
 }
 
@@ -33,12 +33,12 @@ struct RuntimeTest : ::testing::Test {
 }  // namespace
 
 TEST_F(RuntimeTest, InitIsReferenceCountedAndFinalizeDropsEverything) {
-  std::string cfg = write_config("a.toml", stub_config());
+  std::string cfg = write_config("a.toml", null_config());
   ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
   ASSERT_NE(Runtime::instance(), nullptr);
   EXPECT_EQ(Runtime::instance()->device_count(), 2u);
   EXPECT_EQ(Runtime::initialize(cfg.c_str()).code(), Errc::repeat_initialize);
-  std::string other = write_config("b.toml", stub_config(1));
+  std::string other = write_config("b.toml", null_config(1));
   Status differing = Runtime::initialize(other.c_str());
   EXPECT_EQ(differing.code(), Errc::invalid_param);
   EXPECT_TRUE(contains(differing.message(), "different configuration")) << differing.message();
@@ -60,18 +60,18 @@ TEST_F(RuntimeTest, ConfigErrorsNameTheFileKeyOrPlugin) {
   EXPECT_EQ(np.code(), Errc::invalid_file);
   EXPECT_TRUE(contains(np.message(), "libarun_device_absent.so")) << np.message();
 
-  std::string bad_option = write_config("bo.toml", stub_config(2, "warp_size = 32\n"));
+  std::string bad_option = write_config("bo.toml", null_config(2, "warp_size = 32\n"));
   Status bo = Runtime::initialize(bad_option.c_str());
   EXPECT_EQ(bo.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(bo.message(), "warp_size")) << bo.message();
   EXPECT_TRUE(contains(bo.message(), "compute_units")) << bo.message();  // lists the valid keys
 
-  std::string range = write_config("r.toml", stub_config(99));
+  std::string range = write_config("r.toml", null_config(99));
   Status r = Runtime::initialize(range.c_str());
   EXPECT_EQ(r.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(r.message(), "device_count")) << r.message();
 
-  std::string policy = write_config("p.toml", stub_config() + "[scheduler]\npolicy = \"lottery\"\n");
+  std::string policy = write_config("p.toml", null_config() + "[scheduler]\npolicy = \"lottery\"\n");
   Status p = Runtime::initialize(policy.c_str());
   EXPECT_EQ(p.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(p.message(), "lottery") && contains(p.message(), "fifo")) << p.message();
@@ -79,7 +79,7 @@ TEST_F(RuntimeTest, ConfigErrorsNameTheFileKeyOrPlugin) {
 }
 
 TEST_F(RuntimeTest, DefaultContextIsSharedAndResetIsCounted) {
-  std::string cfg = write_config("c.toml", stub_config());
+  std::string cfg = write_config("c.toml", null_config());
   ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
   Runtime& rt = *Runtime::instance();
   EXPECT_EQ(rt.reset_device(0, false).code(), Errc::rt_context_release_error);
@@ -101,7 +101,7 @@ TEST_F(RuntimeTest, DefaultContextIsSharedAndResetIsCounted) {
 }
 
 TEST_F(RuntimeTest, DestroyedHandlesAreRecognised) {
-  std::string cfg = write_config("d.toml", stub_config());
+  std::string cfg = write_config("d.toml", null_config());
   ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
   Runtime& rt = *Runtime::instance();
   void* ctx = nullptr;
@@ -123,7 +123,7 @@ TEST_F(RuntimeTest, DestroyedHandlesAreRecognised) {
 namespace {
 
 std::string sched_config(const std::string& scheduler_table, const std::string& extra_plugins = "") {
-  return "[runtime]\nplugin_search_paths = [\"" ARUN_BUILD_PLUGIN_DIR "\"]\n" + stub_config(1) + extra_plugins +
+  return "[runtime]\nplugin_search_paths = [\"" ARUN_BUILD_PLUGIN_DIR "\"]\n" + null_config(1) + extra_plugins +
          "[scheduler]\n" + scheduler_table;
 }
 
@@ -147,7 +147,7 @@ std::string device_policy(Runtime& rt, uint32_t* queue_depth = nullptr) {
 }  // namespace
 
 TEST_F(RuntimeTest, SchedulerPolicyPrecedenceIsApiThenEnvThenConfigThenDefault) {
-  std::string dflt = write_config("sd.toml", stub_config(1));
+  std::string dflt = write_config("sd.toml", null_config(1));
   ASSERT_TRUE(Runtime::initialize(dflt.c_str()).ok());
   EXPECT_EQ(Runtime::instance()->scheduler().describe(), "priority (aging_us=0, queue_depth=1024)");
   EXPECT_EQ(device_policy(*Runtime::instance()), "priority");
@@ -194,7 +194,7 @@ TEST_F(RuntimeTest, UnknownSchedulerPolicyOrOptionFailsInitListingTheValidOnes) 
   }
   {
     EnvSched env("priority:aging=5");
-    std::string cfg = write_config("su2.toml", stub_config(1));
+    std::string cfg = write_config("su2.toml", null_config(1));
     Status st = Runtime::initialize(cfg.c_str());
     EXPECT_EQ(st.code(), Errc::invalid_param);
     EXPECT_TRUE(contains(st.message(), "aging: unknown option of the \"priority\" policy (valid: aging_us, queue_depth)"))

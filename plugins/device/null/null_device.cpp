@@ -1,5 +1,6 @@
-// A deliberately plain device plugin for the core's unit tests and for the conformance suite's
-// second backend. It shares no code with plugins/ascend:
+// The null device: a deliberately plain, complete device plugin. It is the core's unit-test device,
+// the conformance suite's second backend, and the template for a new backend (README.md). It
+// shares no code with plugins/device/ascend:
 //  - device memory is host memory from aligned_alloc, tracked in a map; device addresses are the
 //    host addresses (no fault model), but map()/find_allocation()/release() still reject any
 //    range that is not inside one live allocation, and copies through such ranges fail with
@@ -23,7 +24,7 @@
 #include "arun/plugin/device.hpp"
 #include "arun/plugin/plugin_abi.hpp"
 
-namespace arun::stub {
+namespace arun::null_device {
 namespace {
 
 using plugin::DevAddr;
@@ -38,13 +39,13 @@ constexpr int kAicore = static_cast<int>(Errc::rt_aicore_exception);
 constexpr int kTaskAbort = static_cast<int>(Errc::rt_device_task_abort);
 constexpr uint64_t kAlignment = 512;
 
-class StubDevice;
+class NullDevice;
 
 // One unit: a thread waiting on a condition variable for its single mailbox slot.
-class StubUnit {
+class NullUnit {
  public:
-  StubUnit(StubDevice& device, uint32_t index) : device_(device), index_(index), thread_([this] { loop(); }) {}
-  ~StubUnit() { stop(); }
+  NullUnit(NullDevice& device, uint32_t index) : device_(device), index_(index), thread_([this] { loop(); }) {}
+  ~NullUnit() { stop(); }
   // Joins the thread. close() stops every unit before destroying any: a unit thread may still be
   // posting to a sibling (the tail of a completion) after the last task counted as complete.
   void stop() {
@@ -66,7 +67,7 @@ class StubUnit {
  private:
   void loop();
 
-  StubDevice& device_;
+  NullDevice& device_;
   const uint32_t index_;
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -75,14 +76,14 @@ class StubUnit {
   std::thread thread_;
 };
 
-class StubKernelContext final : public plugin::KernelContext {
+class NullKernelContext final : public plugin::KernelContext {
  public:
-  StubKernelContext(plugin::Device& device, uint32_t dim) : device_(device), dim_(dim) {}
+  NullKernelContext(plugin::Device& device, uint32_t dim) : device_(device), dim_(dim) {}
   uint32_t block_idx() const override { return idx_; }
   uint32_t block_dim() const override { return dim_; }
   void* map(DevAddr addr, uint64_t bytes) override {
     void* p = device_.map(addr, bytes);
-    if (p == nullptr) fault(kAicore, "stub: kernel touched memory outside any live allocation");
+    if (p == nullptr) fault(kAicore, "null: kernel touched memory outside any live allocation");
     return p;
   }
   void fault(int code, const char*) override {
@@ -96,17 +97,17 @@ class StubKernelContext final : public plugin::KernelContext {
   uint32_t dim_;
 };
 
-class StubDevice final : public plugin::Device {
+class NullDevice final : public plugin::Device {
  public:
-  StubDevice(uint32_t compute, uint32_t copy, uint64_t memory, plugin::HostServices* host) : host_(host) {
-    props_.soc_name = "StubDevice";
+  NullDevice(uint32_t compute, uint32_t copy, uint64_t memory, plugin::HostServices* host) : host_(host) {
+    props_.soc_name = "NullDevice";
     props_.memory_bytes = memory;
     props_.compute_units = compute;
     props_.vector_units = 0;
     props_.copy_units = copy;
     props_.l2_bytes = 0;
   }
-  ~StubDevice() override {
+  ~NullDevice() override {
     close();
     release_all();
   }
@@ -118,12 +119,12 @@ class StubDevice final : public plugin::Device {
     if (open_) return Status::Ok();
     try {
       if (epoch_ns_ == 0) epoch_ns_ = steady_ns();
-      for (uint32_t i = 0; i < props_.compute_units; ++i) units_[0].push_back(std::make_unique<StubUnit>(*this, i));
-      for (uint32_t i = 0; i < props_.copy_units; ++i) units_[1].push_back(std::make_unique<StubUnit>(*this, i));
+      for (uint32_t i = 0; i < props_.compute_units; ++i) units_[0].push_back(std::make_unique<NullUnit>(*this, i));
+      for (uint32_t i = 0; i < props_.copy_units; ++i) units_[1].push_back(std::make_unique<NullUnit>(*this, i));
     } catch (const std::exception& e) {
       units_[0].clear();
       units_[1].clear();
-      return Status(Errc::rt_dev_setup_error, std::string("stub: cannot start units: ") + e.what());
+      return Status(Errc::rt_dev_setup_error, std::string("null: cannot start units: ") + e.what());
     }
     open_ = true;
     return Status::Ok();
@@ -142,15 +143,15 @@ class StubDevice final : public plugin::Device {
   }
 
   Status allocate(uint64_t bytes, plugin::PageKind, DevAddr* out) override {
-    if (out == nullptr || bytes == 0) return Status(Errc::rt_param_invalid, "stub: bad allocate arguments");
+    if (out == nullptr || bytes == 0) return Status(Errc::rt_param_invalid, "null: bad allocate arguments");
     std::lock_guard lock(mem_mutex_);
     const uint64_t occupied = (bytes + 32 + kAlignment - 1) / kAlignment * kAlignment;
     if (bytes > props_.memory_bytes || occupied > props_.memory_bytes - used_) {
-      return Status(Errc::rt_memory_allocation, "stub: out of memory: requested " + std::to_string(bytes) +
+      return Status(Errc::rt_memory_allocation, "null: out of memory: requested " + std::to_string(bytes) +
                                                     " bytes, free " + std::to_string(props_.memory_bytes - used_));
     }
     void* p = std::aligned_alloc(kAlignment, occupied);
-    if (p == nullptr) return Status(Errc::rt_memory_allocation, "stub: host allocation failed");
+    if (p == nullptr) return Status(Errc::rt_memory_allocation, "null: host allocation failed");
     const auto addr = reinterpret_cast<DevAddr>(p);
     live_[addr] = Block{bytes, occupied};
     used_ += occupied;
@@ -161,7 +162,7 @@ class StubDevice final : public plugin::Device {
   Status release(DevAddr addr) override {
     std::lock_guard lock(mem_mutex_);
     auto it = live_.find(addr);
-    if (it == live_.end()) return Status(Errc::rt_memory_free, "stub: address is not the base of a live allocation");
+    if (it == live_.end()) return Status(Errc::rt_memory_free, "null: address is not the base of a live allocation");
     used_ -= it->second.occupied;
     std::free(reinterpret_cast<void*>(addr));
     live_.erase(it);
@@ -292,14 +293,14 @@ class StubDevice final : public plugin::Device {
         }
         case WorkKind::Kernel: {
           if (w.kernel == nullptr) return static_cast<int>(Errc::rt_param_invalid);
-          StubKernelContext ctx(*this, w.block_dim);
+          NullKernelContext ctx(*this, w.block_dim);
           for (uint32_t b = 0; b < w.block_dim && ctx.status_ == 0; ++b) {
             if (w.cancel != nullptr && w.cancel->load(std::memory_order_relaxed)) return kTaskAbort;
             ctx.idx_ = b;
             try {
               w.kernel(ctx, w.args);
             } catch (...) {
-              ctx.fault(kAicore, "stub: kernel threw");
+              ctx.fault(kAicore, "null: kernel threw");
             }
           }
           return ctx.status_;
@@ -311,20 +312,20 @@ class StubDevice final : public plugin::Device {
     return static_cast<int>(Errc::rt_param_invalid);
   }
 
-  friend class StubUnit;
+  friend class NullUnit;
 
   plugin::HostServices* host_;
   plugin::DeviceProperties props_;
   std::mutex lifecycle_;
   std::atomic<bool> open_{false};
   std::atomic<uint64_t> epoch_ns_{0};
-  std::vector<std::unique_ptr<StubUnit>> units_[2];
+  std::vector<std::unique_ptr<NullUnit>> units_[2];
   mutable std::mutex mem_mutex_;
   std::map<DevAddr, Block> live_;
   uint64_t used_ = 0;
 };
 
-void StubUnit::loop() {
+void NullUnit::loop() {
   std::unique_lock lock(mutex_);
   for (;;) {
     cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -339,37 +340,37 @@ void StubUnit::loop() {
   }
 }
 
-class StubPlugin final : public plugin::DevicePlugin {
+class NullPlugin final : public plugin::DevicePlugin {
  public:
   uint32_t device_count() const override { return static_cast<uint32_t>(devices_.size()); }
   plugin::Device* device(uint32_t index) override { return index < devices_.size() ? devices_[index].get() : nullptr; }
-  std::vector<std::unique_ptr<StubDevice>> devices_;
+  std::vector<std::unique_ptr<NullDevice>> devices_;
 };
 
-plugin::PluginObject* create_stub(plugin::HostServices* host, const plugin::OptionValues* options, char* error,
+plugin::PluginObject* create_null(plugin::HostServices* host, const plugin::OptionValues* options, char* error,
                                   size_t error_size) {
   try {
     const plugin::OptionValues empty;
     const plugin::OptionValues& o = options != nullptr ? *options : empty;
-    auto result = std::make_unique<StubPlugin>();
+    auto result = std::make_unique<NullPlugin>();
     const int64_t count = std::clamp<int64_t>(o.get_int("device_count", 1), 1, 16);
     const auto compute = static_cast<uint32_t>(std::clamp<int64_t>(o.get_int("compute_units", 1), 1, 64));
     const auto copy = static_cast<uint32_t>(std::clamp<int64_t>(o.get_int("copy_units", 1), 1, 16));
     const auto memory = static_cast<uint64_t>(std::max<int64_t>(o.get_int("memory", int64_t{64} << 20), 4096));
-    for (int64_t i = 0; i < count; ++i) result->devices_.push_back(std::make_unique<StubDevice>(compute, copy, memory, host));
+    for (int64_t i = 0; i < count; ++i) result->devices_.push_back(std::make_unique<NullDevice>(compute, copy, memory, host));
     if (host != nullptr && host->log_enabled(plugin::LogLevel::Debug))
-      host->log(plugin::LogLevel::Debug, "stub", std::to_string(count) + " stub device(s)");
+      host->log(plugin::LogLevel::Debug, "null", std::to_string(count) + " null device(s)");
     return result.release();
   } catch (const std::exception& e) {
-    if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "stub device: %s", e.what());
+    if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "null device: %s", e.what());
   } catch (...) {
-    if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "stub device: unknown failure");
+    if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "null device: unknown failure");
   }
   return nullptr;
 }
 
-const plugin::OptionSpec kStubOptions[] = {
-    {"device_count", plugin::OptionType::Integer, 1, 16, "1", "number of stub devices"},
+const plugin::OptionSpec kNullOptions[] = {
+    {"device_count", plugin::OptionType::Integer, 1, 16, "1", "number of null devices"},
     {"compute_units", plugin::OptionType::Integer, 1, 64, "1", "compute units per device (1 serialises kernels)"},
     {"copy_units", plugin::OptionType::Integer, 1, 16, "1", "copy units per device"},
     {"memory", plugin::OptionType::Bytes, 4096, 64.0 * (1ull << 30), "\"64MiB\"",
@@ -378,19 +379,19 @@ const plugin::OptionSpec kStubOptions[] = {
 
 }  // namespace
 
-extern const plugin::PluginDescriptor kStubDescriptor;
-const plugin::PluginDescriptor kStubDescriptor{
+extern const plugin::PluginDescriptor kNullDescriptor;
+const plugin::PluginDescriptor kNullDescriptor{
     ARUN_PLUGIN_HEADER,
     plugin::PluginKind::Device,
-    "stub",
+    "null",
     "0.1.0",
     "test",
-    "Stub device for unit tests: host memory, one thread per unit",
-    kStubOptions,
-    static_cast<uint32_t>(sizeof(kStubOptions) / sizeof(kStubOptions[0])),
-    &create_stub,
+    "Null device: the minimal backend (host memory, one thread per unit); tests and template",
+    kNullOptions,
+    static_cast<uint32_t>(sizeof(kNullOptions) / sizeof(kNullOptions[0])),
+    &create_null,
 };
 
-}  // namespace arun::stub
+}  // namespace arun::null_device
 
-ARUN_DECLARE_PLUGIN(arun::stub::kStubDescriptor)
+ARUN_DECLARE_PLUGIN(arun::null_device::kNullDescriptor)
