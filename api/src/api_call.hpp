@@ -29,8 +29,12 @@ auto raw(const E& e) {
   return v;
 }
 
-inline Status invalid_param(const std::string& what) { return Status(Errc::invalid_param, what); }
-inline Status rt_param_invalid(const std::string& what) { return Status(Errc::rt_param_invalid, what); }
+inline Status invalid_param(const std::string& what) {
+  return Status(Errc::invalid_param, what);
+}
+inline Status rt_param_invalid(const std::string& what) {
+  return Status(Errc::rt_param_invalid, what);
+}
 
 template <class Body>
 aclError api_call_body(const char* function, Body&& body);

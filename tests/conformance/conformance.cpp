@@ -9,10 +9,10 @@
 
 namespace conformance {
 
-const std::vector<std::string> &configPaths() {
+const std::vector<std::string>& configPaths() {
   static const std::vector<std::string> paths = [] {
     std::vector<std::string> out;
-    const char *env = std::getenv("ARUN_CONFORMANCE_CONFIGS");
+    const char* env = std::getenv("ARUN_CONFORMANCE_CONFIGS");
     if (env != nullptr && *env != '\0') {
       std::string list(env);
       size_t start = 0;
@@ -32,7 +32,7 @@ const std::vector<std::string> &configPaths() {
 }
 
 namespace {
-std::string stemOf(const std::string &path) {
+std::string stemOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
   std::string stem = slash == std::string::npos ? path : path.substr(slash + 1);
   size_t dot = stem.find_last_of('.');
@@ -43,10 +43,10 @@ std::string stemOf(const std::string &path) {
 }
 }  // namespace
 
-std::string configName(const ::testing::TestParamInfo<std::string> &info) {
+std::string configName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = stemOf(info.param);
   // Two configurations with the same stem (different folders) still need distinct names.
-  const auto &all = configPaths();
+  const auto& all = configPaths();
   for (size_t i = 0; i < info.index && i < all.size(); ++i) {
     if (stemOf(all[i]) == name) return name + "_" + std::to_string(info.index);
   }
@@ -111,7 +111,9 @@ void Gate::pass() {
   cv_.notify_all();
 }
 
-void Gate::taskFn(void *gate) { static_cast<Gate *>(gate)->pass(); }
+void Gate::taskFn(void* gate) {
+  static_cast<Gate*>(gate)->pass();
+}
 
 // ---- AclTest ----
 
@@ -128,7 +130,7 @@ void AclTest::TearDown() {
     std::lock_guard lock(ownedMutex_);
     gates.swap(gates_);
   }
-  for (auto &gate : gates) gate->open();
+  for (auto& gate : gates) gate->open();
   if (initialized_) {
     // Reset the devices as a well-behaved program does, so the leak report stays quiet about them.
     for (uint32_t d = 0; d < deviceCount_; ++d) (void)aclrtResetDeviceForce(static_cast<int32_t>(d));
@@ -136,7 +138,7 @@ void AclTest::TearDown() {
     EXPECT_ACL_OK(aclFinalize());
     initialized_ = false;
   }
-  for (auto &gate : gates) {
+  for (auto& gate : gates) {
     EXPECT_FALSE(gate->watchdogFired())
         << "a call blocked on a gated device task until the watchdog opened the gate: it waited "
            "for device work it must not wait for (or the task never ran)";
@@ -152,7 +154,7 @@ void AclTest::finalize() {
   initialized_ = false;
 }
 
-void AclTest::reinitWith(const std::string &path) {
+void AclTest::reinitWith(const std::string& path) {
   ASSERT_FALSE(initialized_);
   ASSERT_ACL_OK(aclInit(path.c_str())) << " (config " << path << ")";
   initialized_ = true;
@@ -164,20 +166,22 @@ void AclTest::reinit() {
   initialized_ = true;
 }
 
-Gate &AclTest::newGate() {
+Gate& AclTest::newGate() {
   std::lock_guard lock(ownedMutex_);
   gates_.push_back(std::make_unique<Gate>());
   return *gates_.back();
 }
 
-aclError AclTest::launchGate(aclrtStream stream, Gate &gate) {
+aclError AclTest::launchGate(aclrtStream stream, Gate& gate) {
   return arunLaunchDeviceTask(&Gate::taskFn, &gate, stream);
 }
 
-void AclTest::closureTrampoline(void *closure) { (*static_cast<std::function<void()> *>(closure))(); }
+void AclTest::closureTrampoline(void* closure) {
+  (*static_cast<std::function<void()>*>(closure))();
+}
 
 aclError AclTest::launch(aclrtStream stream, std::function<void()> fn) {
-  std::function<void()> *raw = nullptr;
+  std::function<void()>* raw = nullptr;
   {
     std::lock_guard lock(ownedMutex_);
     closures_.push_back(std::make_unique<std::function<void()>>(std::move(fn)));
@@ -186,20 +190,20 @@ aclError AclTest::launch(aclrtStream stream, std::function<void()> fn) {
   return arunLaunchDeviceTask(&AclTest::closureTrampoline, raw, stream);
 }
 
-aclError AclTest::launchProbe(aclrtStream stream, Probe &probe) {
+aclError AclTest::launchProbe(aclrtStream stream, Probe& probe) {
   return launch(stream, [this, &probe] {
     probe.order.store(runCounter_.fetch_add(1));
     probe.ran.store(true);
   });
 }
 
-std::vector<uint8_t> AclTest::readDevice(const void *devPtr, size_t size) {
+std::vector<uint8_t> AclTest::readDevice(const void* devPtr, size_t size) {
   std::vector<uint8_t> out(size, 0);
   EXPECT_ACL_OK(aclrtMemcpy(out.data(), out.size(), devPtr, size, ACL_MEMCPY_DEVICE_TO_HOST));
   return out;
 }
 
-void AclTest::writeDevice(void *devPtr, const std::vector<uint8_t> &data) {
+void AclTest::writeDevice(void* devPtr, const std::vector<uint8_t>& data) {
   EXPECT_ACL_OK(aclrtMemcpy(devPtr, data.size(), data.data(), data.size(), ACL_MEMCPY_HOST_TO_DEVICE));
 }
 

@@ -33,9 +33,9 @@ namespace conformance {
 
 // Configuration files the suite is instantiated over: ARUN_CONFORMANCE_CONFIGS (colon-separated)
 // or the build tree's default.toml and null.toml.
-const std::vector<std::string> &configPaths();
+const std::vector<std::string>& configPaths();
 // Test-name suffix for a configuration: its file stem, reduced to [A-Za-z0-9_].
-std::string configName(const ::testing::TestParamInfo<std::string> &info);
+std::string configName(const ::testing::TestParamInfo<std::string>& info);
 
 using namespace std::chrono_literals;
 inline constexpr std::chrono::milliseconds kWatchdog = 20s;
@@ -45,8 +45,8 @@ class Gate {
  public:
   explicit Gate(std::chrono::milliseconds watchdog = kWatchdog);
   ~Gate();
-  Gate(const Gate &) = delete;
-  Gate &operator=(const Gate &) = delete;
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
 
   void open();
   // Waits until at least n tasks have entered (started blocking on) / left the gate.
@@ -57,7 +57,7 @@ class Gate {
   bool watchdogFired() const;
 
   // The device-task body: blocks until the gate opens. userData is the Gate.
-  static void taskFn(void *gate);
+  static void taskFn(void* gate);
 
  private:
   void pass();
@@ -83,12 +83,12 @@ class AclTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override;
   void TearDown() override;
 
-  const char *config() const { return GetParam().c_str(); }
+  const char* config() const { return GetParam().c_str(); }
   // aclFinalize / aclInit(config) with the outcome asserted; TearDown finalizes only if initialised.
   void finalize();
   void reinit();
   // aclInit(path) in place of the configuration under test (after finalize()).
-  void reinitWith(const std::string &path);
+  void reinitWith(const std::string& path);
   // The test called aclFinalize itself (it may have returned an error and still finalized).
   void finalizedByTest() { initialized_ = false; }
   bool initialized() const { return initialized_; }
@@ -98,27 +98,27 @@ class AclTest : public ::testing::TestWithParam<std::string> {
   int32_t lastDevice() const { return static_cast<int32_t>(deviceCount_) - 1; }
 
   // A gate owned by the fixture: opened in TearDown before aclFinalize, destroyed after it.
-  Gate &newGate();
+  Gate& newGate();
   // Enqueues a device task that blocks on `gate`.
-  aclError launchGate(aclrtStream stream, Gate &gate);
+  aclError launchGate(aclrtStream stream, Gate& gate);
   // Enqueues fn as a device task; the closure lives until TearDown.
   aclError launch(aclrtStream stream, std::function<void()> fn);
   // Enqueues a task that marks `probe` and records its position in the fixture's run order.
-  aclError launchProbe(aclrtStream stream, Probe &probe);
+  aclError launchProbe(aclrtStream stream, Probe& probe);
 
   // Runs f on a new thread (which has no current context) and joins it.
   template <class F>
-  static void inNewThread(F &&f) {
+  static void inNewThread(F&& f) {
     std::thread t(std::forward<F>(f));
     t.join();
   }
 
   // Device-memory helpers (current device); failures are reported, not fatal.
-  std::vector<uint8_t> readDevice(const void *devPtr, size_t size);
-  void writeDevice(void *devPtr, const std::vector<uint8_t> &data);
+  std::vector<uint8_t> readDevice(const void* devPtr, size_t size);
+  void writeDevice(void* devPtr, const std::vector<uint8_t>& data);
 
  private:
-  static void closureTrampoline(void *closure);
+  static void closureTrampoline(void* closure);
 
   bool initialized_ = false;
   uint32_t deviceCount_ = 0;
@@ -140,7 +140,7 @@ std::vector<uint8_t> pattern(size_t size, uint32_t seed);
 }  // namespace conformance
 
 // Every fixture of the suite is instantiated over the same configurations.
-#define ARUN_CONFORMANCE_INSTANTIATE(Fixture)                                              \
+#define ARUN_CONFORMANCE_INSTANTIATE(Fixture)                                                   \
   INSTANTIATE_TEST_SUITE_P(Configs, Fixture, ::testing::ValuesIn(::conformance::configPaths()), \
                            ::conformance::configName)
 
@@ -152,10 +152,11 @@ std::vector<uint8_t> pattern(size_t size, uint32_t seed);
 #define ASSERT_ACL_OK(expr) ASSERT_ACL(ACL_SUCCESS, expr)
 // For the places where the spec itself lists two acceptable codes.
 #define EXPECT_ACL_EITHER(a, b, expr) \
-  EXPECT_TRUE(::conformance::isEither(static_cast<aclError>(expr), static_cast<aclError>(a), static_cast<aclError>(b), #expr))
+  EXPECT_TRUE(                        \
+      ::conformance::isEither(static_cast<aclError>(expr), static_cast<aclError>(a), static_cast<aclError>(b), #expr))
 
 namespace conformance {
-inline ::testing::AssertionResult isEither(aclError rc, aclError a, aclError b, const char *expr) {
+inline ::testing::AssertionResult isEither(aclError rc, aclError a, aclError b, const char* expr) {
   if (rc == a || rc == b) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << expr << " returned " << rc << ", expected " << a << " or " << b;
 }

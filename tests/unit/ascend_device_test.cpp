@@ -103,8 +103,12 @@ struct TrackedWork : Work {
   std::thread::id completer;
 };
 
-MemRef host_ref(const void* p) { return MemRef{reinterpret_cast<uint64_t>(p), nullptr}; }
-MemRef dev_ref(AscendDevice& d, DevAddr a) { return MemRef{a, &d}; }
+MemRef host_ref(const void* p) {
+  return MemRef{reinterpret_cast<uint64_t>(p), nullptr};
+}
+MemRef dev_ref(AscendDevice& d, DevAddr a) {
+  return MemRef{a, &d};
+}
 
 DevAddr must_allocate(AscendDevice& d, uint64_t bytes, PageKind page = PageKind::Normal) {
   DevAddr a = 0;
@@ -365,8 +369,8 @@ TEST(AscendMemory, MapAndFindStayInsideTheUsersBytes) {
   ASSERT_NE(d.map(a, 1000), nullptr);
   EXPECT_NE(d.map(a + 999, 1), nullptr);
   EXPECT_NE(d.map(a + 500, 0), nullptr);
-  EXPECT_EQ(d.map(a, 1001), nullptr);       // past the user's size (into the padding)
-  EXPECT_EQ(d.map(a + 1000, 1), nullptr);   // padding is not addressable
+  EXPECT_EQ(d.map(a, 1001), nullptr);      // past the user's size (into the padding)
+  EXPECT_EQ(d.map(a + 1000, 1), nullptr);  // padding is not addressable
   EXPECT_EQ(d.map(a + 1000, 0), nullptr);
   EXPECT_EQ(d.map(a, b - a + 10), nullptr);  // spans two allocations
   EXPECT_EQ(d.map(a - 1, 1), nullptr);
@@ -689,7 +693,9 @@ void report_custom_fault(KernelContext& ctx, void*) {
   if (ctx.block_idx() == 1) ctx.fault(507035, "vector core exception");
 }
 
-void throws(KernelContext&, void*) { throw std::runtime_error("boom"); }
+void throws(KernelContext&, void*) {
+  throw std::runtime_error("boom");
+}
 
 TEST(AscendUnits, KernelsSeeBlocksAndFaultOnBadMaps) {
   OpenDevice od(small_config(64 * MiB, 3, 1));
@@ -827,7 +833,9 @@ struct BlockCounts {
   explicit BlockCounts(size_t n) : hits(n) {}
 };
 
-void count_block(KernelContext& ctx, void* args) { static_cast<BlockCounts*>(args)->hits[ctx.block_idx()]++; }
+void count_block(KernelContext& ctx, void* args) {
+  static_cast<BlockCounts*>(args)->hits[ctx.block_idx()]++;
+}
 
 TEST(AscendBlocks, ConcurrentLaunchesRunEveryBlockExactlyOnce) {
   OpenDevice od(small_config(64 * MiB, 6, 1));

@@ -19,10 +19,13 @@ Status AllocTrace::open(const std::string& path, std::shared_ptr<AllocTrace>* ou
 
 AllocTrace::AllocTrace(std::FILE* file) : file_(file), start_(std::chrono::steady_clock::now()) {}
 
-AllocTrace::~AllocTrace() { std::fclose(file_); }
+AllocTrace::~AllocTrace() {
+  std::fclose(file_);
+}
 
 uint64_t AllocTrace::now_ns() const {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
 }
 
 uint64_t AllocTrace::allocated(int32_t device, uint64_t stream, uint64_t bytes, uint32_t page) {

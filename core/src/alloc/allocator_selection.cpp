@@ -87,8 +87,9 @@ Status Runtime::choose_allocator() {
       entry = &implicit;
     }
     if (!entry->options.empty()) {
-      return Status(Errc::file_attr_invalid, entry->origin + ".options: allocator options belong in the [allocator] "
-                                                             "table (or ASCEND_RUN_ALLOC), not in the [[plugin]] entry");
+      return Status(Errc::file_attr_invalid, entry->origin +
+                                                 ".options: allocator options belong in the [allocator] "
+                                                 "table (or ASCEND_RUN_ALLOC), not in the [[plugin]] entry");
     }
     // The options come from the [allocator] table (or ASCEND_RUN_ALLOC), and the policy's code
     // reports a bad option or a failed factory.

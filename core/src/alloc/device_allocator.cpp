@@ -90,7 +90,9 @@ const DeviceAllocator::ChunkBlocks* DeviceAllocator::chunk_of(plugin::DevAddr ad
   return const_cast<DeviceAllocator*>(this)->chunk_of(addr);
 }
 
-plugin::MemoryUsage DeviceAllocator::device_usage() const { return device_->memory_usage(); }
+plugin::MemoryUsage DeviceAllocator::device_usage() const {
+  return device_->memory_usage();
+}
 
 void DeviceAllocator::stream_added(const std::shared_ptr<Stream>& stream) {
   std::lock_guard lock(mu_);
@@ -257,9 +259,11 @@ uint64_t DeviceAllocator::trim(uint64_t keep_bytes) {
 std::vector<plugin::BlockInfo> DeviceAllocator::snapshot() const {
   std::lock_guard lock(mu_);
   std::vector<plugin::BlockInfo> out;
-  policy_->visit([](void* context, const plugin::BlockInfo& b) {
-    static_cast<std::vector<plugin::BlockInfo>*>(context)->push_back(b);
-  }, &out);
+  policy_->visit(
+      [](void* context, const plugin::BlockInfo& b) {
+        static_cast<std::vector<plugin::BlockInfo>*>(context)->push_back(b);
+      },
+      &out);
   return out;
 }
 
@@ -279,7 +283,9 @@ std::vector<DeviceAllocator::Block> DeviceAllocator::blocks() const {
   return out;
 }
 
-const char* DeviceAllocator::policy_name() const { return policy_->name(); }
+const char* DeviceAllocator::policy_name() const {
+  return policy_->name();
+}
 
 std::string DeviceAllocator::policy_options() const {
   std::lock_guard lock(mu_);
@@ -306,12 +312,11 @@ std::string format_memory_report(int32_t device, const char* policy, const plugi
                   human_bytes(g->peak).c_str(), human_bytes(g->total).c_str());
     out += line;
   }
-  std::snprintf(line, sizeof line,
-                "  blocks: %" PRIu64 " live, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
-                " pending; chunks: %" PRIu64 " acquired, %" PRIu64 " released; cache hits %" PRIu64 "; OOMs %" PRIu64
-                "\n",
-                live_blocks, s.allocations, s.frees, s.pending_frees, s.chunk_acquires, s.chunk_releases, s.cache_hits,
-                s.ooms);
+  std::snprintf(
+      line, sizeof line,
+      "  blocks: %" PRIu64 " live, %" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64 " pending; chunks: %" PRIu64
+      " acquired, %" PRIu64 " released; cache hits %" PRIu64 "; OOMs %" PRIu64 "\n",
+      live_blocks, s.allocations, s.frees, s.pending_frees, s.chunk_acquires, s.chunk_releases, s.cache_hits, s.ooms);
   out += line;
   const double overhead = s.requested.peak == 0 ? 0.0 : double(s.reserved.peak) / double(s.requested.peak);
   std::snprintf(line, sizeof line,
@@ -331,9 +336,9 @@ std::string DeviceAllocator::oom_message(uint64_t bytes, const Status& why) cons
   if (!why.message().empty()) m += ": " + why.message();
   m += ". Device: " + human_bytes(dev.total) + " total, " + human_bytes(dev.free) + " free, largest free range " +
        human_bytes(dev.largest_free) + ". Allocator \"" + policy_->name() + "\" (" + policy_->describe() +
-       "): reserved " + human_bytes(s.reserved.current) + ", allocated " + human_bytes(s.allocated.current) +
-       " in " + std::to_string(blocks_.size()) + " blocks, requested " + human_bytes(s.requested.current) +
-       ", cached free " + human_bytes(s.cached_free) + ", largest cached block " + human_bytes(s.largest_free);
+       "): reserved " + human_bytes(s.reserved.current) + ", allocated " + human_bytes(s.allocated.current) + " in " +
+       std::to_string(blocks_.size()) + " blocks, requested " + human_bytes(s.requested.current) + ", cached free " +
+       human_bytes(s.cached_free) + ", largest cached block " + human_bytes(s.largest_free);
   char frag[64];
   std::snprintf(frag, sizeof frag, ", fragmentation %.0f%%", s.fragmentation() * 100);
   m += frag;

@@ -27,8 +27,8 @@ class Stream;
 // Which allocator policy each device gets: the built-in `direct`, or one from an allocator plugin.
 struct AllocatorChoice {
   std::string name = "direct";
-  std::string source = "default";  // "config", "ASCEND_RUN_ALLOC", "default"
-  std::string options;             // as the policy describes them, for reports
+  std::string source = "default";                   // "config", "ASCEND_RUN_ALLOC", "default"
+  std::string options;                              // as the policy describes them, for reports
   std::shared_ptr<plugin::AllocatorPlugin> plugin;  // null: direct; holds the plugin library
   std::shared_ptr<AllocTrace> trace;                // ASCEND_RUN_ALLOC_TRACE, or null
   bool report_at_close = false;                     // print the allocator report when the device closes
@@ -43,7 +43,7 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
     uint64_t size = 0;
     const void* site = nullptr;  // return address of the allocating API call, or nullptr
     plugin::StreamId stream = 0;
-    uint64_t trace_id = 0;  // the block's id in the allocation trace (0: not traced)
+    uint64_t trace_id = 0;        // the block's id in the allocation trace (0: not traced)
     bool used_elsewhere = false;  // arunMemRecordStream named another stream
   };
 

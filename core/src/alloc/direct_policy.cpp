@@ -66,15 +66,17 @@ uint64_t DirectPolicy::release_reached() {
   return released;
 }
 
-uint64_t DirectPolicy::trim(uint64_t) { return release_reached(); }
+uint64_t DirectPolicy::trim(uint64_t) {
+  return release_reached();
+}
 
 void DirectPolicy::visit(plugin::BlockVisitor visitor, void* context) const {
   for (const auto& [base, live] : chunks_) {
     visitor(context, plugin::BlockInfo{base, live.chunk.size, base, plugin::BlockInfo::State::Live, live.stream});
   }
   for (const Pending& p : pending_) {
-    visitor(context, plugin::BlockInfo{p.chunk.base, p.chunk.size, p.chunk.base, plugin::BlockInfo::State::Pending,
-                                       p.stream});
+    visitor(context,
+            plugin::BlockInfo{p.chunk.base, p.chunk.size, p.chunk.base, plugin::BlockInfo::State::Pending, p.stream});
   }
 }
 

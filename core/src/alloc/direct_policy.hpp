@@ -45,7 +45,7 @@ class DirectPolicy final : public plugin::AllocatorPolicy {
     bool shared = false;          // used on another stream too: its free waits for every stream
   };
   std::map<plugin::DevAddr, Live> chunks_;  // live blocks, each a whole chunk
-  std::deque<Pending> pending_;                      // freed, waiting for in-flight work
+  std::deque<Pending> pending_;             // freed, waiting for in-flight work
   plugin::AllocatorStats stats_;
 };
 

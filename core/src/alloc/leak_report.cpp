@@ -56,8 +56,9 @@ std::string LeakReport::format(const std::string& when, bool call_sites) const {
     std::sort(blocks.begin(), blocks.end(), [](const Memory* a, const Memory* b) { return a->bytes > b->bytes; });
     uint64_t total = 0;
     for (const Memory* m : blocks) total += m->bytes;
-    out += "\n  " + (device < 0 ? std::string("pinned host memory (aclrtMallocHost)")
-                               : "device " + std::to_string(device) + " memory (aclrtMalloc)") +
+    out += "\n  " +
+           (device < 0 ? std::string("pinned host memory (aclrtMallocHost)")
+                       : "device " + std::to_string(device) + " memory (aclrtMalloc)") +
            ": " + std::to_string(blocks.size()) + (blocks.size() == 1 ? " block, " : " blocks, ") + human_bytes(total);
     for (size_t i = 0; i < blocks.size() && i < kListed; ++i) {
       char line[96];
@@ -82,13 +83,14 @@ std::string LeakReport::format(const std::string& when, bool call_sites) const {
   devices.clear();
   for (const auto& c : contexts) ++devices[c.device];
   for (auto& [device, n] : devices) {
-    out += "\n  device " + std::to_string(device) + ": " + std::to_string(n) +
-           (n == 1 ? " context" : " contexts") + " never destroyed (aclrtCreateContext without aclrtDestroyContext)";
+    out += "\n  device " + std::to_string(device) + ": " + std::to_string(n) + (n == 1 ? " context" : " contexts") +
+           " never destroyed (aclrtCreateContext without aclrtDestroyContext)";
   }
   for (int32_t d : devices_left_set) {
     out += "\n  device " + std::to_string(d) + " still set (aclrtSetDevice without aclrtResetDevice)";
   }
-  if (!call_sites && !memory.empty()) out += "\n  (set [runtime] leak_call_sites = true to see where each block was allocated)";
+  if (!call_sites && !memory.empty())
+    out += "\n  (set [runtime] leak_call_sites = true to see where each block was allocated)";
   return out;
 }
 

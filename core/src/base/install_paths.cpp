@@ -15,12 +15,16 @@ std::string library_dir() {
   return path.parent_path().string();
 }
 
-std::string builtin_plugin_dir() { return library_dir() + "/" ARUN_PLUGIN_SUBDIR; }
+std::string builtin_plugin_dir() {
+  return library_dir() + "/" ARUN_PLUGIN_SUBDIR;
+}
 
 std::string installed_config_dir() {
   return (std::filesystem::path(library_dir()).parent_path() / ARUN_CONFIG_SUBDIR).lexically_normal().string();
 }
 
-std::string installed_default_config() { return installed_config_dir() + "/default.toml"; }
+std::string installed_default_config() {
+  return installed_config_dir() + "/default.toml";
+}
 
 }  // namespace arun

@@ -6,9 +6,9 @@
 
 namespace arun {
 
-std::string library_dir();          // folder of the library (or executable) the core is linked into
-std::string builtin_plugin_dir();   // <library_dir>/ascend-run
-std::string installed_config_dir(); // <library_dir>/../share/ascend-run/configs
+std::string library_dir();           // folder of the library (or executable) the core is linked into
+std::string builtin_plugin_dir();    // <library_dir>/ascend-run
+std::string installed_config_dir();  // <library_dir>/../share/ascend-run/configs
 std::string installed_default_config();
 
 }  // namespace arun

@@ -8,11 +8,16 @@ namespace arun {
 
 spdlog::level::level_enum to_spdlog(plugin::LogLevel level) {
   switch (level) {
-    case plugin::LogLevel::Debug: return spdlog::level::debug;
-    case plugin::LogLevel::Info: return spdlog::level::info;
-    case plugin::LogLevel::Warning: return spdlog::level::warn;
-    case plugin::LogLevel::Error: return spdlog::level::err;
-    case plugin::LogLevel::Off: return spdlog::level::off;
+    case plugin::LogLevel::Debug:
+      return spdlog::level::debug;
+    case plugin::LogLevel::Info:
+      return spdlog::level::info;
+    case plugin::LogLevel::Warning:
+      return spdlog::level::warn;
+    case plugin::LogLevel::Error:
+      return spdlog::level::err;
+    case plugin::LogLevel::Off:
+      return spdlog::level::off;
   }
   return spdlog::level::warn;
 }
@@ -41,18 +46,24 @@ void set_log_level(plugin::LogLevel level) {
   log().set_level(to_spdlog(level));
 }
 
-plugin::LogLevel log_level() { return g_level.load(); }
+plugin::LogLevel log_level() {
+  return g_level.load();
+}
 
 const char* log_level_name(plugin::LogLevel level) {
   switch (level) {
-    case plugin::LogLevel::Debug: return "debug";
-    case plugin::LogLevel::Info: return "info";
-    case plugin::LogLevel::Warning: return "warning";
-    case plugin::LogLevel::Error: return "error";
-    case plugin::LogLevel::Off: return "off";
+    case plugin::LogLevel::Debug:
+      return "debug";
+    case plugin::LogLevel::Info:
+      return "info";
+    case plugin::LogLevel::Warning:
+      return "warning";
+    case plugin::LogLevel::Error:
+      return "error";
+    case plugin::LogLevel::Off:
+      return "off";
   }
   return "?";
 }
-
 
 }  // namespace arun

@@ -22,32 +22,32 @@ namespace arun {
 // One [[plugin]] entry.
 struct PluginEntry {
   plugin::PluginKind kind = plugin::PluginKind::Device;
-  std::string name;                 // e.g. "ascend"
-  std::string path;                 // explicit library path (absolute, or relative to the config file's folder); empty = search
-  toml::table options;              // the raw [plugin.options] table, validated against the plugin's schema at load
-  std::string origin;               // "file.toml: plugin[2]" for messages
+  std::string name;     // e.g. "ascend"
+  std::string path;     // explicit library path (absolute, or relative to the config file's folder); empty = search
+  toml::table options;  // the raw [plugin.options] table, validated against the plugin's schema at load
+  std::string origin;   // "file.toml: plugin[2]" for messages
 };
 
 // What aclrtResetDevice and aclFinalize do about resources the program never released.
 enum class LeakReportMode { Off, Warn, Error };
 
 struct RuntimeConfig {
-  std::string source_path;          // file the config came from; empty = none (no default config installed)
-  std::string source_kind;          // "argument", "ASCEND_RUN_CONFIG", "installed default", "built-in defaults"
+  std::string source_path;  // file the config came from; empty = none (no default config installed)
+  std::string source_kind;  // "argument", "ASCEND_RUN_CONFIG", "installed default", "built-in defaults"
   // True when source_path was a CANN acl.json: it configures nothing ascend-run uses, so the runtime
   // takes plugins (and everything else) from the installed default TOML.
   bool from_acl_json = false;
   // [runtime]
-  std::optional<plugin::LogLevel> log_level;   // unset = keep the environment / default level
-  std::vector<std::string> plugin_search_paths; // absolute paths, in search order, before the built-in plugin folder
+  std::optional<plugin::LogLevel> log_level;     // unset = keep the environment / default level
+  std::vector<std::string> plugin_search_paths;  // absolute paths, in search order, before the built-in plugin folder
   LeakReportMode leak_report = LeakReportMode::Warn;
-  bool memory_report = false;      // print each device's allocator report when it closes
-  bool leak_call_sites = false;    // record where each device / pinned allocation was made, for the report
+  bool memory_report = false;    // print each device's allocator report when it closes
+  bool leak_call_sites = false;  // record where each device / pinned allocation was made, for the report
   // [[plugin]]
   std::vector<PluginEntry> plugins;
   // [scheduler]
   std::string scheduler_policy = "priority";
-  toml::table scheduler_options;    // the other keys of [scheduler], validated by resolve_scheduler
+  toml::table scheduler_options;  // the other keys of [scheduler], validated by resolve_scheduler
   // [allocator]
   std::string allocator_policy = "direct";
   toml::table allocator_options;
@@ -57,10 +57,13 @@ struct RuntimeConfig {
   // The sinks an enabled profiler uses when `sinks` is empty. The core names no sink: the installed
   // default config sets it (default_config.hpp), and a configuration that leaves it out takes that.
   std::vector<std::string> profiler_default_sinks;
+  // The sinks aclprofStart uses when `sinks` is empty (those of them that are installed); from the
+  // installed default config like default_sinks.
+  std::vector<std::string> profiler_aclprof_sinks;
   std::string profiler_output_dir = "ascend-run-profile";
   uint64_t profiler_buffer_bytes = 4ull << 20;  // per thread; 32768 records (rounded down to a power of two)
-  uint64_t profiler_start_after_ms = 0;          // capture window: begin this long after aclInit
-  uint64_t profiler_duration_ms = 0;             // ... and collect this long (0: until aclFinalize)
+  uint64_t profiler_start_after_ms = 0;         // capture window: begin this long after aclInit
+  uint64_t profiler_duration_ms = 0;            // ... and collect this long (0: until aclFinalize)
   // Notes collected while parsing (e.g. ignored CANN-only acl.json keys), logged once each by the runtime.
   std::vector<std::string> notices;
 };

@@ -46,7 +46,8 @@ void choose_config_file(const char* path, std::string* file, std::string* how) {
 Status apply_default_config(const std::string& default_path, RuntimeConfig* cfg) {
   const bool need_devices = !has_device_plugin(*cfg);
   const bool need_sinks = cfg->profiler_default_sinks.empty();
-  if (!need_devices && !need_sinks) return Status::Ok();
+  const bool need_aclprof_sinks = cfg->profiler_aclprof_sinks.empty();
+  if (!need_devices && !need_sinks && !need_aclprof_sinks) return Status::Ok();
   std::error_code ec;
   if (default_path.empty() || !fs::exists(default_path, ec)) return Status::Ok();
   if (!cfg->source_path.empty() && same_file(cfg->source_path, default_path)) return Status::Ok();
@@ -58,6 +59,7 @@ Status apply_default_config(const std::string& default_path, RuntimeConfig* cfg)
     }
   }
   if (need_sinks) cfg->profiler_default_sinks = std::move(base.profiler_default_sinks);
+  if (need_aclprof_sinks) cfg->profiler_aclprof_sinks = std::move(base.profiler_aclprof_sinks);
   return Status::Ok();
 }
 

@@ -7,7 +7,7 @@
 // names no plugin). A configuration takes from it what it leaves out:
 //   - no [[plugin]] entry of kind "device": the default config's device entries (with their options);
 //   - no [profiler] default_sinks: the default config's (the sinks an enabled profiler uses when
-//     `sinks` is empty);
+//     `sinks` is empty); likewise aclprof_sinks (the sinks of aclprofStart);
 //   - a CANN acl.json configures nothing ascend-run uses: everything comes from the default config.
 // So an empty file, or aclInit(NULL), loads exactly what default.toml says. Nothing else is merged
 // (a configuration's own device entries replace the default's; its other keys keep the built-in

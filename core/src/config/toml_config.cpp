@@ -320,7 +320,7 @@ Status parse_profiler(const std::string& origin, const toml::table& t, RuntimeCo
     std::string path = child_path("profiler", key.str());
     if (key == "enabled") {
       ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->profiler_enabled));
-    } else if (key == "sinks" || key == "default_sinks") {
+    } else if (key == "sinks" || key == "default_sinks" || key == "aclprof_sinks") {
       std::vector<std::string> sinks;
       ARUN_RETURN_IF_ERROR(read_string_list(origin, node, path, &sinks));
       for (size_t i = 0; i < sinks.size(); ++i) {
@@ -332,7 +332,9 @@ Status parse_profiler(const std::string& origin, const toml::table& t, RuntimeCo
           }
         }
       }
-      (key == "sinks" ? cfg->profiler_sinks : cfg->profiler_default_sinks) = std::move(sinks);
+      (key == "sinks"           ? cfg->profiler_sinks
+       : key == "default_sinks" ? cfg->profiler_default_sinks
+                                : cfg->profiler_aclprof_sinks) = std::move(sinks);
     } else if (key == "output_dir") {
       ARUN_RETURN_IF_ERROR(read_string(origin, node, path, &cfg->profiler_output_dir, /*allow_empty=*/false));
     } else if (key == "buffer_size") {
@@ -342,8 +344,9 @@ Status parse_profiler(const std::string& origin, const toml::table& t, RuntimeCo
       ARUN_RETURN_IF_ERROR(read_integer(origin, node, path, 0, int64_t{1} << 40, &v));
       (key == "start_after_ms" ? cfg->profiler_start_after_ms : cfg->profiler_duration_ms) = static_cast<uint64_t>(v);
     } else {
-      return unknown_key(origin, key, path,
-                         "enabled, sinks, default_sinks, output_dir, buffer_size, start_after_ms, duration_ms");
+      return unknown_key(
+          origin, key, path,
+          "enabled, sinks, default_sinks, aclprof_sinks, output_dir, buffer_size, start_after_ms, duration_ms");
     }
   }
   return Status::Ok();

@@ -26,7 +26,9 @@ constexpr size_t kMaxPendingMessages = 32;
 
 }  // namespace
 
-bool initialized() { return Runtime::instance() != nullptr; }
+bool initialized() {
+  return Runtime::instance() != nullptr;
+}
 
 aclError record_failure(const char* function, const Status& status) {
   auto& e = errors();
@@ -57,8 +59,12 @@ const char* take_recent_messages() {
   return e.returned.c_str();
 }
 
-void log(plugin::LogLevel level, const std::string& message) { arun::log().log(to_spdlog(level), "{}", message); }
+void log(plugin::LogLevel level, const std::string& message) {
+  arun::log().log(to_spdlog(level), "{}", message);
+}
 
-bool log_enabled(plugin::LogLevel level) { return arun::log().should_log(to_spdlog(level)); }
+bool log_enabled(plugin::LogLevel level) {
+  return arun::log().should_log(to_spdlog(level));
+}
 
 }  // namespace arun::rt

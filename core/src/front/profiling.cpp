@@ -207,11 +207,12 @@ Status prof_start(const aclprofConfig* cfg) {
   if (ignored != 0) {
     arun::log().info("aclprofStart: switches 0x{:x} have no data on this device model and collect nothing", ignored);
   }
-  // Sinks: the config's [profiler] sinks, else the timeline and msprof's CSV summaries.
+  // Sinks: the config's [profiler] sinks, else those of aclprof_sinks (the default config: the
+  // timeline and msprof's CSV summaries) that are installed.
   std::vector<std::string> sinks = rt->config().profiler_sinks;
   if (sinks.empty()) {
     std::vector<std::string> installed = rt->installed_sinks();
-    for (const char* name : {"timeline", "msprof_csv"}) {
+    for (const std::string& name : rt->config().profiler_aclprof_sinks) {
       if (std::find(installed.begin(), installed.end(), name) != installed.end()) sinks.push_back(name);
     }
   }

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "base/logging.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
-#include "base/logging.hpp"
 
 namespace arun {
 

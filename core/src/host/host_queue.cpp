@@ -6,8 +6,8 @@
 #include <pthread.h>
 
 #include "arun/runtime/recorder.hpp"
-#include "sched/scheduler.hpp"
 #include "runtime/task.hpp"
+#include "sched/scheduler.hpp"
 
 namespace arun {
 

@@ -30,6 +30,8 @@ plugin::HostServices* host_services() {
   return &services;
 }
 
-void set_memory_live_check(MemoryLiveCheck check) { g_live_check.store(check, std::memory_order_release); }
+void set_memory_live_check(MemoryLiveCheck check) {
+  g_live_check.store(check, std::memory_order_release);
+}
 
 }  // namespace arun

@@ -6,24 +6,30 @@
 #include <boost/dll/import.hpp>
 #include <filesystem>
 
-#include "host/host_services.hpp"
 #include "base/install_paths.hpp"
 #include "base/logging.hpp"
+#include "host/host_services.hpp"
 
 namespace arun {
 namespace fs = std::filesystem;
 
 const char* plugin::kind_name(PluginKind kind) {
   switch (kind) {
-    case PluginKind::Device: return "device";
-    case PluginKind::Allocator: return "allocator";
-    case PluginKind::Profiler: return "profiler";
-    case PluginKind::Scheduler: return "scheduler";
+    case PluginKind::Device:
+      return "device";
+    case PluginKind::Allocator:
+      return "allocator";
+    case PluginKind::Profiler:
+      return "profiler";
+    case PluginKind::Scheduler:
+      return "scheduler";
   }
   return "unknown";
 }
 
-plugin::HostServices* plugin_host_services_for_factory() { return host_services(); }
+plugin::HostServices* plugin_host_services_for_factory() {
+  return host_services();
+}
 
 std::string plugin_file_name(plugin::PluginKind kind, const std::string& name) {
   return std::string("libarun_") + plugin::kind_name(kind) + "_" + name + ".so";
@@ -31,7 +37,9 @@ std::string plugin_file_name(plugin::PluginKind kind, const std::string& name) {
 
 namespace {
 
-std::string abi_string(uint16_t major, uint16_t minor) { return std::to_string(major) + "." + std::to_string(minor); }
+std::string abi_string(uint16_t major, uint16_t minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
 
 }  // namespace
 
@@ -63,11 +71,10 @@ Status load_plugin_library(const std::string& path, const plugin::PluginKind* ex
     return Status(Errc::invalid_file, "plugin " + path + " has a descriptor with a wrong magic number");
   }
   if (desc.abi_major != plugin::kAbiMajor || desc.abi_minor > plugin::kAbiMinor) {
-    return Status(Errc::file_attr_invalid, "plugin " + path + " was built for plugin ABI " +
-                                               abi_string(desc.abi_major, desc.abi_minor) +
-                                               " but this runtime provides ABI " +
-                                               abi_string(plugin::kAbiMajor, plugin::kAbiMinor) +
-                                               " (same major and a minor no newer are required); rebuild the plugin");
+    return Status(Errc::file_attr_invalid,
+                  "plugin " + path + " was built for plugin ABI " + abi_string(desc.abi_major, desc.abi_minor) +
+                      " but this runtime provides ABI " + abi_string(plugin::kAbiMajor, plugin::kAbiMinor) +
+                      " (same major and a minor no newer are required); rebuild the plugin");
   }
   if (desc.struct_size < sizeof(plugin::PluginDescriptor)) {
     return Status(Errc::file_attr_invalid, "plugin " + path + " has a truncated descriptor (" +
@@ -92,8 +99,8 @@ Status load_plugin_library(const std::string& path, const plugin::PluginKind* ex
   return Status::Ok();
 }
 
-Status load_plugin_entry(const PluginEntry& entry, const std::vector<std::string>& search_paths,
-                         LoadedPlugin* out, std::vector<std::string>* tried) {
+Status load_plugin_entry(const PluginEntry& entry, const std::vector<std::string>& search_paths, LoadedPlugin* out,
+                         std::vector<std::string>* tried) {
   if (!entry.path.empty()) {
     if (tried) tried->push_back(entry.path);
     Status st = load_plugin_library(entry.path, &entry.kind, &entry.name, out);

@@ -9,9 +9,9 @@
 
 #include <boost/dll/shared_library.hpp>
 
-#include "config/config.hpp"
 #include "arun/core/status.hpp"
 #include "arun/plugin/plugin_abi.hpp"
+#include "config/config.hpp"
 
 namespace arun {
 
@@ -37,8 +37,8 @@ Status load_plugin_library(const std::string& path, const plugin::PluginKind* ex
 
 // Resolves a [[plugin]] entry: its explicit path, or libarun_<kind>_<name>.so in the search
 // folders (config folders first, then the built-in plugin folder). `tried` lists every path looked at.
-Status load_plugin_entry(const PluginEntry& entry, const std::vector<std::string>& search_paths,
-                         LoadedPlugin* out, std::vector<std::string>* tried);
+Status load_plugin_entry(const PluginEntry& entry, const std::vector<std::string>& search_paths, LoadedPlugin* out,
+                         std::vector<std::string>* tried);
 
 // Every libarun_*.so in `dir`, loaded and described or with the reason it was rejected.
 std::vector<PluginProbe> probe_plugin_dir(const std::string& dir);

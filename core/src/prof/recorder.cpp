@@ -38,8 +38,8 @@ using plugin::Record;
 // instead of a page fault every few dozen entries on the hot path during the ring's first lap.
 template <class Slot>
 Slot* map_slots(uint64_t cap) {
-  void* p = ::mmap(nullptr, cap * sizeof(Slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                   -1, 0);
+  void* p =
+      ::mmap(nullptr, cap * sizeof(Slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   return static_cast<Slot*>(p);
 }
@@ -261,7 +261,9 @@ void emit(const Record& record) {
   commit_in(ring);
 }
 
-uint32_t intern(std::string_view text) { return string_table().intern(text); }
+uint32_t intern(std::string_view text) {
+  return string_table().intern(text);
+}
 
 uint32_t intern_static(const char* text) {
   if (text == nullptr) return 0;
@@ -283,7 +285,9 @@ uint32_t intern_static(const char* text) {
   return string_table().intern(text);  // a crowded neighbourhood: the locked path
 }
 
-uint64_t next_record_id() { return g_record_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
+uint64_t next_record_id() {
+  return g_record_ids.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 namespace {
 
@@ -349,7 +353,9 @@ void free_retired(std::vector<std::unique_ptr<RingOf<Slot>>>& rings, const std::
 
 // ---- TraceRings
 
-void TraceRings::set_buffer_bytes(uint64_t bytes) { registry().bytes.store(bytes, std::memory_order_relaxed); }
+void TraceRings::set_buffer_bytes(uint64_t bytes) {
+  registry().bytes.store(bytes, std::memory_order_relaxed);
+}
 
 void TraceRings::drain(std::vector<Record>* out, uint64_t* dropped) {
   Registry& reg = registry();
@@ -379,6 +385,8 @@ size_t TraceRings::ring_count() {
   return registry().rings.size() + registry().span_rings.size();
 }
 
-const plugin::StringTable& strings() { return string_table(); }
+const plugin::StringTable& strings() {
+  return string_table();
+}
 
 }  // namespace arun::prof

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "base/logging.hpp"
 #include "arun/runtime/recorder.hpp"
+#include "base/logging.hpp"
 #include "prof/trace_rings.hpp"
 
 namespace arun {
@@ -15,7 +15,9 @@ namespace arun {
 namespace {
 constexpr auto kCollectInterval = std::chrono::milliseconds(2);
 
-void stop_at_exit() { Profiler::instance().stop(); }
+void stop_at_exit() {
+  Profiler::instance().stop();
+}
 
 int64_t unix_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -23,7 +25,9 @@ int64_t unix_now_ns() {
 }
 }  // namespace
 
-void prof::kick_collector() { Profiler::instance().kick(); }
+void prof::kick_collector() {
+  Profiler::instance().kick();
+}
 
 void Profiler::kick() {
   kicked_.store(true, std::memory_order_relaxed);

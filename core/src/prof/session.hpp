@@ -29,11 +29,11 @@ struct ProfilerSinkHandle {
 struct ProfilerSession {
   std::vector<ProfilerSinkHandle> sinks;
   std::string output_dir;
-  uint64_t categories = 0;         // prof::k* bits
-  uint64_t buffer_bytes = 0;       // per-thread ring size (0: keep the current one)
-  uint64_t start_after_ms = 0;     // capture window: collection begins this long after start()
-  uint64_t duration_ms = 0;        // ... and ends this long after it began (0: until stop())
-  std::string source;              // "config", "ASCEND_RUN_PROFILING", "aclprofStart"
+  uint64_t categories = 0;      // prof::k* bits
+  uint64_t buffer_bytes = 0;    // per-thread ring size (0: keep the current one)
+  uint64_t start_after_ms = 0;  // capture window: collection begins this long after start()
+  uint64_t duration_ms = 0;     // ... and ends this long after it began (0: until stop())
+  std::string source;           // "config", "ASCEND_RUN_PROFILING", "aclprofStart"
   struct Device {
     int32_t id;
     std::string name;
@@ -68,7 +68,7 @@ class Profiler {
  private:
   Profiler() = default;
   void collector_loop();
-  void deliver_locked();  // with deliver_mu_ held
+  void deliver_locked();   // with deliver_mu_ held
   std::mutex control_mu_;  // start / stop
   mutable std::mutex state_mu_;
   std::condition_variable wake_;

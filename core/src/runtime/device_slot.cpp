@@ -26,8 +26,8 @@ Status DeviceSlot::acquire() {
     auto policy = policy_();
     if (!policy) {
       device_->close();
-      return Status(Errc::rt_dev_setup_error,
-                    "device " + std::to_string(id_) + " (" + backend_ + "): the scheduling policy could not be created");
+      return Status(Errc::rt_dev_setup_error, "device " + std::to_string(id_) + " (" + backend_ +
+                                                  "): the scheduling policy could not be created");
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::move(policy), id_, queue_depth_);
     std::shared_ptr<DeviceAllocator> allocator;

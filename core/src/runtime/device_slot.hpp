@@ -8,11 +8,11 @@
 #include <set>
 #include <string>
 
+#include "alloc/device_allocator.hpp"
+#include "alloc/leak_report.hpp"
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
 #include "runtime/context.hpp"
-#include "alloc/device_allocator.hpp"
-#include "alloc/leak_report.hpp"
 #include "sched/scheduler.hpp"
 
 namespace arun {
@@ -54,10 +54,10 @@ class DeviceSlot {
 
   // Default-context bookkeeping, guarded by mu.
   std::mutex mu;
-  int set_count = 0;                      // aclrtSetDevice references
+  int set_count = 0;  // aclrtSetDevice references
   std::shared_ptr<Context> default_context;
-  std::set<int32_t> peers;                // devices this one may access (aclrtDeviceEnablePeerAccess)
-  int overflow_mode = 1;                  // aclrtFloatOverflowMode; INFNAN (IEEE) by default
+  std::set<int32_t> peers;  // devices this one may access (aclrtDeviceEnablePeerAccess)
+  int overflow_mode = 1;    // aclrtFloatOverflowMode; INFNAN (IEEE) by default
 
  private:
   int32_t id_;

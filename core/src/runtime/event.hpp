@@ -17,10 +17,10 @@ struct EventRecord {
   // All fields are guarded by the scheduler mutex of the event's device, except `done`, which host
   // threads poll without it.
   std::atomic<bool> done{false};
-  std::atomic<bool> watched{false};   // a host thread waits for it: its completion must wake them
-  uint64_t device_ns = 0;             // device clock when the captured work had completed
-  uint64_t prof_id = 0;               // profiling: links the record to its waits (0: not profiled)
-  std::vector<Stream*> blocked;       // streams whose head waits for this record
+  std::atomic<bool> watched{false};  // a host thread waits for it: its completion must wake them
+  uint64_t device_ns = 0;            // device clock when the captured work had completed
+  uint64_t prof_id = 0;              // profiling: links the record to its waits (0: not profiled)
+  std::vector<Stream*> blocked;      // streams whose head waits for this record
 };
 
 class Event {

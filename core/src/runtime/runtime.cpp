@@ -7,14 +7,14 @@
 #include <optional>
 #include <sstream>
 
-#include "host/host_services.hpp"
+#include "arun/runtime/recorder.hpp"
 #include "base/install_paths.hpp"
 #include "base/logging.hpp"
-#include "sched/plugin_policy.hpp"
-#include "prof/session.hpp"
-#include "arun/runtime/recorder.hpp"
 #include "config/default_config.hpp"
 #include "config/setting.hpp"
+#include "host/host_services.hpp"
+#include "prof/session.hpp"
+#include "sched/plugin_policy.hpp"
 
 namespace arun {
 
@@ -53,8 +53,8 @@ Status Runtime::initialize(const char* config_path) {
   choose_config_file(config_path, &file, &how);
   std::error_code ec;
   if (!file.empty() && !std::filesystem::is_regular_file(file, ec)) {
-    return Status(Errc::invalid_file, "config file " + file + " (from " + how +
-                                          ") does not exist or is not a regular file");
+    return Status(Errc::invalid_file,
+                  "config file " + file + " (from " + how + ") does not exist or is not a regular file");
   }
   std::string identity = file.empty() ? std::string("<built-in>") : read_file(file);
   if (g_init_refs > 0) {
@@ -63,8 +63,8 @@ Status Runtime::initialize(const char* config_path) {
                                              (file.empty() ? std::string("the built-in defaults") : file));
     }
     ++g_init_refs;
-    return Status(Errc::repeat_initialize, "already initialised; reference count is now " +
-                                               std::to_string(g_init_refs));
+    return Status(Errc::repeat_initialize,
+                  "already initialised; reference count is now " + std::to_string(g_init_refs));
   }
 
   if (auto env_level = log_level_from_env()) set_log_level(*env_level);
@@ -121,7 +121,7 @@ Status Runtime::setup(RuntimeConfig config) {
       continue;
     }
     if (entry.kind == plugin::PluginKind::Allocator) continue;  // choose_allocator loaded the one in use
-    if (entry.kind == plugin::PluginKind::Profiler) continue;  // loaded when a session starts
+    if (entry.kind == plugin::PluginKind::Profiler) continue;   // loaded when a session starts
     ARUN_RETURN_IF_ERROR(load_device_plugin(entry));
   }
   if (scheduler_.plugin) ARUN_RETURN_IF_ERROR(load_scheduler_plugin());
@@ -180,8 +180,8 @@ Status Runtime::start_profiling(const std::vector<std::string>& sinks, const std
       if (std::find(found.begin(), found.end(), name) == found.end()) {
         std::string valid;
         for (const auto& f : found) valid += (valid.empty() ? "" : ", ") + f;
-        return Status(code, origin + ": unknown profiler sink \"" + name + "\" (installed: " +
-                                (valid.empty() ? std::string("none") : valid) + ")");
+        return Status(code, origin + ": unknown profiler sink \"" + name +
+                                "\" (installed: " + (valid.empty() ? std::string("none") : valid) + ")");
       }
       implicit.kind = plugin::PluginKind::Profiler;
       implicit.name = name;
@@ -256,8 +256,8 @@ Status Runtime::choose_scheduler() {
     }
     if (!found) {
       std::string where = spec.origin + (spec.from_toml ? ": scheduler.policy" : "");
-      return Status(code, where + ": unknown scheduling policy \"" + spec.name + "\" (valid: " +
-                              builtin_policy_names() + plugins + ")");
+      return Status(code, where + ": unknown scheduling policy \"" + spec.name +
+                              "\" (valid: " + builtin_policy_names() + plugins + ")");
     }
   }
   ARUN_RETURN_IF_ERROR(resolve_scheduler(spec, code, &scheduler_));
@@ -393,7 +393,8 @@ Status Runtime::require_context(Context** out) const {
 
 std::shared_ptr<Stream> Runtime::make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default) {
   DeviceSlot* slot = context->slot();
-  auto stream = std::make_shared<Stream>(context, slot->scheduler(), slot->next_stream_id(), priority, flags, is_default);
+  auto stream =
+      std::make_shared<Stream>(context, slot->scheduler(), slot->next_stream_id(), priority, flags, is_default);
   streams_.add(stream);
   slot->scheduler()->add_stream(stream);
   slot->with_allocator([&](DeviceAllocator* a) {
@@ -474,8 +475,9 @@ Status Runtime::report_leaks(const LeakReport& leaks, const std::string& when) c
     return Status::Ok();
   }
   log().error("{}", text);
-  return Status(Errc::failure, text + "\n  (everything was released; [runtime] leak_report = \"error\" makes this "
-                                      "call fail)");
+  return Status(Errc::failure, text +
+                                   "\n  (everything was released; [runtime] leak_report = \"error\" makes this "
+                                   "call fail)");
 }
 
 // Drains and releases a context's streams and events, then lets go of its device. Streams and
@@ -601,16 +603,17 @@ Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
   uint32_t epoch = stream.abort_epoch();
   bool reached = sched->wait_for(stream, stream.submitted(), Notifier::deadline_after_ms(timeout_ms), &epoch);
   if (stream.abort_epoch() != epoch) {
-    return Status(Errc::rt_stream_abort, "stream " + std::to_string(stream.id()) + " was aborted while it was waited on");
+    return Status(Errc::rt_stream_abort,
+                  "stream " + std::to_string(stream.id()) + " was aborted while it was waited on");
   }
   if (!reached) {
-    return Status(Errc::rt_stream_sync_timeout, "stream " + std::to_string(stream.id()) +
-                                                    " did not finish within " + std::to_string(timeout_ms) + " ms");
+    return Status(Errc::rt_stream_sync_timeout, "stream " + std::to_string(stream.id()) + " did not finish within " +
+                                                    std::to_string(timeout_ms) + " ms");
   }
   if (allocator_->trace) allocator_->trace->synchronized(sched->device_id(), stream.uid());
   if (int e = sched->take_error(stream)) {
-    return Status(static_cast<Errc>(e), "a task on stream " + std::to_string(stream.id()) + " failed with error " +
-                                            std::to_string(e));
+    return Status(static_cast<Errc>(e),
+                  "a task on stream " + std::to_string(stream.id()) + " failed with error " + std::to_string(e));
   }
   return Status::Ok();
 }
@@ -625,8 +628,8 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
   }
   if (allocator_->trace) allocator_->trace->synchronized(ctx->slot()->id(), 0);
   if (int e = sched->take_any_error()) {
-    return Status(static_cast<Errc>(e), "a task on device " + std::to_string(ctx->slot()->id()) +
-                                            " failed with error " + std::to_string(e));
+    return Status(static_cast<Errc>(e),
+                  "a task on device " + std::to_string(ctx->slot()->id()) + " failed with error " + std::to_string(e));
   }
   return Status::Ok();
 }
@@ -644,7 +647,9 @@ Status Runtime::submit(Task* task, uint64_t* seq) {
   return st;
 }
 
-uint32_t Runtime::thread_last_task_id() { return t_last_task_id; }
+uint32_t Runtime::thread_last_task_id() {
+  return t_last_task_id;
+}
 
 // ---------------------------------------------------------------- events
 

@@ -9,18 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "config/config.hpp"
 #include "arun/core/status.hpp"
+#include "config/config.hpp"
+#include "host/host_calls.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "prof/aclprof_state.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/event.hpp"
 #include "runtime/failure_log.hpp"
 #include "runtime/handle_table.hpp"
-#include "host/host_calls.hpp"
 #include "runtime/host_registrations.hpp"
 #include "runtime/memory_registry.hpp"
 #include "runtime/model_table.hpp"
-#include "plugins/plugin_loader.hpp"
-#include "prof/aclprof_state.hpp"
 #include "sched/policy_registry.hpp"
 
 namespace arun {
@@ -28,8 +28,8 @@ namespace arun {
 // Where a pointer lives.
 struct PointerInfo {
   enum class Kind { Host, PinnedHost, Device } kind = Kind::Host;
-  DeviceSlot* slot = nullptr;        // Device
-  uint64_t base = 0, size = 0;       // the containing allocation (Device, PinnedHost); 0 if none
+  DeviceSlot* slot = nullptr;   // Device
+  uint64_t base = 0, size = 0;  // the containing allocation (Device, PinnedHost); 0 if none
   bool in_allocation = false;
 };
 
@@ -54,7 +54,7 @@ class Runtime {
   Status check_device_id(int32_t id) const;
 
   // ---- thread state ----
-  Context* current_context() const;   // nullptr if none (or it was destroyed)
+  Context* current_context() const;  // nullptr if none (or it was destroyed)
   Status require_context(Context** out) const;
 
   // ---- devices and contexts ----

@@ -28,7 +28,12 @@ struct UserAllocator {
 class Stream {
  public:
   Stream(Context* context, Scheduler* scheduler, int32_t id, uint32_t priority, uint32_t flags, bool is_default)
-      : context_(context), scheduler_(scheduler), id_(id), priority_(priority), flags_(flags), is_default_(is_default),
+      : context_(context),
+        scheduler_(scheduler),
+        id_(id),
+        priority_(priority),
+        flags_(flags),
+        is_default_(is_default),
         uid_(next_uid()) {}
 
   Context* context() const { return context_; }

@@ -29,9 +29,9 @@ struct Task : plugin::Work {
   TaskKind task_kind = TaskKind::Work;
   plugin::UnitKind unit_kind = plugin::UnitKind::Compute;
   uint32_t unit = 0;
-  Stream* stream = nullptr;          // the stream outlives its tasks (destroying a stream drains it)
+  Stream* stream = nullptr;  // the stream outlives its tasks (destroying a stream drains it)
   Scheduler* scheduler = nullptr;
-  uint64_t seq = 0;                  // position in the stream, from 1
+  uint64_t seq = 0;  // position in the stream, from 1
   // Set by the policy when the task became ready: its clock (policies that age tasks) and a
   // device-wide counter (ties and FIFO order across streams).
   uint64_t ready_ns = 0;

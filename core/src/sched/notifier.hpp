@@ -42,8 +42,7 @@ class Notifier {
   }
 
   static int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   // Deadline for a timeout in milliseconds; -1 stays -1 (forever).

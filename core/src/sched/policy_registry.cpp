@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "sched/fifo_policy.hpp"
 #include "sched/fair_policy.hpp"
+#include "sched/fifo_policy.hpp"
 #include "sched/priority_policy.hpp"
 #include "sched/round_robin_policy.hpp"
 #include "sched/wrr_policy.hpp"
@@ -127,8 +127,7 @@ Status parse_policy_spec(std::string_view text, const std::string& origin, Polic
     spec.name = trim(text);
   }
   if (spec.name.empty()) {
-    return Status(Errc::invalid_param,
-                  origin + ": no policy name (expected NAME[:key=value,...])");
+    return Status(Errc::invalid_param, origin + ": no policy name (expected NAME[:key=value,...])");
   }
   // Split at commas, then glue pieces without '=' back onto the previous option: "w=8,4,q=2".
   std::vector<std::string> items;

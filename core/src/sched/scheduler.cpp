@@ -7,10 +7,10 @@
 
 #include <unistd.h>
 
+#include "arun/runtime/recorder.hpp"
+#include "host/host_queue.hpp"
 #include "runtime/context.hpp"
 #include "runtime/event.hpp"
-#include "host/host_queue.hpp"
-#include "arun/runtime/recorder.hpp"
 
 namespace arun {
 
@@ -38,7 +38,9 @@ bool stops_on_failure(const Stream& s) {
 }
 }  // namespace
 
-void Scheduler::set_failure_listener(FailureListener listener) { g_failure_listener.store(listener); }
+void Scheduler::set_failure_listener(FailureListener listener) {
+  g_failure_listener.store(listener);
+}
 
 Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id,
                      uint32_t queue_depth)
@@ -232,10 +234,9 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   int32_t id = task->stream->id();
   delete task;
   if (stop_error != 0 && refused != nullptr) {
-    *refused = Status(static_cast<Errc>(stop_error), "stream " + std::to_string(id) +
-                                                         " stopped after a task failed with error " +
-                                                         std::to_string(stop_error) +
-                                                         " (ACL_STOP_ON_FAILURE); call aclrtStreamAbort or destroy it");
+    *refused = Status(static_cast<Errc>(stop_error),
+                      "stream " + std::to_string(id) + " stopped after a task failed with error " +
+                          std::to_string(stop_error) + " (ACL_STOP_ON_FAILURE); call aclrtStreamAbort or destroy it");
   }
   return 0;
 }
@@ -418,12 +419,18 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
 namespace {
 const char* task_type_name(plugin::TaskType type) {
   switch (type) {
-    case plugin::TaskType::Kernel: return "kernel";
-    case plugin::TaskType::Copy: return "memcpy";
-    case plugin::TaskType::Copy2D: return "memcpy2d";
-    case plugin::TaskType::Memset: return "memset";
-    case plugin::TaskType::DeviceTask: return "device_task";
-    case plugin::TaskType::HostCall: return "host_call";
+    case plugin::TaskType::Kernel:
+      return "kernel";
+    case plugin::TaskType::Copy:
+      return "memcpy";
+    case plugin::TaskType::Copy2D:
+      return "memcpy2d";
+    case plugin::TaskType::Memset:
+      return "memset";
+    case plugin::TaskType::DeviceTask:
+      return "device_task";
+    case plugin::TaskType::HostCall:
+      return "host_call";
   }
   return "task";
 }
@@ -440,12 +447,18 @@ void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& res
   r.kind = plugin::RecordKind::Task;
   plugin::TaskType type = plugin::TaskType::Kernel;
   switch (task.kind) {
-    case plugin::WorkKind::Copy: type = plugin::TaskType::Copy; break;
-    case plugin::WorkKind::Copy2D: type = plugin::TaskType::Copy2D; break;
-    case plugin::WorkKind::Memset: type = plugin::TaskType::Memset; break;
+    case plugin::WorkKind::Copy:
+      type = plugin::TaskType::Copy;
+      break;
+    case plugin::WorkKind::Copy2D:
+      type = plugin::TaskType::Copy2D;
+      break;
+    case plugin::WorkKind::Memset:
+      type = plugin::TaskType::Memset;
+      break;
     case plugin::WorkKind::Kernel:
       type = task.host_fn != nullptr && task.user_kernel == nullptr ? plugin::TaskType::DeviceTask
-                                                                     : plugin::TaskType::Kernel;
+                                                                    : plugin::TaskType::Kernel;
       break;
   }
   r.subkind = static_cast<uint16_t>(type);
@@ -462,10 +475,9 @@ void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& res
   if (type == plugin::TaskType::Copy || type == plugin::TaskType::Copy2D || type == plugin::TaskType::Memset) {
     r.value0 = type == plugin::TaskType::Copy2D ? task.width * task.height : task.bytes;
     const bool from_device = task.src.device != nullptr, to_device = task.dst.device != nullptr;
-    plugin::CopyDirection dir = from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice
-                                                         : plugin::CopyDirection::DeviceToHost)
-                                            : (to_device ? plugin::CopyDirection::HostToDevice
-                                                         : plugin::CopyDirection::HostToHost);
+    plugin::CopyDirection dir =
+        from_device ? (to_device ? plugin::CopyDirection::DeviceToDevice : plugin::CopyDirection::DeviceToHost)
+                    : (to_device ? plugin::CopyDirection::HostToDevice : plugin::CopyDirection::HostToHost);
     r.value2 = static_cast<uint64_t>(dir);
   }
   r.value1 = task.block_dim;

@@ -18,19 +18,19 @@
 #include "arun/plugin/device.hpp"
 #include "arun/plugin/profiler.hpp"
 #include "runtime/event.hpp"
+#include "runtime/stream.hpp"
 #include "sched/notifier.hpp"
 #include "sched/scheduler_policy.hpp"
-#include "runtime/stream.hpp"
 
 namespace arun {
 
 // What the scheduler reports when a task fails (exception info, spec 2.8).
 struct TaskFailure {
-  uint32_t task_id = 0;    // the task's position in its stream
+  uint32_t task_id = 0;  // the task's position in its stream
   int32_t stream_id = 0;
   uint32_t thread_id = 0;  // the host thread that submitted it
   int32_t device_id = 0;
-  int code = 0;            // ACL code the device reported
+  int code = 0;  // ACL code the device reported
 };
 // Called on the thread that completed the task, with no scheduler lock held.
 using FailureListener = void (*)(const TaskFailure& failure);
@@ -57,10 +57,10 @@ class Scheduler {
 
   // Takes ownership of `task` (allocated with new) and appends it to task->stream. If the stream
   // already holds queue_depth() tasks, first blocks until one completes or is dropped, or until the
-  // stream is stopped or aborted (then the task is refused as below). Returns the task's position in its stream (wait_for(stream, seq) waits for it), or 0 if the
-  // task was not enqueued: a stream stopped by a failure (ACL_STOP_ON_FAILURE) refuses it (*refused
-  // gets the failure's code), a stream being aborted drops it (*refused stays Ok). Either way the
-  // task is freed.
+  // stream is stopped or aborted (then the task is refused as below). Returns the task's position in its stream
+  // (wait_for(stream, seq) waits for it), or 0 if the task was not enqueued: a stream stopped by a failure
+  // (ACL_STOP_ON_FAILURE) refuses it (*refused gets the failure's code), a stream being aborted drops it (*refused
+  // stays Ok). Either way the task is freed.
   uint64_t submit(Task* task, Status* refused = nullptr);
   // Drops the stream's tasks that have not started; a running task finishes (nothing is preempted).
   void discard_pending(Stream& stream);

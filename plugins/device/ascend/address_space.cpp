@@ -11,8 +11,12 @@ namespace arun::ascend {
 
 namespace {
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
-uint64_t align_down(uint64_t v, uint64_t a) { return v & ~(a - 1); }
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) & ~(a - 1);
+}
+uint64_t align_down(uint64_t v, uint64_t a) {
+  return v & ~(a - 1);
+}
 
 // Maps `bytes` at an address that is a multiple of `alignment`: over-maps by `alignment` and
 // unmaps the slack on both sides, so only the aligned window stays mapped.
@@ -47,15 +51,15 @@ Status AddressSpace::reserve(uint64_t bytes, uint64_t alignment) {
   void* device_map = map_aligned(bytes, alignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
   if (device_map == nullptr) {
     int err = errno;
-    return Status(Errc::rt_memory_allocation, "cannot reserve " + std::to_string(bytes) +
-                                                  " bytes of device address space: " + std::strerror(err));
+    return Status(Errc::rt_memory_allocation,
+                  "cannot reserve " + std::to_string(bytes) + " bytes of device address space: " + std::strerror(err));
   }
   void* backing = map_aligned(bytes, alignment, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
   if (backing == nullptr) {
     int err = errno;
     ::munmap(device_map, bytes);
-    return Status(Errc::rt_memory_allocation, "cannot reserve " + std::to_string(bytes) +
-                                                  " bytes of device backing memory: " + std::strerror(err));
+    return Status(Errc::rt_memory_allocation,
+                  "cannot reserve " + std::to_string(bytes) + " bytes of device backing memory: " + std::strerror(err));
   }
   device_base_ = reinterpret_cast<uint64_t>(device_map);
   backing_ = static_cast<unsigned char*>(backing);
@@ -73,8 +77,8 @@ void AddressSpace::discard(uint64_t offset, uint64_t bytes) const {
 
 void AddressSpace::commit(uint64_t offset, uint64_t bytes) const {
   if (bytes == 0 || backing_ == nullptr) return;
-  // HBM is physically present: an allocation is usable at full speed from the start, so fault its
-  // pages in now (at aclrtMalloc, as a real allocator maps them) instead of on first access.
+    // HBM is physically present: an allocation is usable at full speed from the start, so fault its
+    // pages in now (at aclrtMalloc, as a real allocator maps them) instead of on first access.
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif

@@ -24,7 +24,9 @@ AscendDevice::AscendDevice(uint32_t index, const AscendConfig& config, plugin::H
   properties_.huge_page_bytes = static_cast<uint32_t>(DeviceMemory::kHugePage);
 }
 
-AscendDevice::~AscendDevice() { close(); }
+AscendDevice::~AscendDevice() {
+  close();
+}
 
 Status AscendDevice::init() {
   try {
@@ -45,8 +47,8 @@ Status AscendDevice::open() {
       units_[k].clear();
       for (uint32_t u = 0; u < counts[k]; ++u) {
         auto unit = std::make_unique<ExecutionUnit>(
-            executor_, log_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u), config_.unit_spin_ns,
-            k == static_cast<uint32_t>(UnitKind::Compute) ? &board_ : nullptr);
+            executor_, log_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u),
+            config_.unit_spin_ns, k == static_cast<uint32_t>(UnitKind::Compute) ? &board_ : nullptr);
         Status s = unit->start();
         if (!s.ok()) {
           for (auto& list : units_) list.clear();  // stops (joins) what already started
@@ -104,17 +106,25 @@ Status AscendDevice::release(plugin::DevAddr addr) {
   }
 }
 
-plugin::MemoryUsage AscendDevice::memory_usage() const { return memory_.usage(); }
-bool AscendDevice::owns(plugin::DevAddr addr) const { return memory_.owns(addr); }
+plugin::MemoryUsage AscendDevice::memory_usage() const {
+  return memory_.usage();
+}
+bool AscendDevice::owns(plugin::DevAddr addr) const {
+  return memory_.owns(addr);
+}
 bool AscendDevice::find_allocation(plugin::DevAddr addr, plugin::DevAddr* base, uint64_t* size) const {
   return memory_.find_allocation(addr, base, size);
 }
-void* AscendDevice::map(plugin::DevAddr addr, uint64_t bytes) { return executor_.map_checked(addr, bytes); }
+void* AscendDevice::map(plugin::DevAddr addr, uint64_t bytes) {
+  return executor_.map_checked(addr, bytes);
+}
 
 uint32_t AscendDevice::unit_count(UnitKind kind) const {
   switch (kind) {
-    case UnitKind::Compute: return config_.ai_cores;
-    case UnitKind::Copy: return config_.copy_engines;
+    case UnitKind::Compute:
+      return config_.ai_cores;
+    case UnitKind::Copy:
+      return config_.copy_engines;
   }
   return 0;
 }
@@ -148,8 +158,9 @@ void AscendDevice::launch(UnitKind kind, uint32_t unit, Work* work) {
       return;
     }
     if (k >= plugin::kUnitKindCount || unit >= units_[k].size()) {
-      fail_launch(work, static_cast<int>(Errc::rt_param_invalid),
-                  "launch on unit " + std::to_string(unit) + " of kind " + std::to_string(k) + ", which does not exist");
+      fail_launch(
+          work, static_cast<int>(Errc::rt_param_invalid),
+          "launch on unit " + std::to_string(unit) + " of kind " + std::to_string(k) + ", which does not exist");
       return;
     }
     units_[k][unit]->post(work);

@@ -21,9 +21,7 @@ namespace {
 class AscendPlugin final : public plugin::DevicePlugin {
  public:
   uint32_t device_count() const override { return static_cast<uint32_t>(devices_.size()); }
-  plugin::Device* device(uint32_t index) override {
-    return index < devices_.size() ? devices_[index].get() : nullptr;
-  }
+  plugin::Device* device(uint32_t index) override { return index < devices_.size() ? devices_[index].get() : nullptr; }
   std::vector<std::unique_ptr<AscendDevice>> devices_;
 };
 
@@ -45,10 +43,10 @@ plugin::PluginObject* create_ascend(plugin::HostServices* host, const plugin::Op
       }
       result->devices_.push_back(std::move(dev));
     }
-    HostLog(host, "ascend").info("simulated " + std::to_string(config.device_count) + " x " + config.soc_name + ", " +
-                                 std::to_string(config.memory_bytes >> 20) + " MiB, " +
-                                 std::to_string(config.ai_cores) + " AI cores, " +
-                                 std::to_string(config.copy_engines) + " copy engines each");
+    HostLog(host, "ascend")
+        .info("simulated " + std::to_string(config.device_count) + " x " + config.soc_name + ", " +
+              std::to_string(config.memory_bytes >> 20) + " MiB, " + std::to_string(config.ai_cores) + " AI cores, " +
+              std::to_string(config.copy_engines) + " copy engines each");
     return result.release();
   } catch (const std::exception& e) {
     write_error(error, error_size, std::string("ascend plugin: ") + e.what());

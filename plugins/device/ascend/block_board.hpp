@@ -33,11 +33,11 @@ class BlockBoard {
   struct Launch {
     const plugin::Work* work = nullptr;
     uint32_t block_dim = 0;
-    std::atomic<uint32_t> next{0};         // next unclaimed block index
-    std::atomic<int> status{0};            // first fault of any block (0 = none yet)
-    std::atomic<bool> exhausted{true};     // every block claimed, or never published
+    std::atomic<uint32_t> next{0};          // next unclaimed block index
+    std::atomic<int> status{0};             // first fault of any block (0 = none yet)
+    std::atomic<bool> exhausted{true};      // every block claimed, or never published
     std::atomic<uint32_t> participants{1};  // units that ran at least one block (owner included)
-    uint32_t helpers = 0;                  // guarded by the board mutex
+    uint32_t helpers = 0;                   // guarded by the board mutex
   };
 
   // The compute units that may help; set once the units run, cleared before they stop.

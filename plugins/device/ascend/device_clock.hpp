@@ -28,7 +28,8 @@ class DeviceClock {
   static int64_t host_now() {
     // +1 keeps a (theoretical) steady-clock reading of 0 distinct from "not started".
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-               .count() + 1;
+               .count() +
+           1;
   }
   std::atomic<int64_t> epoch_{0};
 };

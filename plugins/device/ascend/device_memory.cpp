@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 namespace arun::ascend {
@@ -13,14 +13,21 @@ using plugin::PageKind;
 
 namespace {
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+uint64_t align_down(uint64_t v, uint64_t a) {
+  return v / a * a;
+}
 
 const char* page_name(PageKind page) {
   switch (page) {
-    case PageKind::Normal: return "normal";
-    case PageKind::Huge: return "huge (2 MiB)";
-    case PageKind::Huge1G: return "huge (1 GiB)";
+    case PageKind::Normal:
+      return "normal";
+    case PageKind::Huge:
+      return "huge (2 MiB)";
+    case PageKind::Huge1G:
+      return "huge (1 GiB)";
   }
   return "unknown";
 }
@@ -84,8 +91,8 @@ Status DeviceMemory::allocate(uint64_t bytes, PageKind page, DevAddr* out) {
   }
   if (!offset) {
     return Status(Errc::rt_memory_allocation,
-                  label_ + ": out of device memory: requested " + std::to_string(bytes) + " bytes (" +
-                      page_name(page) + " pages, " +
+                  label_ + ": out of device memory: requested " + std::to_string(bytes) + " bytes (" + page_name(page) +
+                      " pages, " +
                       (representable ? std::to_string(placement.occupied) + " bytes after rounding"
                                      : std::string("too large to round")) +
                       "), free " + std::to_string(allocator_.free_bytes()) + " of " +
@@ -104,11 +111,12 @@ Status DeviceMemory::allocate(uint64_t bytes, PageKind page, DevAddr* out) {
 
 Status DeviceMemory::release(DevAddr addr) {
   if (!space_.contains(addr)) {
-    return Status(Errc::rt_memory_free, label_ + ": cannot free address 0x" + [&] {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(addr));
-      return std::string(buf);
-    }() + ": it is not device memory of this device");
+    return Status(
+        Errc::rt_memory_free, label_ + ": cannot free address 0x" + [&] {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(addr));
+          return std::string(buf);
+        }() + ": it is not device memory of this device");
   }
   const uint64_t offset = space_.offset_of(addr);
   std::unique_lock lock(mutex_);

@@ -32,9 +32,9 @@ namespace arun::ascend {
 
 class DeviceMemory {
  public:
-  static constexpr uint64_t kSizeGranule = 32;          // aclrtMalloc rounds to 32 bytes ...
-  static constexpr uint64_t kTailPadding = 32;          // ... and adds 32 bytes
-  static constexpr uint64_t kBlockAlignment = 512;      // start alignment of every block
+  static constexpr uint64_t kSizeGranule = 32;      // aclrtMalloc rounds to 32 bytes ...
+  static constexpr uint64_t kTailPadding = 32;      // ... and adds 32 bytes
+  static constexpr uint64_t kBlockAlignment = 512;  // start alignment of every block
   static constexpr uint64_t kHugePage = 2ull << 20;
   static constexpr uint64_t kHugeThreshold = 1ull << 20;  // huge pages only above this size
   static constexpr uint64_t kHuge1GPage = 1ull << 30;

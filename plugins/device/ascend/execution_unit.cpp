@@ -37,7 +37,8 @@ void futex_wake(std::atomic<uint32_t>* word) {
 
 uint64_t steady_ns() {
   return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace
@@ -46,7 +47,9 @@ ExecutionUnit::ExecutionUnit(const WorkExecutor& executor, const HostLog& log, u
                              uint64_t spin_ns, BlockBoard* board)
     : executor_(executor), log_(log), index_(index), name_(std::move(name)), spin_ns_(spin_ns), board_(board) {}
 
-ExecutionUnit::~ExecutionUnit() { stop(); }
+ExecutionUnit::~ExecutionUnit() {
+  stop();
+}
 
 Status ExecutionUnit::start() {
   if (thread_.joinable()) return Status::Ok();

@@ -36,8 +36,8 @@ class ExecutionUnit {
  public:
   // `name` is the thread name (at most 15 characters are kept). `board` is where an AI core finds
   // blocks to help with (nullptr: the unit only runs what is posted to it).
-  ExecutionUnit(const WorkExecutor& executor, const HostLog& log, uint32_t index, std::string name,
-                uint64_t spin_ns, BlockBoard* board = nullptr);
+  ExecutionUnit(const WorkExecutor& executor, const HostLog& log, uint32_t index, std::string name, uint64_t spin_ns,
+                BlockBoard* board = nullptr);
   ~ExecutionUnit();
   ExecutionUnit(const ExecutionUnit&) = delete;
   ExecutionUnit& operator=(const ExecutionUnit&) = delete;

@@ -5,10 +5,14 @@
 namespace arun::ascend {
 
 namespace {
-uint64_t align_up(uint64_t value, uint64_t alignment) { return (value + alignment - 1) & ~(alignment - 1); }
+uint64_t align_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
 }  // namespace
 
-RangeAllocator::RangeAllocator(uint64_t capacity) : capacity_(capacity) { reset(); }
+RangeAllocator::RangeAllocator(uint64_t capacity) : capacity_(capacity) {
+  reset();
+}
 
 void RangeAllocator::reset() {
   by_offset_.clear();
@@ -17,7 +21,9 @@ void RangeAllocator::reset() {
   if (capacity_ > 0) insert_free(0, capacity_);
 }
 
-uint64_t RangeAllocator::largest_free() const { return by_size_.empty() ? 0 : by_size_.rbegin()->first; }
+uint64_t RangeAllocator::largest_free() const {
+  return by_size_.empty() ? 0 : by_size_.rbegin()->first;
+}
 
 void RangeAllocator::insert_free(uint64_t offset, uint64_t size) {
   by_offset_.emplace(offset, size);

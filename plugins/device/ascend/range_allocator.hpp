@@ -47,8 +47,8 @@ class RangeAllocator {
 
   uint64_t capacity_;
   uint64_t free_bytes_ = 0;
-  std::map<uint64_t, uint64_t> by_offset_;               // offset -> size
-  std::set<std::pair<uint64_t, uint64_t>> by_size_;      // (size, offset)
+  std::map<uint64_t, uint64_t> by_offset_;           // offset -> size
+  std::set<std::pair<uint64_t, uint64_t>> by_size_;  // (size, offset)
 };
 
 }  // namespace arun::ascend

@@ -89,9 +89,9 @@ void* WorkExecutor::resolve(const MemRef& ref, uint64_t bytes) const {
 
 int WorkExecutor::copy_fault(const char* what, const MemRef& ref, uint64_t bytes) const {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "copy data failed: %s [0x%" PRIx64 ", +%" PRIu64 ") %s", what, ref.addr, bytes,
-                ref.device == nullptr ? "is device memory passed as a host pointer"
-                                      : "is not inside one live allocation");
+  std::snprintf(
+      buf, sizeof buf, "copy data failed: %s [0x%" PRIx64 ", +%" PRIu64 ") %s", what, ref.addr, bytes,
+      ref.device == nullptr ? "is device memory passed as a host pointer" : "is not inside one live allocation");
   log_.error(buf);
   return kCopyFault;
 }
@@ -172,10 +172,18 @@ WorkResult WorkExecutor::run(const Work& work) const noexcept {
   r.start_ns = clock_.now_ns();
   try {
     switch (work.kind) {
-      case WorkKind::Copy: r.status = copy(work); break;
-      case WorkKind::Copy2D: r.status = copy_2d(work); break;
-      case WorkKind::Memset: r.status = memset(work); break;
-      case WorkKind::Kernel: r.status = kernel(work); break;
+      case WorkKind::Copy:
+        r.status = copy(work);
+        break;
+      case WorkKind::Copy2D:
+        r.status = copy_2d(work);
+        break;
+      case WorkKind::Memset:
+        r.status = memset(work);
+        break;
+      case WorkKind::Kernel:
+        r.status = kernel(work);
+        break;
       default:
         log_.error("unknown work kind " + std::to_string(static_cast<uint32_t>(work.kind)));
         r.status = static_cast<int>(Errc::rt_param_invalid);

@@ -241,9 +241,10 @@ class NullDevice final : public plugin::Device {
   };
 
   static uint64_t steady_ns() {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count()) + 1;
+    return static_cast<uint64_t>(
+               std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                   .count()) +
+           1;
   }
 
   std::map<DevAddr, Block>::const_iterator find_locked(DevAddr addr) const {
@@ -357,7 +358,8 @@ plugin::PluginObject* create_null(plugin::HostServices* host, const plugin::Opti
     const auto compute = static_cast<uint32_t>(std::clamp<int64_t>(o.get_int("compute_units", 1), 1, 64));
     const auto copy = static_cast<uint32_t>(std::clamp<int64_t>(o.get_int("copy_units", 1), 1, 16));
     const auto memory = static_cast<uint64_t>(std::max<int64_t>(o.get_int("memory", int64_t{64} << 20), 4096));
-    for (int64_t i = 0; i < count; ++i) result->devices_.push_back(std::make_unique<NullDevice>(compute, copy, memory, host));
+    for (int64_t i = 0; i < count; ++i)
+      result->devices_.push_back(std::make_unique<NullDevice>(compute, copy, memory, host));
     if (host != nullptr && host->log_enabled(plugin::LogLevel::Debug))
       host->log(plugin::LogLevel::Debug, "null", std::to_string(count) + " null device(s)");
     return result.release();

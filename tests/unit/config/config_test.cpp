@@ -37,7 +37,9 @@ const std::string kConfigDir = ARUN_TEST_CONFIG_DIR;
 const std::string kDataDir = ARUN_TEST_DATA_DIR;
 
 // Parses `text` as "t.toml" with base folder /base.
-Status parse(std::string_view text, RuntimeConfig* cfg) { return arun::parse_config_toml(text, "t.toml", "/base", cfg); }
+Status parse(std::string_view text, RuntimeConfig* cfg) {
+  return arun::parse_config_toml(text, "t.toml", "/base", cfg);
+}
 
 // A fresh temporary folder per test, removed afterwards.
 class TempDir {
@@ -71,12 +73,16 @@ class EnvVar {
  public:
   EnvVar(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
   }
   ~EnvVar() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
  private:
@@ -198,9 +204,11 @@ output_dir = "prof"
 }
 
 TEST(ConfigToml, EveryLogLevel) {
-  const std::pair<const char*, LogLevel> table[] = {
-      {"debug", LogLevel::Debug}, {"info", LogLevel::Info}, {"warning", LogLevel::Warning},
-      {"error", LogLevel::Error}, {"off", LogLevel::Off}};
+  const std::pair<const char*, LogLevel> table[] = {{"debug", LogLevel::Debug},
+                                                    {"info", LogLevel::Info},
+                                                    {"warning", LogLevel::Warning},
+                                                    {"error", LogLevel::Error},
+                                                    {"off", LogLevel::Off}};
   for (auto& [name, level] : table) {
     RuntimeConfig cfg;
     ASSERT_TRUE(parse(std::string("[runtime]\nlog_level = \"") + name + "\"\n", &cfg).ok()) << name;
@@ -219,7 +227,8 @@ TEST(ConfigToml, InlinePluginArrayIsAccepted) {
 
 TEST(ConfigToml, SameNameDifferentKindIsAllowed) {
   RuntimeConfig cfg;
-  Status s = parse("[[plugin]]\nkind = \"device\"\nname = \"x\"\n[[plugin]]\nkind = \"profiler\"\nname = \"x\"\n", &cfg);
+  Status s =
+      parse("[[plugin]]\nkind = \"device\"\nname = \"x\"\n[[plugin]]\nkind = \"profiler\"\nname = \"x\"\n", &cfg);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(cfg.plugins.size(), 2u);
 }
@@ -282,7 +291,9 @@ TEST(ConfigTomlErrors, UnknownRuntimeKey) {
   RuntimeConfig cfg;
   Status s = parse("[runtime]\nlog_level = \"info\"\nloglevel = \"info\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report)");
+  EXPECT_EQ(s.message(),
+            "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, leak_report, "
+            "leak_call_sites, memory_report)");
 }
 
 TEST(ConfigToml, LeakReportModes) {
@@ -299,7 +310,8 @@ TEST(ConfigToml, LeakReportModes) {
   }
   Status s = parse("[runtime]\nleak_report = \"loud\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:2:15: runtime.leak_report: \"loud\" is not a leak report mode (valid: off, warn, error)");
+  EXPECT_EQ(s.message(),
+            "t.toml:2:15: runtime.leak_report: \"loud\" is not a leak report mode (valid: off, warn, error)");
   s = parse("[runtime]\nleak_call_sites = \"yes\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
 }
@@ -327,8 +339,8 @@ TEST(ConfigTomlErrors, UnknownProfilerKey) {
   Status s = parse("[profiler]\nenabled = true\nsink = \"timeline\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
   EXPECT_EQ(s.message(),
-            "t.toml:3:1: profiler.sink: unknown key (valid: enabled, sinks, default_sinks, output_dir, buffer_size, "
-            "start_after_ms, duration_ms)");
+            "t.toml:3:1: profiler.sink: unknown key (valid: enabled, sinks, default_sinks, aclprof_sinks, output_dir, "
+            "buffer_size, start_after_ms, duration_ms)");
 }
 
 TEST(ConfigToml, ProfilerBufferAndCaptureWindow) {
@@ -451,7 +463,9 @@ TEST(ConfigTomlErrors, DuplicatePlugin) {
 TEST(ConfigTomlErrors, ErrorsReportTheOriginGiven) {
   RuntimeConfig cfg;
   Status s = arun::parse_config_toml("[runtime]\nx = 1\n", "/etc/ascend-run/site.toml", "/etc", &cfg);
-  EXPECT_EQ(s.message(), "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report)");
+  EXPECT_EQ(s.message(),
+            "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, "
+            "leak_report, leak_call_sites, memory_report)");
 }
 
 // ============================================================================================
@@ -735,7 +749,9 @@ const OptionSpec kMixedSpecs[] = {
 };
 constexpr uint32_t kMixedCount = std::size(kMixedSpecs);
 
-toml::table Table(std::string_view text) { return toml::parse(text, std::string_view("opts.toml")); }
+toml::table Table(std::string_view text) {
+  return toml::parse(text, std::string_view("opts.toml"));
+}
 
 Status Validate(std::string_view text, OptionValues* out, const OptionSpec* specs = kMixedSpecs,
                 uint32_t count = kMixedCount) {
@@ -812,8 +828,9 @@ TEST(PluginOptions, WrongTypes) {
       {"size = 1.5\n",
        "opts.toml:1:8: plugin[0].options.size: expected a byte size (an integer, or a string such as \"16GiB\"), "
        "got float"},
-      {"[size]\n", "opts.toml:1:1: plugin[0].options.size: expected a byte size (an integer, or a string such as "
-                   "\"16GiB\"), got table"},
+      {"[size]\n",
+       "opts.toml:1:1: plugin[0].options.size: expected a byte size (an integer, or a string such as "
+       "\"16GiB\"), got table"},
   };
   for (const Case& c : cases) {
     OptionValues v;
@@ -943,6 +960,7 @@ TEST(ShippedConfigs, DefaultToml) {
   EXPECT_FALSE(cfg.profiler_enabled);
   EXPECT_TRUE(cfg.profiler_sinks.empty());
   EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"timeline"}));
+  EXPECT_EQ(cfg.profiler_aclprof_sinks, (std::vector<std::string>{"timeline", "msprof_csv"}));
   EXPECT_EQ(cfg.profiler_output_dir, "ascend-run-profile");
 
   OptionValues v;

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <thread>
 
-#include "runtime/event.hpp"
 #include "manual_device.hpp"
+#include "runtime/event.hpp"
 #include "sched/priority_policy.hpp"
 #include "sched/scheduler.hpp"
 

@@ -6,17 +6,17 @@
 #include <algorithm>
 #include <atomic>
 
-#include "runtime/event.hpp"
-#include "sched/fifo_policy.hpp"
 #include "manual_device.hpp"
 #include "plugins/plugin_loader.hpp"
-#include "sched/plugin_policy.hpp"
+#include "runtime/event.hpp"
 #include "sched/fair_policy.hpp"
+#include "sched/fifo_policy.hpp"
+#include "sched/plugin_policy.hpp"
+#include "sched/policy_registry.hpp"
 #include "sched/priority_policy.hpp"
 #include "sched/round_robin_policy.hpp"
-#include "sched/wrr_policy.hpp"
-#include "sched/policy_registry.hpp"
 #include "sched/scheduler.hpp"
+#include "sched/wrr_policy.hpp"
 
 using namespace arun;
 using arun::test::ManualDevice;

@@ -40,9 +40,9 @@ TEST(MemoryRegistry, FindsContainingRangesOnly) {
   EXPECT_TRUE(reg.find(block + 10, 100, &base, &size));
   EXPECT_EQ(base, block);
   EXPECT_EQ(size, 128u);
-  EXPECT_FALSE(reg.find(block + 10, 200));   // runs past the end
-  EXPECT_FALSE(reg.find(block + 128, 1));    // just after
-  EXPECT_FALSE(reg.remove(block + 1));       // not a base
+  EXPECT_FALSE(reg.find(block + 10, 200));  // runs past the end
+  EXPECT_FALSE(reg.find(block + 128, 1));   // just after
+  EXPECT_FALSE(reg.remove(block + 1));      // not a base
   EXPECT_TRUE(reg.remove(block));
   EXPECT_FALSE(reg.find(block, 1));
 }

@@ -18,11 +18,15 @@ std::string write_config(const std::string& name, const std::string& body) {
 }
 
 std::string null_config(int devices = 2, const std::string& extra = "") {
-  return "[[plugin]]\nkind = \"device\"\nname = \"null\"\npath = \"" ARUN_NULL_PLUGIN "\"\n[plugin.options]\n"
-         "device_count = " + std::to_string(devices) + "\n" + extra;
+  return "[[plugin]]\nkind = \"device\"\nname = \"null\"\npath = \"" ARUN_NULL_PLUGIN
+         "\"\n[plugin.options]\n"
+         "device_count = " +
+         std::to_string(devices) + "\n" + extra;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 struct RuntimeTest : ::testing::Test {
   void TearDown() override {
@@ -92,11 +96,11 @@ TEST_F(RuntimeTest, DefaultContextIsSharedAndResetIsCounted) {
     ASSERT_TRUE(Runtime::instance()->set_device(0).ok());
     theirs = Runtime::instance()->current_context();
   }).join();
-  EXPECT_EQ(mine, theirs);                     // one default context per device
+  EXPECT_EQ(mine, theirs);                      // one default context per device
   EXPECT_TRUE(rt.reset_device(0, false).ok());  // two sets, one reset: still there
   EXPECT_TRUE(rt.current_context() != nullptr);
   EXPECT_TRUE(rt.reset_device(0, false).ok());
-  EXPECT_EQ(rt.current_context(), nullptr);     // released: the thread has no context now
+  EXPECT_EQ(rt.current_context(), nullptr);  // released: the thread has no context now
   EXPECT_EQ(rt.reset_device(0, false).code(), Errc::rt_context_release_error);
 }
 
@@ -197,7 +201,8 @@ TEST_F(RuntimeTest, UnknownSchedulerPolicyOrOptionFailsInitListingTheValidOnes) 
     std::string cfg = write_config("su2.toml", null_config(1));
     Status st = Runtime::initialize(cfg.c_str());
     EXPECT_EQ(st.code(), Errc::invalid_param);
-    EXPECT_TRUE(contains(st.message(), "aging: unknown option of the \"priority\" policy (valid: aging_us, queue_depth)"))
+    EXPECT_TRUE(
+        contains(st.message(), "aging: unknown option of the \"priority\" policy (valid: aging_us, queue_depth)"))
         << st.message();
   }
   std::string bad = write_config("so.toml", sched_config("policy = \"fifo\"\naging_us = 5\n"));

@@ -33,16 +33,16 @@ class ThreadedDevice final : public plugin::Device {
   const plugin::DeviceProperties& properties() const override { return props_; }
   Status open() override { return Status::Ok(); }
   void close() override {}
-  Status allocate(uint64_t, plugin::PageKind, plugin::DevAddr*) override { return Status(Errc::rt_memory_allocation, ""); }
+  Status allocate(uint64_t, plugin::PageKind, plugin::DevAddr*) override {
+    return Status(Errc::rt_memory_allocation, "");
+  }
   Status release(plugin::DevAddr) override { return Status(Errc::rt_memory_free, ""); }
   plugin::MemoryUsage memory_usage() const override { return {}; }
   bool owns(plugin::DevAddr) const override { return false; }
   bool find_allocation(plugin::DevAddr, plugin::DevAddr*, uint64_t*) const override { return false; }
   void* map(plugin::DevAddr, uint64_t) override { return nullptr; }
   uint64_t now_ns() const override { return uint64_t(Notifier::now_ns()); }
-  uint32_t unit_count(plugin::UnitKind kind) const override {
-    return kind == plugin::UnitKind::Compute ? units_ : 1;
-  }
+  uint32_t unit_count(plugin::UnitKind kind) const override { return kind == plugin::UnitKind::Compute ? units_ : 1; }
   void launch(plugin::UnitKind kind, uint32_t unit, plugin::Work* work) override {
     uint32_t slot = kind == plugin::UnitKind::Compute ? unit : units_;
     {

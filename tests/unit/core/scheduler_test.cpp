@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "manual_device.hpp"
 #include "runtime/event.hpp"
 #include "sched/fifo_policy.hpp"
-#include "manual_device.hpp"
 #include "sched/scheduler.hpp"
 
 using namespace arun;
@@ -15,7 +15,9 @@ using arun::test::ManualDevice;
 namespace {
 
 // Tags are small integers cast to pointers, carried in Work::args.
-void* tag(uintptr_t n) { return reinterpret_cast<void*>(n); }
+void* tag(uintptr_t n) {
+  return reinterpret_cast<void*>(n);
+}
 
 struct Fixture : ::testing::Test {
   explicit Fixture(uint32_t compute = 1, uint32_t copy = 1) : device(compute, copy) {}

@@ -78,7 +78,8 @@ void check_structure(const json& doc) {
       ASSERT_TRUE(e.contains("dur") && e["dur"].is_number()) << e.dump();
       ASSERT_TRUE(e.contains("tid") && e["tid"].is_number()) << e.dump();
       EXPECT_GE(e["dur"].get<double>(), 0.0);
-      slices[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+      slices[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}].push_back(
+          {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
     } else if (ph == "s" || ph == "f") {
       ASSERT_TRUE(e.contains("id") && e.contains("tid")) << e.dump();
       auto& f = flows[e["cat"].get<std::string>() + ":" + std::to_string(e["id"].get<uint64_t>())];
@@ -94,7 +95,8 @@ void check_structure(const json& doc) {
   constexpr double kSlack = 0.0011;
   for (auto& [track, v] : slices) {
     EXPECT_TRUE(named_threads.count(track)) << "track pid " << track.first << " tid " << track.second << " has no name";
-    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::sort(v.begin(), v.end(),
+              [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
     std::vector<double> open_ends;
     for (auto& [start, end] : v) {
       while (!open_ends.empty() && start >= open_ends.back() - kSlack) open_ends.pop_back();
@@ -186,9 +188,9 @@ TEST(Timeline, AclprofSessionHasEveryTaskLinkedToItsLaunch) {
   const std::string path = dir.string();
   ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
   uint32_t devices[] = {0};
-  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr,
-                                           ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX |
-                                               ACL_PROF_TASK_MEMORY);
+  aclprofConfig* cfg =
+      aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr,
+                          ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX | ACL_PROF_TASK_MEMORY);
   ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
   ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
   WorkloadCounts n = run_workload(6, /*marks=*/true);
@@ -228,8 +230,7 @@ TEST(Timeline, OperatorKernelsAreNamedAfterTheirOpType) {
   const std::string path = dir.string();
   ASSERT_EQ(aclprofInit(path.c_str(), path.size()), ACL_SUCCESS);
   uint32_t devices[] = {0};
-  aclprofConfig* cfg =
-      aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_TASK_TIME | ACL_PROF_ACL_API);
+  aclprofConfig* cfg = aclprofCreateConfig(devices, 1, ACL_AICORE_NONE, nullptr, ACL_PROF_TASK_TIME | ACL_PROF_ACL_API);
   ASSERT_NE(cfg, nullptr) << aclGetRecentErrMsg();
   ASSERT_EQ(aclprofStart(cfg), ACL_SUCCESS) << aclGetRecentErrMsg();
   aclrtStream stream = nullptr;
@@ -295,8 +296,9 @@ TEST(Timeline, EnvironmentVariableProfilesAnUnmodifiedExample) {
   fs::path dir = fresh_dir("env");
   // cross_stream_events knows nothing about profiling; it runs from `dir`, so the default
   // output folder lands there.
-  std::string cmd = "cd '" + dir.string() + "' && ASCEND_RUN_CONFIG='" ARUN_TEST_CONFIG
-                    "' ASCEND_RUN_PROFILING=timeline '" ARUN_EXAMPLE_BIN "' > example.log 2>&1";
+  std::string cmd = "cd '" + dir.string() +
+                    "' && ASCEND_RUN_CONFIG='" ARUN_TEST_CONFIG "' ASCEND_RUN_PROFILING=timeline '" ARUN_EXAMPLE_BIN
+                    "' > example.log 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << dir / "example.log";
   json doc = load_single_timeline(dir / "ascend-run-profile");
   check_structure(doc);

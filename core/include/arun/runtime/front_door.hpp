@@ -13,13 +13,13 @@
 #pragma once
 
 #include "arun/runtime/call.hpp"
-#include "arun/runtime/recorder.hpp"
 #include "arun/runtime/devices.hpp"
-#include "arun/runtime/hooks.hpp"
 #include "arun/runtime/extensions.hpp"
+#include "arun/runtime/hooks.hpp"
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/lifecycle.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"
 #include "arun/runtime/profiling.hpp"
+#include "arun/runtime/recorder.hpp"
 #include "arun/runtime/streams.hpp"

@@ -18,16 +18,18 @@
 namespace arun::prof {
 
 // Categories, named by the ACL_PROF_* bit that turns them on (acl_prof.h).
-inline constexpr uint64_t kApi = 0x0001;      // ACL_PROF_ACL_API: API spans, host event syncs
-inline constexpr uint64_t kTasks = 0x0002;    // ACL_PROF_TASK_TIME (and its L0/L2 levels): tasks, events
-inline constexpr uint64_t kMarks = 0x0080;    // ACL_PROF_MSPROFTX: marks, ranges, steps
-inline constexpr uint64_t kMemory = 0x1000;   // ACL_PROF_TASK_MEMORY: allocations and frees
+inline constexpr uint64_t kApi = 0x0001;     // ACL_PROF_ACL_API: API spans, host event syncs
+inline constexpr uint64_t kTasks = 0x0002;   // ACL_PROF_TASK_TIME (and its L0/L2 levels): tasks, events
+inline constexpr uint64_t kMarks = 0x0080;   // ACL_PROF_MSPROFTX: marks, ranges, steps
+inline constexpr uint64_t kMemory = 0x1000;  // ACL_PROF_TASK_MEMORY: allocations and frees
 inline constexpr uint64_t kAll = kApi | kTasks | kMarks | kMemory;
 
 // The categories being collected now (0 when no session runs).
 extern std::atomic<uint64_t> g_active;
 
-inline bool on(uint64_t category) { return (g_active.load(std::memory_order_relaxed) & category) != 0; }
+inline bool on(uint64_t category) {
+  return (g_active.load(std::memory_order_relaxed) & category) != 0;
+}
 
 // The record clock: steady-clock nanoseconds, the same clock the simulated device's clock counts
 // from, so device times convert by a constant offset.
@@ -64,7 +66,8 @@ bool calibrate_clock();
 // conversion always agree on which it is.
 inline uint64_t ticks() {
 #if defined(__x86_64__)
-  if (g_tsc_line.load(std::memory_order_relaxed) != nullptr) [[likely]] return __builtin_ia32_rdtsc();
+  if (g_tsc_line.load(std::memory_order_relaxed) != nullptr) [[likely]]
+    return __builtin_ia32_rdtsc();
 #endif
   return steady_ns();
 }
@@ -77,7 +80,9 @@ inline uint64_t ticks_to_ns(uint64_t t) {
   return t;
 }
 
-inline uint64_t now_ns() { return ticks_to_ns(ticks()); }
+inline uint64_t now_ns() {
+  return ticks_to_ns(ticks());
+}
 
 // Appends a record to the calling thread's buffer (drops and counts it if the buffer is full).
 void emit(const plugin::Record& record);
@@ -163,7 +168,8 @@ inline void commit_in(RingOf<Slot>* ring) {
   const uint64_t h = ring->head.load(std::memory_order_relaxed) + 1;
   ring->head.store(h, std::memory_order_release);
   // Half full: ask the collector to come now rather than at its next tick (once per half ring).
-  if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]] ring_half_full(ring, h);
+  if (h - ring->cached_tail == ring->capacity / 2) [[unlikely]]
+    ring_half_full(ring, h);
 }
 
 // Interns a string; the id stays valid for the life of the process. Takes a lock: call it off the
@@ -179,15 +185,24 @@ uint32_t intern_static(const char* text);
 // into the next prefix), kept together so that taking one is one increment.
 inline uint64_t next_correlation() {
   const uint64_t id = t_thread.correlation_next;
-  if (id == 0) [[unlikely]] return t_thread.correlation_next = correlation_prefix() + 1;
+  if (id == 0) [[unlikely]]
+    return t_thread.correlation_next = correlation_prefix() + 1;
   return t_thread.correlation_next = id + 1;
 }
-inline uint64_t current_correlation() { return t_thread.correlation; }
-inline void set_current_correlation(uint64_t id) { t_thread.correlation = id; }
+inline uint64_t current_correlation() {
+  return t_thread.correlation;
+}
+inline void set_current_correlation(uint64_t id) {
+  t_thread.correlation = id;
+}
 // When the calling thread's innermost API span began, in ticks() (0 outside any span): the enqueue
 // time of the tasks it submits, which saves a clock read per launch.
-inline uint64_t current_span_start() { return t_thread.span_start; }
-inline void set_current_span_start(uint64_t t) { t_thread.span_start = t; }
+inline uint64_t current_span_start() {
+  return t_thread.span_start;
+}
+inline void set_current_span_start(uint64_t t) {
+  t_thread.span_start = t;
+}
 
 // Wakes the collector early (a ring is half full). Defined with the collector (profiler.cpp).
 void kick_collector();
