@@ -1,7 +1,7 @@
 // Spec 2.10: profiling. aclprofInit/Start/Stop/Finalize drive one profiling session whose sinks
 // write into the folder aclprofInit names; the msproftx calls leave user marks and ranges in the
 // running session; step info tags training iterations. The state behind them is the core's
-// (arun/runtime/profiling.hpp): these functions check their arguments and call it.
+// (arun/runtime/aclprof.hpp): these functions check their arguments and call it.
 #include <cstdio>
 #include <cstring>
 #include <string>

@@ -8,7 +8,7 @@
 
 #include "base/install_paths.hpp"
 #include "base/logging.hpp"
-#include "host/host_services.hpp"
+#include "plugins/host_services.hpp"
 
 namespace arun {
 namespace fs = std::filesystem;

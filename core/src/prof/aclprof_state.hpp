@@ -1,7 +1,7 @@
 // The state of API-driven profiling (spec 2.10): what aclprofInit .. aclprofFinalize set up, the
 // configurations, msproftx stamps, open ranges and step infos the program holds. Owned by the
 // Runtime (one per aclInit) and reset by its teardown, so a later aclInit starts over with
-// aclprofInit and every object of the old runtime is gone. front/profiling.cpp holds the logic.
+// aclprofInit and every object of the old runtime is gone. front/aclprof.cpp holds the logic.
 #pragma once
 
 #include <cstdint>

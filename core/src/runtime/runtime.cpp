@@ -12,7 +12,7 @@
 #include "base/logging.hpp"
 #include "config/default_config.hpp"
 #include "config/setting.hpp"
-#include "host/host_services.hpp"
+#include "plugins/host_services.hpp"
 #include "prof/session.hpp"
 #include "sched/plugin_policy.hpp"
 

@@ -104,7 +104,7 @@ class Runtime {
                          const std::string& source, Errc code, const std::string& origin);
   // Names of the profiler sinks found in the plugin folders.
   std::vector<std::string> installed_sinks() const { return installed_plugins("profiler"); }
-  // What aclprofInit .. aclprofFinalize set up (front/profiling.cpp); reset by teardown.
+  // What aclprofInit .. aclprofFinalize set up (front/aclprof.cpp); reset by teardown.
   AclprofState& aclprof() { return aclprof_; }
 
   // ---- host calls (spec 2.7) ----

@@ -12,6 +12,7 @@
 // - Launch attributes travel as fields of the call (LaunchAttrs), not in thread-locals.
 #pragma once
 
+#include "arun/runtime/aclprof.hpp"
 #include "arun/runtime/call.hpp"
 #include "arun/runtime/devices.hpp"
 #include "arun/runtime/extensions.hpp"
@@ -20,6 +21,5 @@
 #include "arun/runtime/lifecycle.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"
-#include "arun/runtime/profiling.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "arun/runtime/streams.hpp"

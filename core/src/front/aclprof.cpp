@@ -1,6 +1,6 @@
-// Front door implementation: profiling (arun/runtime/profiling.hpp). The state lives in the
+// Front door implementation: profiling (arun/runtime/aclprof.hpp). The state lives in the
 // Runtime's AclprofState (prof/aclprof_state.hpp); sessions are the Profiler's (prof/session.hpp).
-#include "arun/runtime/profiling.hpp"
+#include "arun/runtime/aclprof.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "host/host_services.hpp"
+#include "plugins/host_services.hpp"
 
 #include <atomic>
 
