@@ -35,6 +35,7 @@ def main():
     ap.add_argument("after")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument("--partial", help="rewrite this file with the figures so far after each binary")
     ap.add_argument("--bench", action="append",
                     help="binary in bin/ with an optional :filter (default: arun_bench, arun_sched_bench, "
                          "arun_op_bench, arun_model_bench)")
@@ -52,6 +53,15 @@ def main():
                 print(f"round {r + 1}/{args.rounds}: {side} {binary}", file=sys.stderr, flush=True)
                 for name, (t, unit) in run(path, flt, args.repetitions, env).items():
                     results.setdefault((binary, name), {"before": [], "after": [], "unit": unit})[side].append(t)
+            if args.partial:  # the figures so far, for long runs
+                with open(args.partial, "w") as f:
+                    sys.stdout, saved = f, sys.stdout
+                    report(results)
+                    sys.stdout = saved
+    report(results)
+
+
+def report(results):
     print(f"{'benchmark':<78} {'before':>12} {'after':>12} {'after/before':>12}")
     for (binary, name), v in results.items():
         if not v["before"] or not v["after"]:
