@@ -14,16 +14,20 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 
 def run(binary, flt, reps, env):
-    cmd = [binary, f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=true",
-           "--benchmark_format=json"]
-    if flt:
-        cmd.append(f"--benchmark_filter={flt}")
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    # --benchmark_out, not stdout: some binaries print their own tables and peers' output there.
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        cmd = [binary, f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=true",
+               f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
+        if flt:
+            cmd.append(f"--benchmark_filter={flt}")
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        doc = json.load(open(out.name))
     medians = {}
-    for b in json.loads(out)["benchmarks"]:
+    for b in doc["benchmarks"]:
         if b.get("aggregate_name") == "median":
             medians[b["run_name"]] = (b["real_time"], b["time_unit"])
     return medians
