@@ -47,22 +47,6 @@ std::optional<PluginKind> kind_from_name(std::string_view s) {
   return std::nullopt;
 }
 
-// Local spelling of plugin::kind_name: that one is defined elsewhere in the core, and the parser
-// must not depend on the loader's translation unit.
-const char* kind_string(PluginKind k) {
-  switch (k) {
-    case PluginKind::Device:
-      return "device";
-    case PluginKind::Allocator:
-      return "allocator";
-    case PluginKind::Profiler:
-      return "profiler";
-    case PluginKind::Scheduler:
-      return "scheduler";
-  }
-  return "unknown";
-}
-
 bool valid_plugin_name(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -286,8 +270,8 @@ Status parse_plugins(const std::string& origin, const std::string& base, toml::n
     ARUN_RETURN_IF_ERROR(parse_plugin_entry(origin, base, *t, i, &entry));
     for (const Seen& s : seen) {
       if (s.kind == entry.kind && s.name == entry.name) {
-        std::string reason = std::string("duplicate ") + kind_string(entry.kind) + " plugin " + quote(entry.name) +
-                             " (already listed as plugin[" + std::to_string(s.index) + "]";
+        std::string reason = std::string("duplicate ") + plugin::kind_name(entry.kind) + " plugin " +
+                             quote(entry.name) + " (already listed as plugin[" + std::to_string(s.index) + "]";
         if (s.where.begin.line != 0) reason += " at line " + std::to_string(s.where.begin.line);
         reason += ")";
         return error_at(Errc::file_attr_invalid, origin, where, self, reason);

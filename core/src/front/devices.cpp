@@ -155,8 +155,7 @@ Status enable_peer_access(int32_t peer) {
   if (rt.device(peer)->backend() != self->backend()) {
     return Status(Errc::rt_feature_not_support, "devices of different backends cannot access each other");
   }
-  std::lock_guard lock(self->mu);
-  self->peers.insert(peer);
+  self->add_peer(peer);
   return Status::Ok();
 }
 
@@ -167,8 +166,7 @@ Status disable_peer_access(int32_t peer) {
   ARUN_RETURN_IF_ERROR(rt.check_device_id(peer));
   DeviceSlot* self = ctx->slot();
   if (peer == self->id()) return rt_param_invalid("peer device is the current device");
-  std::lock_guard lock(self->mu);
-  if (self->peers.erase(peer) == 0) {
+  if (!self->remove_peer(peer)) {
     return rt_param_invalid("peer access from device " + std::to_string(self->id()) + " to device " +
                             std::to_string(peer) + " was not enabled");
   }

@@ -26,10 +26,6 @@ constexpr size_t kMaxPendingMessages = 32;
 
 }  // namespace
 
-bool initialized() {
-  return Runtime::instance() != nullptr;
-}
-
 aclError record_failure(const char* function, const Status& status) {
   auto& e = errors();
   e.last = status.value();

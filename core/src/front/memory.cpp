@@ -151,8 +151,7 @@ Status check_device_side(const PointerInfo& p, const void* ptr, uint64_t extent,
 
 Status check_peer(DeviceSlot* exec, DeviceSlot* other) {
   if (exec == other) return Status::Ok();
-  std::lock_guard lock(exec->mu);
-  if (exec->peers.count(other->id()) == 0) {
+  if (!exec->has_peer(other->id())) {
     return Status(Errc::rt_feature_not_support, "copy between device " + std::to_string(exec->id()) + " and device " +
                                                     std::to_string(other->id()) +
                                                     " needs aclrtDeviceEnablePeerAccess first");

@@ -52,15 +52,30 @@ class DeviceSlot {
   // The allocator policy the device gets when it opens (set once, before first use).
   void set_allocator_choice(std::shared_ptr<const AllocatorChoice> choice) { allocator_choice_ = std::move(choice); }
 
+  // Peer access (aclrtDeviceEnablePeerAccess): the devices whose memory this one's copy engines may
+  // reach. remove_peer is false when `peer` was not enabled.
+  void add_peer(int32_t peer) {
+    std::lock_guard lock(mu);
+    peers_.insert(peer);
+  }
+  bool remove_peer(int32_t peer) {
+    std::lock_guard lock(mu);
+    return peers_.erase(peer) != 0;
+  }
+  bool has_peer(int32_t peer) {
+    std::lock_guard lock(mu);
+    return peers_.count(peer) != 0;
+  }
+
   // Default-context bookkeeping, guarded by mu.
   std::mutex mu;
   int set_count = 0;  // aclrtSetDevice references
   std::shared_ptr<Context> default_context;
-  std::set<int32_t> peers;  // devices this one may access (aclrtDeviceEnablePeerAccess)
-  int overflow_mode = 1;    // aclrtFloatOverflowMode; INFNAN (IEEE) by default
+  int overflow_mode = 1;  // aclrtFloatOverflowMode; INFNAN (IEEE) by default
 
  private:
   int32_t id_;
+  std::set<int32_t> peers_;  // guarded by mu
   plugin::Device* device_;
   std::shared_ptr<plugin::DevicePlugin> owner_;  // keeps the plugin (and its library) alive
   std::string backend_;

@@ -18,7 +18,7 @@
 
 namespace arun {
 
-std::atomic<Runtime*> Runtime::instance_{nullptr};
+std::atomic<Runtime*> rt::detail::g_runtime{nullptr};
 
 namespace {
 
@@ -84,17 +84,17 @@ Status Runtime::initialize(const char* config_path) {
   log().info("initialised from {} ({}): {} device(s)", file.empty() ? "<built-in>" : file, how, rt->device_count());
   g_init_identity = std::move(identity);
   g_init_refs = 1;
-  instance_.store(rt.release(), std::memory_order_release);
+  rt::detail::g_runtime.store(rt.release(), std::memory_order_release);
   return Status::Ok();
 }
 
 Status Runtime::finalize() {
   std::lock_guard lock(g_init_mu);
-  Runtime* rt = instance_.load();
+  Runtime* rt = rt::detail::g_runtime.load();
   if (rt == nullptr || g_init_refs == 0) {
     return Status(Errc::repeat_finalize, "the runtime is not initialised (already finalised?)");
   }
-  instance_.store(nullptr, std::memory_order_release);
+  rt::detail::g_runtime.store(nullptr, std::memory_order_release);
   g_init_refs = 0;
   LeakReport leaks;
   rt->teardown(&leaks);

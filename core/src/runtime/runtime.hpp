@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arun/core/status.hpp"
+#include "arun/runtime/call.hpp"
 #include "config/config.hpp"
 #include "host/host_calls.hpp"
 #include "plugins/plugin_loader.hpp"
@@ -39,7 +40,7 @@ class Runtime {
   static Status initialize(const char* config_path);
   static Status finalize();
   // The live runtime, or nullptr before aclInit / after aclFinalize.
-  static Runtime* instance() { return instance_.load(std::memory_order_acquire); }
+  static Runtime* instance() { return rt::detail::g_runtime.load(std::memory_order_acquire); }
 
   const RuntimeConfig& config() const { return config_; }
   // The scheduling policy in use, its options and where they came from.
@@ -131,8 +132,6 @@ class Runtime {
   Status start_configured_profiling();  // [profiler] enabled or ASCEND_RUN_PROFILING
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
   std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
-
-  static std::atomic<Runtime*> instance_;
 
   RuntimeConfig config_;
   SchedulerChoice scheduler_;

@@ -2,16 +2,27 @@
 // pending messages (aclrtGetLastError, aclGetRecentErrMsg), recorded when an API call fails.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "acl/acl_base.h"
 #include "arun/core/status.hpp"
 #include "arun/plugin/plugin_abi.hpp"
 
-namespace arun::rt {
+namespace arun {
+class Runtime;  // core-private: the front door only tells whether one is live
+
+namespace rt {
+namespace detail {
+// The live runtime (nullptr before aclInit and after aclFinalize); Runtime::instance() reads it.
+// Here, not behind a call, because every API call asks first.
+extern std::atomic<Runtime*> g_runtime;
+}  // namespace detail
 
 // True between a successful aclInit and the matching aclFinalize.
-bool initialized();
+inline bool initialized() {
+  return detail::g_runtime.load(std::memory_order_acquire) != nullptr;
+}
 
 // Records a failure of the API function `function` as the calling thread's last error and as a
 // pending message (logged at info level); returns its code.
@@ -26,4 +37,5 @@ const char* take_recent_messages();
 void log(plugin::LogLevel level, const std::string& message);
 bool log_enabled(plugin::LogLevel level);
 
-}  // namespace arun::rt
+}  // namespace rt
+}  // namespace arun
