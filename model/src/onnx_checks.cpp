@@ -113,7 +113,8 @@ Status check_window(const onnx::NodeProto& np, const std::string& label, const K
   // The number of spatial axes: from kernel_shape, else the weight's rank, else the data's rank.
   const int data_rank = np.input_size() > 0 ? known.rank_of(np.input(0)) : -1;
   const int weight_rank = conv && np.input_size() > 1 ? known.rank_of(np.input(1)) : -1;
-  long spatial = -1;
+  long spatial = 0;
+  bool known_rank = true;
   std::string from;
   if (has_kernel) {
     spatial = static_cast<long>(kernel.size());
@@ -124,8 +125,10 @@ Status check_window(const onnx::NodeProto& np, const std::string& label, const K
   } else if (data_rank >= 0) {
     spatial = data_rank - 2;
     from = "the input '" + np.input(0) + "' of rank " + std::to_string(data_rank);
+  } else {
+    known_rank = false;
   }
-  if (spatial < 0) return Status::Ok();  // nothing to compare with before inference; lengths below are per attribute
+  if (!known_rank) return Status::Ok();  // nothing to compare with before shape inference
   if (spatial < 1) return parse_error(label + ": " + from + " leaves no spatial axis");
   auto length = [&](const char* name, bool present, const std::vector<int64_t>& v, long want) -> Status {
     if (present && static_cast<long>(v.size()) != want) {

@@ -160,6 +160,16 @@ TEST(ImportValidation, WindowAttributesArePositiveAndConsistent) {
   group->set_type(onnx::AttributeProto::INT);
   group->set_i(0);
   EXPECT_REFUSED(import(m), ACL_ERROR_PARSE_MODEL, "attribute 'group' must be a positive integer");
+
+  // Found by mutation: a Conv whose weight is a scalar (no kernel_shape) crashed shape inference.
+  onnx::NodeProto* scalar = nullptr;
+  onnx::ModelProto m2 = window_model("Conv", &scalar);
+  TensorProto* w = m2.mutable_graph()->mutable_initializer(0);
+  w->clear_dims();
+  w->clear_float_data();
+  w->add_float_data(1.0f);
+  EXPECT_REFUSED(import(m2), ACL_ERROR_PARSE_MODEL,
+                 "node 'win' (Conv): the weight 'w' of rank 0 leaves no spatial axis");
 }
 
 // x [2, 3] -> Reshape(x, shape) -> y, with the shape initializer made by the caller.
