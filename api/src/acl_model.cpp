@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,15 +38,7 @@ Status model_code(aclError code, const std::string& what) {
 
 Status read_file(const char* path, std::string* out) {
   if (path == nullptr) return invalid_param("modelPath is NULL");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return model_code(ACL_ERROR_READ_MODEL_FAILURE,
-                      std::string("cannot open model file '") + path + "': " + std::strerror(errno));
-  }
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return model_code(ACL_ERROR_READ_MODEL_FAILURE, std::string("cannot read model file '") + path + "'");
-  if (out->empty()) return model_code(ACL_ERROR_READ_MODEL_FAILURE, std::string("model file '") + path + "' is empty");
-  return Status::Ok();
+  return model::read_model_file(path, model::import_limits(), out);
 }
 
 Status load(const void* image, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {

@@ -4,7 +4,13 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <queue>
@@ -12,40 +18,23 @@
 
 #include "acl/acl.h"
 #include "arun/model/graph.hpp"
+#include "onnx_checks.hpp"
 
 namespace arun::model {
 
 namespace {
 
-Status parse_error(const std::string& what) { return Status(static_cast<Errc>(ACL_ERROR_PARSE_MODEL), what); }
-
-bool to_acl_dtype(int32_t onnx_type, aclDataType* out) {
-  using T = onnx::TensorProto;
-  switch (onnx_type) {
-    case T::FLOAT: *out = ACL_FLOAT; return true;
-    case T::FLOAT16: *out = ACL_FLOAT16; return true;
-    case T::DOUBLE: *out = ACL_DOUBLE; return true;
-    case T::BFLOAT16: *out = ACL_BF16; return true;
-    case T::INT8: *out = ACL_INT8; return true;
-    case T::UINT8: *out = ACL_UINT8; return true;
-    case T::INT16: *out = ACL_INT16; return true;
-    case T::UINT16: *out = ACL_UINT16; return true;
-    case T::INT32: *out = ACL_INT32; return true;
-    case T::UINT32: *out = ACL_UINT32; return true;
-    case T::INT64: *out = ACL_INT64; return true;
-    case T::UINT64: *out = ACL_UINT64; return true;
-    case T::BOOL: *out = ACL_BOOL; return true;
-    default: return false;
-  }
-}
+using detail::parse_error;
+using detail::to_acl_dtype;
 
 Status dtype_error(const std::string& tensor, int32_t onnx_type) {
-  return Status(static_cast<Errc>(ACL_ERROR_GE_DATATYPE_INVALID),
-                "tensor '" + tensor + "' has ONNX data type " + std::to_string(onnx_type) +
-                    ", which the runtime does not support");
+  return Status(static_cast<Errc>(ACL_ERROR_GE_DATATYPE_INVALID), "tensor '" + tensor + "' has ONNX data type " +
+                                                                      std::to_string(onnx_type) +
+                                                                      ", which the runtime does not support");
 }
 
-Status shape_bytes(const std::string& name, aclDataType dtype, const ops::Shape& shape, size_t* bytes) {
+Status shape_bytes(const std::string& name, aclDataType dtype, const ops::Shape& shape, uint64_t max_bytes,
+                   size_t* bytes) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (__builtin_mul_overflow(n, d, &n)) n = -1;
@@ -55,6 +44,12 @@ Status shape_bytes(const std::string& name, aclDataType dtype, const ops::Shape&
   if (n < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(aclDataTypeSize(dtype)), &b)) {
     return Status(static_cast<Errc>(ACL_ERROR_GE_SHAPE_INVALID),
                   "tensor '" + name + "' of shape " + ops::shape_text(shape) + " is too large");
+  }
+  if (static_cast<uint64_t>(b) > max_bytes) {
+    return Status(static_cast<Errc>(ACL_ERROR_GE_SHAPE_INVALID),
+                  "tensor '" + name + "' of shape " + ops::shape_text(shape) + " needs " + std::to_string(b) +
+                      " bytes, more than the limit of " + std::to_string(max_bytes) +
+                      " bytes per tensor (ARUN_MODEL_MAX_TENSOR_BYTES)");
   }
   *bytes = static_cast<size_t>(b);
   return Status::Ok();
@@ -83,42 +78,29 @@ Status static_type(const std::string& name, const onnx::TypeProto& type, aclData
 }
 
 // An initializer's bytes in row-major little-endian order, from raw_data or the typed fields.
-Status initializer_bytes(const onnx::TensorProto& t, aclDataType dtype, size_t bytes, std::vector<uint8_t>* out) {
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    return parse_error("initializer '" + t.name() + "' keeps its data in an external file, which is not supported");
-  }
+// detail::check_tensor_data has accepted T (BYTES is its size), so the data holds exactly BYTES.
+void initializer_bytes(const onnx::TensorProto& t, aclDataType dtype, size_t bytes, std::vector<uint8_t>* out) {
   out->assign(bytes, 0);
-  const size_t elem = aclDataTypeSize(dtype);
-  const size_t count = elem == 0 ? 0 : bytes / elem;
-  auto mismatch = [&](size_t have) {
-    return parse_error("initializer '" + t.name() + "' holds " + std::to_string(have) + " values, its shape needs " +
-                       std::to_string(count));
-  };
+  if (bytes == 0) return;
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != bytes) {
-      return parse_error("initializer '" + t.name() + "' has " + std::to_string(t.raw_data().size()) +
-                         " bytes of raw data, its shape needs " + std::to_string(bytes));
-    }
     std::memcpy(out->data(), t.raw_data().data(), bytes);
-    return Status::Ok();
+    return;
   }
+  const size_t elem = aclDataTypeSize(dtype);
+  const size_t count = bytes / elem;
   uint8_t* dst = out->data();
   switch (dtype) {
     case ACL_FLOAT:
-      if (static_cast<size_t>(t.float_data_size()) != count) return mismatch(t.float_data_size());
       std::memcpy(dst, t.float_data().data(), bytes);
       break;
     case ACL_DOUBLE:
-      if (static_cast<size_t>(t.double_data_size()) != count) return mismatch(t.double_data_size());
       std::memcpy(dst, t.double_data().data(), bytes);
       break;
     case ACL_INT64:
-      if (static_cast<size_t>(t.int64_data_size()) != count) return mismatch(t.int64_data_size());
       std::memcpy(dst, t.int64_data().data(), bytes);
       break;
     case ACL_UINT32:
     case ACL_UINT64:
-      if (static_cast<size_t>(t.uint64_data_size()) != count) return mismatch(t.uint64_data_size());
       for (size_t i = 0; i < count; ++i) {
         const uint64_t v = t.uint64_data(static_cast<int>(i));
         std::memcpy(dst + i * elem, &v, elem);  // little-endian: the low bytes first
@@ -126,23 +108,39 @@ Status initializer_bytes(const onnx::TensorProto& t, aclDataType dtype, size_t b
       break;
     default:
       // int32 and the narrower types (float16 / bfloat16 as their bits) are stored in int32_data.
-      if (static_cast<size_t>(t.int32_data_size()) != count) return mismatch(t.int32_data_size());
       for (size_t i = 0; i < count; ++i) {
         const int32_t v = t.int32_data(static_cast<int>(i));
         std::memcpy(dst + i * elem, &v, elem);
       }
       break;
   }
+}
+
+// A weight (initializer or Constant value): checked against its data and the limits, then copied.
+Status weight_from(const onnx::TensorProto& t, const std::string& what, const ImportLimits& limits, TensorInfo* ti) {
+  ARUN_RETURN_IF_ERROR(detail::check_tensor_data(t, what, limits, &ti->bytes));
+  to_acl_dtype(t.data_type(), &ti->dtype);
+  ti->kind = TensorKind::weight;
+  ti->shape.assign(t.dims().begin(), t.dims().end());
+  initializer_bytes(t, ti->dtype, ti->bytes, &ti->data);
   return Status::Ok();
 }
 
 Status convert_attr(const Node& node, const onnx::AttributeProto& a, ops::Attrs* attrs) {
   using A = onnx::AttributeProto;
   switch (a.type()) {
-    case A::INT: attrs->set(a.name(), static_cast<int64_t>(a.i())); break;
-    case A::FLOAT: attrs->set(a.name(), a.f()); break;
-    case A::STRING: attrs->set(a.name(), a.s()); break;
-    case A::INTS: attrs->set(a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end())); break;
+    case A::INT:
+      attrs->set(a.name(), static_cast<int64_t>(a.i()));
+      break;
+    case A::FLOAT:
+      attrs->set(a.name(), a.f());
+      break;
+    case A::STRING:
+      attrs->set(a.name(), a.s());
+      break;
+    case A::INTS:
+      attrs->set(a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+      break;
     default:
       return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
                     "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "' has ONNX type " +
@@ -167,38 +165,81 @@ struct Importer {
 
 }  // namespace
 
+ImportLimits import_limits() {
+  static const ImportLimits limits = [] {
+    ImportLimits l;
+    auto read = [](const char* name, uint64_t* v, uint64_t most) {
+      const char* env = std::getenv(name);
+      if (env == nullptr || *env == '\0') return;
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long x = std::strtoull(env, &end, 10);
+      if (errno == 0 && *end == '\0' && x > 0 && env[0] != '-') *v = std::min<uint64_t>(x, most);
+    };
+    read("ARUN_MODEL_MAX_TENSOR_BYTES", &l.max_tensor_bytes, UINT64_MAX);
+    read("ARUN_MODEL_MAX_FILE_BYTES", &l.max_file_bytes, INT32_MAX);
+    return l;
+  }();
+  return limits;
+}
+
+Status read_model_file(const char* path, const ImportLimits& limits, std::string* out) {
+  auto fail = [&](const std::string& why) {
+    return Status(static_cast<Errc>(ACL_ERROR_READ_MODEL_FAILURE), std::string("model file '") + path + "' " + why);
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the file type is checked before any read.
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    return Status(static_cast<Errc>(ACL_ERROR_READ_MODEL_FAILURE),
+                  std::string("cannot open model file '") + path + "': " + std::strerror(errno));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return fail(std::string("cannot be examined: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return fail("is a directory, not a model file");
+  if (!S_ISREG(st.st_mode)) return fail("is not a regular file (a device, FIFO or socket is not read)");
+  if (st.st_size == 0) return fail("is empty");
+  if (static_cast<uint64_t>(st.st_size) > limits.max_file_bytes) {
+    return fail("has " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+                std::to_string(limits.max_file_bytes) + " (ARUN_MODEL_MAX_FILE_BYTES)");
+  }
+  // The file may change while it is read: never read past the size it had, and notice a short read.
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    const ssize_t n = ::read(fd, out->data() + done, out->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) return fail("shrank while it was read");
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
 Status import_onnx(const void* data, size_t size, Graph* out) {
+  return import_onnx(data, size, import_limits(), out);
+}
+
+Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Graph* out) {
   onnx::ModelProto model;
   if (size > static_cast<size_t>(INT32_MAX) || !model.ParseFromArray(data, static_cast<int>(size))) {
     return parse_error("the model is not a valid ONNX ModelProto (" + std::to_string(size) +
                        " bytes that protobuf cannot parse)");
   }
   if (!model.has_graph()) return parse_error("the ONNX model has no graph");
-  try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*strict=*/1));
-  } catch (const std::exception& e) {
-    return parse_error(std::string("ONNX shape inference failed: ") + e.what());
-  }
+  // Everything shape inference reads is checked first: it trusts its input.
+  ARUN_RETURN_IF_ERROR(detail::check_model(model, limits));
   const onnx::GraphProto& gp = model.graph();
   Importer im;
   Graph& g = im.g;
 
-  // Declared types: value_info (intermediates, filled by shape inference), inputs, outputs.
-  std::unordered_map<std::string, const onnx::TypeProto*> types;
-  for (const auto& vi : gp.value_info()) types[vi.name()] = &vi.type();
-  for (const auto& vi : gp.input()) types[vi.name()] = &vi.type();
-  for (const auto& vi : gp.output()) types[vi.name()] = &vi.type();
-
   // Initializers are weights, also when (IR < 4 style) they are listed as inputs too.
   for (const auto& init : gp.initializer()) {
     const int t = im.add_tensor(init.name());
-    TensorInfo& ti = g.tensors[t];
-    ti.kind = TensorKind::weight;
-    if (!to_acl_dtype(init.data_type(), &ti.dtype)) return dtype_error(init.name(), init.data_type());
-    ti.shape.assign(init.dims().begin(), init.dims().end());
-    ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, &ti.bytes));
-    ARUN_RETURN_IF_ERROR(initializer_bytes(init, ti.dtype, ti.bytes, &ti.data));
+    ARUN_RETURN_IF_ERROR(weight_from(init, "initializer '" + init.name() + "'", limits, &g.tensors[t]));
   }
   for (const auto& vi : gp.input()) {
     if (im.index.count(vi.name()) != 0) continue;  // an initializer with a default value
@@ -232,18 +273,14 @@ Status import_onnx(const void* data, size_t size, Graph* out) {
       const onnx::TensorProto& value = np.attribute(0).t();
       if (im.index.count(np.output(0)) != 0) return parse_error("tensor '" + np.output(0) + "' is defined twice");
       TensorInfo& ti = g.tensors[im.add_tensor(np.output(0))];
-      ti.kind = TensorKind::weight;
-      if (!to_acl_dtype(value.data_type(), &ti.dtype)) return dtype_error(ti.name, value.data_type());
-      ti.shape.assign(value.dims().begin(), value.dims().end());
-      ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, &ti.bytes));
-      ARUN_RETURN_IF_ERROR(initializer_bytes(value, ti.dtype, ti.bytes, &ti.data));
+      ARUN_RETURN_IF_ERROR(weight_from(value, "tensor '" + ti.name + "'", limits, &ti));
       continue;
     }
     const ops::OpDef* def = ops::find_op(np.op_type());
     if (def == nullptr) {
-      return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
-                    "node '" + p.node.name + "': op type '" + np.op_type() +
-                        "' is not implemented by the operator library");
+      return Status(
+          static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+          "node '" + p.node.name + "': op type '" + np.op_type() + "' is not implemented by the operator library");
     }
     for (const auto& a : np.attribute()) {
       if (std::find(def->attrs.begin(), def->attrs.end(), a.name()) == def->attrs.end()) {
@@ -347,6 +384,19 @@ Status import_onnx(const void* data, size_t size, Graph* out) {
     g.outputs.push_back(it->second);
   }
 
+  // Shape inference, now that the graph's data, attributes, references and order are known good.
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*strict=*/1));
+  } catch (const std::exception& e) {
+    return parse_error(std::string("ONNX shape inference failed: ") + e.what());
+  }
+  // Declared types: value_info (intermediates, filled by shape inference), inputs, outputs.
+  std::unordered_map<std::string, const onnx::TypeProto*> types;
+  for (const auto& vi : gp.value_info()) types[vi.name()] = &vi.type();
+  for (const auto& vi : gp.input()) types[vi.name()] = &vi.type();
+  for (const auto& vi : gp.output()) types[vi.name()] = &vi.type();
+
   // Types and sizes of everything that is not a weight.
   for (TensorInfo& ti : g.tensors) {
     if (ti.kind == TensorKind::weight) continue;
@@ -356,7 +406,7 @@ Status import_onnx(const void* data, size_t size, Graph* out) {
                     "tensor '" + ti.name + "' has no type or shape after ONNX shape inference");
     }
     ARUN_RETURN_IF_ERROR(static_type(ti.name, *it->second, &ti.dtype, &ti.shape));
-    ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, &ti.bytes));
+    ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, limits.max_tensor_bytes, &ti.bytes));
   }
   *out = std::move(g);
   return Status::Ok();

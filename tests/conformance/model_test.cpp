@@ -3,6 +3,7 @@
 // the aclmdlDesc accessors, dataset misuse, load failures, caller-owned memory, a two-branch graph
 // (run on two streams) and one model executed from several threads at once.
 #include <onnx/onnx_pb.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,31 +15,35 @@
 
 #include "acl/acl.h"
 #include "conformance.hpp"
-#include "reference_data.hpp"
 #include "op_support.hpp"
+#include "reference_data.hpp"
 
 namespace conformance {
 namespace {
 
-std::string modelFile(const std::string &stem) { return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + ".onnx"; }
-std::string npyFile(const std::string &stem, const char *io, const char *name) {
+std::string modelFile(const std::string& stem) {
+  return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + ".onnx";
+}
+std::string npyFile(const std::string& stem, const char* io, const char* name) {
   return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + "." + io + "." + name + ".npy";
 }
-const char *outputName(const std::string &stem) { return stem.rfind("transformer", 0) == 0 ? "output" : "logits"; }
+const char* outputName(const std::string& stem) {
+  return stem.rfind("transformer", 0) == 0 ? "output" : "logits";
+}
 
-std::string readAll(const std::string &path) {
+std::string readAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 std::string recentMessage() {
-  const char *m = aclGetRecentErrMsg();
+  const char* m = aclGetRecentErrMsg();
   return m != nullptr ? m : "";
 }
 
 // Device memory owned by the test.
 struct DevBuf {
-  void *ptr = nullptr;
+  void* ptr = nullptr;
   size_t size = 0;
   explicit DevBuf(size_t n) : size(n) {
     EXPECT_EQ(ACL_SUCCESS, aclrtMalloc(&ptr, std::max<size_t>(n, 1), ACL_MEM_MALLOC_HUGE_FIRST));
@@ -46,29 +51,29 @@ struct DevBuf {
   ~DevBuf() {
     if (ptr != nullptr) aclrtFree(ptr);
   }
-  DevBuf(const DevBuf &) = delete;
-  DevBuf &operator=(const DevBuf &) = delete;
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
 };
 
 // A dataset with its data buffers, destroyed together.
 struct Dataset {
-  aclmdlDataset *set = aclmdlCreateDataset();
-  std::vector<aclDataBuffer *> bufs;
+  aclmdlDataset* set = aclmdlCreateDataset();
+  std::vector<aclDataBuffer*> bufs;
   Dataset() = default;
-  Dataset(std::initializer_list<std::pair<void *, size_t>> items) {
+  Dataset(std::initializer_list<std::pair<void*, size_t>> items) {
     for (auto [p, n] : items) add(p, n);
   }
-  void add(void *p, size_t n) {
+  void add(void* p, size_t n) {
     bufs.push_back(aclCreateDataBuffer(p, n));
     EXPECT_EQ(ACL_SUCCESS, aclmdlAddDatasetBuffer(set, bufs.back()));
   }
   ~Dataset() {
     aclmdlDestroyDataset(set);
-    for (auto *b : bufs) aclDestroyDataBuffer(b);
+    for (auto* b : bufs) aclDestroyDataBuffer(b);
   }
 };
 
-std::vector<double> asFloats(const std::vector<uint8_t> &bytes) {
+std::vector<double> asFloats(const std::vector<uint8_t>& bytes) {
   std::vector<double> v(bytes.size() / 4);
   for (size_t i = 0; i < v.size(); ++i) {
     float f;
@@ -80,29 +85,29 @@ std::vector<double> asFloats(const std::vector<uint8_t> &bytes) {
 
 // ---- in-test ONNX models (onnx protobuf API) ----
 
-void addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list, const std::string &name,
-              const std::vector<int64_t> &dims, int elemType = onnx::TensorProto::FLOAT) {
-  onnx::ValueInfoProto *v = list->Add();
+void addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
+              const std::vector<int64_t>& dims, int elemType = onnx::TensorProto::FLOAT) {
+  onnx::ValueInfoProto* v = list->Add();
   v->set_name(name);
-  auto *tt = v->mutable_type()->mutable_tensor_type();
+  auto* tt = v->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(elemType);
   for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
-void addNode(onnx::GraphProto *g, const std::string &op, const std::vector<std::string> &in, const std::string &out,
-             const std::string &name) {
-  onnx::NodeProto *n = g->add_node();
+void addNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in, const std::string& out,
+             const std::string& name) {
+  onnx::NodeProto* n = g->add_node();
   n->set_op_type(op);
   n->set_name(name);
-  for (const auto &i : in) n->add_input(i);
+  for (const auto& i : in) n->add_input(i);
   n->add_output(out);
 }
 
-onnx::ModelProto newModel(const std::string &graphName) {
+onnx::ModelProto newModel(const std::string& graphName) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.set_producer_name("model_test");
-  auto *opset = m.add_opset_import();
+  auto* opset = m.add_opset_import();
   opset->set_domain("");
   opset->set_version(13);
   m.mutable_graph()->set_name(graphName);
@@ -113,7 +118,7 @@ onnx::ModelProto newModel(const std::string &graphName) {
 constexpr int64_t kBranchRows = 16, kBranchCols = 64;
 std::string twoBranchModel() {
   onnx::ModelProto m = newModel("two_branch");
-  onnx::GraphProto *g = m.mutable_graph();
+  onnx::GraphProto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", {kBranchRows, kBranchCols});
   addValue(g->mutable_output(), "y", {kBranchRows, kBranchCols});
   addNode(g, "Relu", {"x"}, "a1", "branch_a_relu");
@@ -127,7 +132,7 @@ std::string twoBranchModel() {
 // One node whose op type the operator library does not implement.
 std::string unsupportedOpModel() {
   onnx::ModelProto m = newModel("unsupported");
-  onnx::GraphProto *g = m.mutable_graph();
+  onnx::GraphProto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", {4});
   addValue(g->mutable_output(), "y", {4});
   addNode(g, "Relu", {"x"}, "r", "first_relu");
@@ -138,17 +143,17 @@ std::string unsupportedOpModel() {
 // y = x + c, with c from a Constant node (a weight after import).
 std::string constantModel() {
   onnx::ModelProto m = newModel("constant");
-  onnx::GraphProto *g = m.mutable_graph();
+  onnx::GraphProto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", {4});
   addValue(g->mutable_output(), "y", {4});
-  onnx::NodeProto *c = g->add_node();
+  onnx::NodeProto* c = g->add_node();
   c->set_op_type("Constant");
   c->set_name("the_constant");
   c->add_output("c");
-  onnx::AttributeProto *value = c->add_attribute();
+  onnx::AttributeProto* value = c->add_attribute();
   value->set_name("value");
   value->set_type(onnx::AttributeProto::TENSOR);
-  onnx::TensorProto *t = value->mutable_t();
+  onnx::TensorProto* t = value->mutable_t();
   t->set_data_type(onnx::TensorProto::FLOAT);
   t->add_dims(4);
   for (float f : {10.0f, 20.0f, 30.0f, 40.0f}) t->add_float_data(f);
@@ -159,7 +164,7 @@ std::string constantModel() {
 // Loads (ONNX and the registry accept it) but fails at execution: our MatMul has no float16 kernel.
 std::string float16MatMulModel() {
   onnx::ModelProto m = newModel("f16");
-  onnx::GraphProto *g = m.mutable_graph();
+  onnx::GraphProto* g = m.mutable_graph();
   addValue(g->mutable_input(), "x", {2, 2}, onnx::TensorProto::FLOAT16);
   addValue(g->mutable_output(), "y", {2, 2}, onnx::TensorProto::FLOAT16);
   addNode(g, "Relu", {"x"}, "r", "f16_relu");
@@ -169,14 +174,14 @@ std::string float16MatMulModel() {
 
 class ModelTest : public AclDeviceTest {
  protected:
-  uint32_t load(const std::string &stem) {
+  uint32_t load(const std::string& stem) {
     uint32_t id = 0;
     EXPECT_ACL(ACL_SUCCESS, aclmdlLoadFromFile(modelFile(stem).c_str(), &id)) << recentMessage();
     return id;
   }
 
   // Runs `stem` on its reference input (synchronously or on a new stream) and compares.
-  void checkModel(const std::string &stem, bool async, double atol, double rtol) {
+  void checkModel(const std::string& stem, bool async, double atol, double rtol) {
     SCOPED_TRACE(stem);
     NpyArray in = readNpy(npyFile(stem, "in", "input"));
     NpyArray ref = readNpy(npyFile(stem, "out", outputName(stem)));
@@ -199,12 +204,24 @@ class ModelTest : public AclDeviceTest {
 };
 
 // float32 kernels against float64 references: the tolerance covers accumulation over K <= 1568.
-TEST_P(ModelTest, MlpBatch1) { checkModel("mlp_b1", false, 1e-4, 1e-4); }
-TEST_P(ModelTest, MlpBatch32) { checkModel("mlp_b32", true, 1e-4, 1e-4); }
-TEST_P(ModelTest, CnnBatch1) { checkModel("cnn_b1", false, 1e-4, 1e-4); }
-TEST_P(ModelTest, CnnBatch32) { checkModel("cnn_b32", true, 1e-4, 1e-4); }
-TEST_P(ModelTest, TransformerBatch1) { checkModel("transformer_b1", false, 1e-3, 1e-3); }
-TEST_P(ModelTest, TransformerBatch32) { checkModel("transformer_b32", true, 1e-3, 1e-3); }
+TEST_P(ModelTest, MlpBatch1) {
+  checkModel("mlp_b1", false, 1e-4, 1e-4);
+}
+TEST_P(ModelTest, MlpBatch32) {
+  checkModel("mlp_b32", true, 1e-4, 1e-4);
+}
+TEST_P(ModelTest, CnnBatch1) {
+  checkModel("cnn_b1", false, 1e-4, 1e-4);
+}
+TEST_P(ModelTest, CnnBatch32) {
+  checkModel("cnn_b32", true, 1e-4, 1e-4);
+}
+TEST_P(ModelTest, TransformerBatch1) {
+  checkModel("transformer_b1", false, 1e-3, 1e-3);
+}
+TEST_P(ModelTest, TransformerBatch32) {
+  checkModel("transformer_b32", true, 1e-3, 1e-3);
+}
 
 TEST_P(ModelTest, RepeatedExecutionsGiveTheSameResult) {
   // The workspace is reused between executions and between tensors of one execution.
@@ -224,7 +241,7 @@ TEST_P(ModelTest, RepeatedExecutionsGiveTheSameResult) {
 
 TEST_P(ModelTest, DescriptionGetters) {
   const uint32_t id = load("cnn_b32");
-  aclmdlDesc *desc = aclmdlCreateDesc();
+  aclmdlDesc* desc = aclmdlCreateDesc();
   ASSERT_NE(nullptr, desc);
   ASSERT_ACL(ACL_SUCCESS, aclmdlGetDesc(desc, id));
   EXPECT_EQ(1u, aclmdlGetNumInputs(desc));
@@ -307,8 +324,8 @@ TEST_P(ModelTest, DatasetMisuse) {
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlSetDatasetTensorDesc(in.set, nullptr, 1));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlSetDatasetTensorDesc(nullptr, nullptr, 0));
   const int64_t wrongDims[] = {2, 784}, rightDims[] = {1, 784};
-  aclTensorDesc *wrong = aclCreateTensorDesc(ACL_FLOAT, 2, wrongDims, ACL_FORMAT_ND);
-  aclTensorDesc *right = aclCreateTensorDesc(ACL_FLOAT, 2, rightDims, ACL_FORMAT_ND);
+  aclTensorDesc* wrong = aclCreateTensorDesc(ACL_FLOAT, 2, wrongDims, ACL_FORMAT_ND);
+  aclTensorDesc* right = aclCreateTensorDesc(ACL_FLOAT, 2, rightDims, ACL_FORMAT_ND);
   Dataset described{{din.ptr, din.size}};
   ASSERT_ACL(ACL_SUCCESS, aclmdlSetDatasetTensorDesc(described.set, wrong, 0));
   EXPECT_ACL(ACL_ERROR_MODEL_INPUT_NOT_MATCH, aclmdlExecute(id, described.set, out.set));
@@ -330,8 +347,8 @@ TEST_P(ModelTest, DatasetMisuse) {
   NpyArray ref = readNpy(npyFile("mlp_b1", "out", "logits"));
   writeDevice(din.ptr, x.f32Bytes());
   ASSERT_ACL(ACL_SUCCESS, aclmdlExecute(id, in.set, allocOut.set)) << recentMessage();
-  aclDataBuffer *b = aclmdlGetDatasetBuffer(allocOut.set, 0);
-  void *p = aclGetDataBufferAddr(b);
+  aclDataBuffer* b = aclmdlGetDatasetBuffer(allocOut.set, 0);
+  void* p = aclGetDataBufferAddr(b);
   ASSERT_NE(nullptr, p);
   EXPECT_EQ(40u, aclGetDataBufferSizeV2(b));
   EXPECT_TRUE(near(asFloats(readDevice(p, 40)), ref.values, 1e-4, 1e-4));
@@ -361,7 +378,7 @@ TEST_P(ModelTest, LoadFailures) {
   // Corrupt: random bytes.
   const std::string corrupt = dir + "/model_test_corrupt.onnx";
   std::vector<uint8_t> junk = pattern(4096, 7);
-  std::ofstream(corrupt, std::ios::binary).write(reinterpret_cast<const char *>(junk.data()), junk.size());
+  std::ofstream(corrupt, std::ios::binary).write(reinterpret_cast<const char*>(junk.data()), junk.size());
   EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromFile(corrupt.c_str(), &id));
   EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromMem(junk.data(), junk.size(), &id));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlLoadFromMem(nullptr, 10, &id));
@@ -387,6 +404,79 @@ TEST_P(ModelTest, LoadFailures) {
   EXPECT_NE(std::string::npos, msg.find("'Round'")) << msg;
 }
 
+// Issue 24 findings 1 and 2 through the public API: hostile models are refused with a code and a
+// message before libonnx's shape inference sees them; files that are not regular are never read.
+TEST_P(ModelTest, HostileModelsAreRefused) {
+  uint32_t id = 0;
+  size_t work = 0, weight = 0;
+  // MaxPool with strides [0, 0]: once a SIGFPE in shape inference.
+  {
+    onnx::ModelProto m = newModel("stride0");
+    onnx::GraphProto* g = m.mutable_graph();
+    addValue(g->mutable_input(), "x", {1, 1, 4, 4});
+    addValue(g->mutable_output(), "y", {1, 1, 2, 2});
+    addNode(g, "MaxPool", {"x"}, "y", "pool");
+    for (const char* name : {"kernel_shape", "strides"}) {
+      onnx::AttributeProto* a = g->mutable_node(0)->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INTS);
+      a->add_ints(name[0] == 'k' ? 2 : 0);
+      a->add_ints(name[0] == 'k' ? 2 : 0);
+    }
+    const std::string image = m.SerializeAsString();
+    EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromMem(image.data(), image.size(), &id));
+    EXPECT_NE(std::string::npos, recentMessage().find("node 'pool' (MaxPool): attribute 'strides'")) << recentMessage();
+  }
+  // Reshape whose shape has fewer bytes than its dims: once a NULL write in onnx::ParseData.
+  {
+    onnx::ModelProto m = newModel("short_shape");
+    onnx::GraphProto* g = m.mutable_graph();
+    addValue(g->mutable_input(), "x", {2, 3});
+    addValue(g->mutable_output(), "y", {3, 2});
+    onnx::TensorProto* shape = g->add_initializer();
+    shape->set_name("shape");
+    shape->set_data_type(onnx::TensorProto::INT64);
+    shape->add_dims(2);
+    shape->set_raw_data(std::string(8, '\0'));
+    addNode(g, "Reshape", {"x", "shape"}, "y", "reshape");
+    const std::string path = ::testing::TempDir() + "/model_test_short_shape.onnx";
+    const std::string image = m.SerializeAsString();
+    std::ofstream(path, std::ios::binary).write(image.data(), static_cast<std::streamsize>(image.size()));
+    EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromFile(path.c_str(), &id));
+    EXPECT_NE(std::string::npos, recentMessage().find("initializer 'shape' has 8 bytes of raw data"))
+        << recentMessage();
+    EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlQuerySize(path.c_str(), &work, &weight));
+    std::remove(path.c_str());
+  }
+  // A model of under 120 bytes declaring an 8 GiB initializer: once 8 GiB allocated and zeroed.
+  {
+    onnx::ModelProto m = newModel("huge");
+    onnx::GraphProto* g = m.mutable_graph();
+    onnx::TensorProto* w = g->add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(int64_t(1) << 31);
+    w->set_raw_data("");
+    addValue(g->mutable_output(), "y", {int64_t(1) << 31});
+    addNode(g, "Relu", {"w"}, "y", "relu");
+    const std::string image = m.SerializeAsString();
+    EXPECT_LT(image.size(), 120u);
+    EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromMem(image.data(), image.size(), &id));
+    EXPECT_NE(std::string::npos, recentMessage().find("initializer 'w' declares 2147483648 elements"))
+        << recentMessage();
+  }
+  // Not regular files: refused at once (a FIFO once blocked forever, /dev/zero was read without end).
+  const std::string fifo = ::testing::TempDir() + "/model_test_fifo.onnx";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  for (const std::string& path : {std::string("/dev/zero"), ::testing::TempDir(), fifo}) {
+    EXPECT_ACL(ACL_ERROR_READ_MODEL_FAILURE, aclmdlLoadFromFile(path.c_str(), &id));
+    EXPECT_NE(std::string::npos, recentMessage().find(path)) << recentMessage();
+    EXPECT_ACL(ACL_ERROR_READ_MODEL_FAILURE, aclmdlQuerySize(path.c_str(), &work, &weight));
+  }
+  std::remove(fifo.c_str());
+}
+
 TEST_P(ModelTest, LoadFromMemoryAndCallerMemory) {
   const std::string image = readAll(modelFile("mlp_b32"));
   NpyArray x = readNpy(npyFile("mlp_b32", "in", "input"));
@@ -409,13 +499,13 @@ TEST_P(ModelTest, LoadFromMemoryAndCallerMemory) {
 
   DevBuf workMem(work), weightMem(weight);
   uint32_t withMem = 0;
-  EXPECT_ACL(ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID,
-             aclmdlLoadFromFileWithMem(modelFile("mlp_b32").c_str(), &withMem, workMem.ptr, work - 1, weightMem.ptr,
-                                       weight));
+  EXPECT_ACL(
+      ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID,
+      aclmdlLoadFromFileWithMem(modelFile("mlp_b32").c_str(), &withMem, workMem.ptr, work - 1, weightMem.ptr, weight));
   EXPECT_NE(std::string::npos, recentMessage().find("needs " + std::to_string(work))) << recentMessage();
-  EXPECT_ACL(ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID,
-             aclmdlLoadFromMemWithMem(image.data(), image.size(), &withMem, workMem.ptr, work, weightMem.ptr,
-                                      weight / 2));
+  EXPECT_ACL(
+      ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID,
+      aclmdlLoadFromMemWithMem(image.data(), image.size(), &withMem, workMem.ptr, work, weightMem.ptr, weight / 2));
   ASSERT_ACL(ACL_SUCCESS, aclmdlLoadFromFileWithMem(modelFile("mlp_b32").c_str(), &withMem, workMem.ptr, work,
                                                     weightMem.ptr, weight))
       << recentMessage();
@@ -513,7 +603,7 @@ TEST_P(ModelTest, ConcurrentExecutionsFromSeveralThreads) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      std::string &fail = failures[t];
+      std::string& fail = failures[t];
       if (aclrtSetCurrentContext(ctx) != ACL_SUCCESS) {
         fail = "aclrtSetCurrentContext failed";
         return;
@@ -559,7 +649,7 @@ TEST_P(ModelTest, ConcurrentExecutionsFromSeveralThreads) {
       aclrtDestroyStream(s);
     });
   }
-  for (auto &th : threads) th.join();
+  for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ("", failures[t]) << "thread " << t;
   EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
 }

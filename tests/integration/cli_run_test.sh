@@ -62,6 +62,56 @@ expect 1 "not a valid ONNX ModelProto" "$work/bad.onnx"
 expect 1 "cannot open model file" "$work/missing.onnx"
 head -c 5000 "$models/cnn_b1.onnx" >"$work/truncated.onnx"
 expect 1 "not a valid ONNX ModelProto" "$work/truncated.onnx"
+# Issue 24 finding 7: the readers refuse what they cannot trust, with a message and exit code 1.
+"$py" - "$work" <<'PY' || fail "could not write the hostile inputs"
+import sys, numpy as np, onnx
+from onnx import TensorProto, helper
+work = sys.argv[1]
+def npy(name, descr, shape, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+    with open(f"{work}/{name}", 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + len(header).to_bytes(2, 'little') + header.encode() + data)
+n = 784 * 4
+npy('junk.npy', '<f4junk', '(1, 784)', b'\0' * n)
+npy('trailing.npy', '<f4', '(1, 784)', b'\0' * (n + 1))
+def model(name, nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), f"{work}/{name}.onnx")
+f32 = TensorProto.FLOAT
+# Two outputs whose names became the same file once.
+model('names', [helper.make_node('Relu', ['x'], ['a/b']), helper.make_node('Neg', ['x'], ['a_b'])],
+      [helper.make_tensor_value_info('x', f32, [2])],
+      [helper.make_tensor_value_info('a/b', f32, [2]), helper.make_tensor_value_info('a_b', f32, [2])])
+np.save(f"{work}/x.npy", np.array([-1.0, 2.0], dtype=np.float32))
+# An input of 2^40 elements.
+model('huge', [helper.make_node('Relu', ['x'], ['y'])], [helper.make_tensor_value_info('x', f32, [1 << 40])],
+      [helper.make_tensor_value_info('y', f32, [1 << 40])])
+# Finding 1: strides [0, 0] crashed libonnx's shape inference.
+model('stride0', [helper.make_node('MaxPool', ['x'], ['y'], kernel_shape=[2, 2], strides=[0, 0])],
+      [helper.make_tensor_value_info('x', f32, [1, 1, 4, 4])], [helper.make_tensor_value_info('y', f32, None)])
+PY
+expect 1 "is not supported" "$models/mlp_b1.onnx" --input input="$work/junk.npy"
+expect 1 "trailing data" "$models/mlp_b1.onnx" --input input="$work/trailing.npy"
+expect 1 "is a directory" "$models/mlp_b1.onnx" --input input="$work"
+expect 1 "not a regular file" "$models/mlp_b1.onnx" --input input=/dev/zero
+expect 1 "not a regular file" /dev/zero
+expect 1 "is a directory" "$work"
+mkfifo "$work/fifo.onnx"
+expect 1 "not a regular file" "$work/fifo.onnx"
+expect 1 "attribute 'strides' is \[0, 0\]" "$work/stride0.onnx"
+# 2^40 elements: refused by the importer's tensor limit; with the limit lifted, before host allocation.
+expect 1 "declares dimension 0 as 1099511627776" "$work/huge.onnx"
+ARUN_MODEL_MAX_TENSOR_BYTES=99999999999999 expect 1 "more than this machine has" "$work/huge.onnx"
+# Outputs named "a/b" and "a_b" get files of their own.
+expect 0 "output a_b .* -> $work/names/a_b.npy" "$work/names.onnx" --input x="$work/x.npy" --output-dir "$work/names" \
+  --iterations 1
+"$py" - "$work/names" <<'PY' || fail "outputs a/b and a_b: $(ls "$work/names")"
+import sys, numpy as np
+d = sys.argv[1]
+assert np.array_equal(np.load(f"{d}/a_b-0.npy"), [0.0, 2.0]), np.load(f"{d}/a_b-0.npy")
+assert np.array_equal(np.load(f"{d}/a_b.npy"), [1.0, -2.0]), np.load(f"{d}/a_b.npy")
+PY
 expect 2 "bad argument '--iterations'" "$models/mlp_b1.onnx" --iterations 0
 expect 2 "is not NAME=FILE.npy" "$models/mlp_b1.onnx" --input justaname
 expect 2 "no model given"

@@ -6,4 +6,12 @@ if(TARGET arun_model)
   target_compile_definitions(model_plan_test PRIVATE ARUN_TEST_MODELS_DIR="${ARUN_TEST_MODELS_DIR}")
   add_test(NAME model_plan COMMAND model_plan_test)
   set_tests_properties(model_plan PROPERTIES FIXTURES_REQUIRED arun_test_models LABELS model TIMEOUT 120)
+  # Hostile ONNX models and model files, refused before libonnx's shape inference sees them (issue 24).
+  find_package(Protobuf REQUIRED)
+  find_package(ONNX REQUIRED CONFIG)
+  add_executable(model_import_validation_test ${CMAKE_CURRENT_LIST_DIR}/model/import_validation_test.cpp)
+  target_link_libraries(model_import_validation_test PRIVATE arun_model ascendcl onnx_proto protobuf::libprotobuf
+                                                             GTest::gtest_main)
+  add_test(NAME model_import_validation COMMAND model_import_validation_test)
+  set_tests_properties(model_import_validation PROPERTIES LABELS model TIMEOUT 120)
 endif()

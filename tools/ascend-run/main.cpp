@@ -48,6 +48,9 @@ int usage(FILE* to) {
                "                         print latency p50/p90/min over N runs after the warm-up runs (1),\n"
                "                         compare outputs with references;\n"
                "                         --profile writes a timeline and a summary\n"
+               "                         exit code: 0 done, 1 the model, an input or the runtime failed\n"
+               "                         (the message names the file and the reason), 2 bad arguments,\n"
+               "                         3 a --compare mismatch\n"
                "  version                show the runtime and ACL interface versions\n"
                "The configuration is FILE, else $ASCEND_RUN_CONFIG, else the installed default.\n");
   return to == stderr ? 2 : 0;

@@ -18,7 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <new>
 #include <random>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,18 +34,18 @@ namespace {
 struct Failure {};
 
 // Every ACL call is checked; the runtime's message names the call and the problem.
-#define RUN_CHECK(expr)                                                         \
-  do {                                                                          \
-    aclError run_rc_ = (expr);                                                  \
-    if (run_rc_ != ACL_SUCCESS) {                                               \
-      const char* run_msg_ = aclGetRecentErrMsg();                              \
-      if (run_msg_ != nullptr && *run_msg_ != '\0') {                           \
-        std::fprintf(stderr, "ascend-run run: %s\n", run_msg_);                 \
-      } else {                                                                  \
+#define RUN_CHECK(expr)                                                              \
+  do {                                                                               \
+    aclError run_rc_ = (expr);                                                       \
+    if (run_rc_ != ACL_SUCCESS) {                                                    \
+      const char* run_msg_ = aclGetRecentErrMsg();                                   \
+      if (run_msg_ != nullptr && *run_msg_ != '\0') {                                \
+        std::fprintf(stderr, "ascend-run run: %s\n", run_msg_);                      \
+      } else {                                                                       \
         std::fprintf(stderr, "ascend-run run: %s failed with %d\n", #expr, run_rc_); \
-      }                                                                         \
-      throw Failure{};                                                          \
-    }                                                                           \
+      }                                                                              \
+      throw Failure{};                                                               \
+    }                                                                                \
   } while (0)
 
 [[noreturn]] void fail(const std::string& message) {
@@ -120,10 +123,26 @@ struct Tensor {
   aclDataBuffer* buffer = nullptr;
 };
 
-std::vector<int64_t> dims_of(const aclmdlIODims& d) { return {d.dims, d.dims + d.dimCount}; }
+std::vector<int64_t> dims_of(const aclmdlIODims& d) {
+  return {d.dims, d.dims + d.dimCount};
+}
 
 bool is_static(const std::vector<int64_t>& dims) {
   return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; });
+}
+
+// A host buffer of BYTES for WHAT, refused (not thrown) when the machine's memory could not hold it.
+std::vector<unsigned char> host_buffer(size_t bytes, const std::string& what) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && bytes / static_cast<size_t>(page) >= static_cast<size_t>(pages)) {
+    fail(what + " needs " + std::to_string(bytes) + " bytes of host memory, more than this machine has");
+  }
+  try {
+    return std::vector<unsigned char>(bytes);
+  } catch (const std::bad_alloc&) {
+    fail(what + ": cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+  }
 }
 
 std::string describe(const Tensor& t) {
@@ -138,7 +157,7 @@ std::vector<unsigned char> input_data(const Tensor& t, const std::string* file, 
   if (file == nullptr) {
     if (!is_static(t.dims))
       fail("input " + describe(t) + " has dynamic dimensions: give its data with --input " + t.name + "=FILE.npy");
-    std::vector<unsigned char> data(t.bytes);
+    std::vector<unsigned char> data = host_buffer(t.bytes, "input " + describe(t));
     const size_t n = t.bytes / aclDataTypeSize(t.type);
     const bool real = info->descr[0] == 'f';
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
@@ -154,7 +173,9 @@ std::vector<unsigned char> input_data(const Tensor& t, const std::string* file, 
   if (a.descr == info->descr) return std::move(a.data);
   std::fprintf(stderr, "ascend-run run: input %s: converting %s from %s to %s\n", t.name.c_str(), file->c_str(),
                a.descr.c_str(), info->name);
-  std::vector<unsigned char> data(a.elements() * aclDataTypeSize(t.type));
+  size_t bytes = 0;
+  if (!npy::checked_bytes(a.shape, aclDataTypeSize(t.type), &bytes)) fail("input " + describe(t) + ": too large");
+  std::vector<unsigned char> data = host_buffer(bytes, "input " + describe(t));
   for (size_t i = 0; i < a.elements(); ++i) store(info->descr, data.data(), i, load(a.descr, a.data.data(), i));
   return data;
 }
@@ -207,6 +228,11 @@ bool compare(const Tensor& t, const std::vector<unsigned char>& host, const std:
   if (!npy::read(file, &ref, &error)) fail("--compare " + t.name + ": " + error);
   const std::string descr = type_of(t.type)->descr;
   const size_t n = host.size() / aclDataTypeSize(t.type);
+  if (ref.shape != t.dims) {
+    std::printf("  %s: reference %s has shape %s, the output %s: MISMATCH\n", t.name.c_str(), file.c_str(),
+                npy::shape_text(ref.shape).c_str(), npy::shape_text(t.dims).c_str());
+    return false;
+  }
   if (ref.elements() != n) {
     std::printf("  %s: reference %s holds %zu elements %s, the output has %zu: MISMATCH\n", t.name.c_str(),
                 file.c_str(), ref.elements(), npy::shape_text(ref.shape).c_str(), n);
@@ -242,13 +268,6 @@ std::string stem_of(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   const size_t dot = base.rfind('.');
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
-}
-
-std::string file_name_for(const std::string& tensor_name) {
-  std::string s = tensor_name;
-  for (char& c : s)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
-  return s;
 }
 
 }  // namespace
@@ -288,12 +307,13 @@ int run(const Options& o) {
     const auto load_start = std::chrono::steady_clock::now();
     RUN_CHECK(aclmdlLoadFromFile(o.model.c_str(), &model_id));
     loaded = true;
-    const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+    const double load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
     desc = aclmdlCreateDesc();
     if (desc == nullptr) fail("aclmdlCreateDesc returned NULL");
     RUN_CHECK(aclmdlGetDesc(desc, model_id));
-    std::printf("model %s: loaded in %.1f ms; weights %s, workspace %s (planned at load)\n", o.model.c_str(),
-                load_ms, size_text(weights).c_str(), size_text(work).c_str());
+    std::printf("model %s: loaded in %.1f ms; weights %s, workspace %s (planned at load)\n", o.model.c_str(), load_ms,
+                size_text(weights).c_str(), size_text(work).c_str());
 
     auto describe_all = [&](bool is_input) {
       std::vector<Tensor> list(is_input ? aclmdlGetNumInputs(desc) : aclmdlGetNumOutputs(desc));
@@ -359,23 +379,26 @@ int run(const Options& o) {
     std::sort(sorted.begin(), sorted.end());
     double total = 0.0;
     for (double v : ms) total += v;
-    std::printf("latency over %zu runs (after %zu warm-up): p50 %.3f ms, p90 %.3f ms, min %.3f ms, max %.3f ms, "
-                "mean %.3f ms\n",
-                ms.size(), o.warmup, percentile(sorted, 0.5), percentile(sorted, 0.9), sorted.front(), sorted.back(),
-                total / double(ms.size()));
+    std::printf(
+        "latency over %zu runs (after %zu warm-up): p50 %.3f ms, p90 %.3f ms, min %.3f ms, max %.3f ms, "
+        "mean %.3f ms\n",
+        ms.size(), o.warmup, percentile(sorted, 0.5), percentile(sorted, 0.9), sorted.front(), sorted.back(),
+        total / double(ms.size()));
 
     const std::string dir = o.output_dir.empty() ? stem_of(o.model) + "_outputs" : o.output_dir;
     if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) fail(dir + ": cannot create: " + std::strerror(errno));
     std::map<std::string, std::string> refs(o.compares.begin(), o.compares.end());
     bool all_match = true;
-    for (Tensor& t : outputs) {
-      std::vector<unsigned char> host(t.bytes);
+    std::set<std::string> used_names;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      Tensor& t = outputs[i];
+      std::vector<unsigned char> host = host_buffer(t.bytes, "output " + describe(t));
       RUN_CHECK(aclrtMemcpy(host.data(), host.size(), t.device, t.bytes, ACL_MEMCPY_DEVICE_TO_HOST));
       npy::Array a;
       a.descr = type_of(t.type)->descr;
       a.shape = t.dims;
       a.data = host;
-      const std::string path = dir + "/" + file_name_for(t.name) + ".npy";
+      const std::string path = dir + "/" + npy::output_file_name(t.name, i, &used_names);
       std::string error;
       if (!npy::write(path, a, &error)) fail(error);
       std::printf("output %s -> %s\n", describe(t).c_str(), path.c_str());
@@ -388,6 +411,12 @@ int run(const Options& o) {
     if (!refs.empty()) fail("--compare " + refs.begin()->first + ": the model has no output of that name");
     if (!all_match) status = 3;
   } catch (const Failure&) {
+    status = 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ascend-run run: %s: out of host memory\n", o.model.c_str());
+    status = 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ascend-run run: %s: %s\n", o.model.c_str(), e.what());
     status = 1;
   }
   for (auto* list : {&inputs, &outputs}) {

@@ -19,14 +19,18 @@ struct Options {
   unsigned seed = 1;                                          // random inputs
   double rtol = 1e-3;                                         // --compare tolerance: |a-b| <= atol + rtol*|b|
   double atol = 1e-4;
-  bool profile = false;                                       // --profile: ASCEND_RUN_PROFILING=timeline,summary
-  bool quiet = false;                                         // no progress line
+  bool profile = false;  // --profile: ASCEND_RUN_PROFILING=timeline,summary
+  bool quiet = false;    // no progress line
 };
 
 // Parses "name=path" into *out; false when there is no '=' or either side is empty.
 bool parse_binding(const char* text, std::pair<std::string, std::string>* out);
 
-// Runs the model; 0 on success, 1 on a runtime or I/O failure, 3 when a --compare failed.
+// Runs the model. Exit codes: 0 on success; 1 when the model, an input or the runtime fails
+// (an unreadable or malformed file, a shape or type the model does not take, a buffer larger than
+// host memory, any error the runtime reports), always with a message naming the file and the
+// reason, never an uncaught exception; 3 when a --compare found a mismatch. (2: bad arguments,
+// reported by main before run is called.)
 int run(const Options& options);
 
 }  // namespace model_run

@@ -2,6 +2,7 @@
 #include "npy.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -121,6 +122,156 @@ TEST_F(NpyTest, RejectsWhatItCannotRepresent) {
 
   EXPECT_FALSE(npy::write(path("no/such/dir/x.npy"), npy::Array{"f4", {1}, {0, 0, 0, 0}}, &error));
   EXPECT_NE(error.find("cannot create"), std::string::npos) << error;
+}
+
+// Issue 24 finding 7: the header is parsed as the dict it is, by the format's grammar.
+TEST_F(NpyTest, TypeStringsMatchExactly) {
+  npy::Array a;
+  std::string error;
+  // Once read as a bool array: a prefix match on the type string.
+  EXPECT_FALSE(npy::read(raw("j.npy", "{'descr': '<f4junk', 'fortran_order': False, 'shape': (2,), }", 8), &a, &error));
+  EXPECT_NE(error.find("'<f4junk' is not supported"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(raw("b.npy", "{'descr': '<b1x', 'fortran_order': False, 'shape': (2,), }", 2), &a, &error));
+  EXPECT_NE(error.find("is not supported"), std::string::npos) << error;
+  // Byte-order marks as NumPy writes them: '|' for one-byte types, '<' for the others.
+  EXPECT_FALSE(npy::read(raw("u.npy", "{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }", 8), &a, &error));
+  EXPECT_NE(error.find("'f4' is not supported"), std::string::npos) << error;
+  ASSERT_TRUE(npy::read(raw("ok.npy", "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", 2), &a, &error))
+      << error;
+  EXPECT_EQ(a.descr, "b1");
+  // Double quotes and keys in another order are the same dict.
+  ASSERT_TRUE(
+      npy::read(raw("dq.npy", "{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<u2\"}", 4), &a, &error))
+      << error;
+  EXPECT_EQ(a.descr, "u2");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2}));
+}
+
+TEST_F(NpyTest, HeaderFieldsAreKeysNotSubstrings) {
+  npy::Array a;
+  std::string error;
+  // A string value that contains "'descr': '<f8'" changed the type when fields were found by substring.
+  EXPECT_FALSE(npy::read(
+      raw("s.npy", "{'note': \"'descr': '<f8'\", 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 8), &a,
+      &error));
+  EXPECT_NE(error.find("unexpected key 'note'"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(raw("d.npy", "{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 8),
+                         &a, &error));
+  EXPECT_NE(error.find("'descr' appears twice"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(raw("m.npy", "{'descr': '<f4', 'shape': (2,), }", 8), &a, &error));
+  EXPECT_NE(error.find("lacks the key 'fortran_order'"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(raw("x.npy", "{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,), }", 8), &a, &error));
+  EXPECT_NE(error.find("neither True nor False"), std::string::npos) << error;
+  EXPECT_FALSE(
+      npy::read(raw("g.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } junk", 8), &a, &error));
+  EXPECT_NE(error.find("text after the header dictionary"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(raw("l.npy", "['descr', '<f4']", 8), &a, &error));
+  EXPECT_NE(error.find("not a dictionary"), std::string::npos) << error;
+}
+
+TEST_F(NpyTest, ShapesAreTuplesWithCheckedCounts) {
+  npy::Array a;
+  std::string error;
+  EXPECT_FALSE(npy::read(raw("n.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", 8), &a, &error));
+  EXPECT_NE(error.find("write (N,)"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(raw("f.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2.5,), }", 8), &a, &error));
+  EXPECT_NE(error.find("',' or ')' expected"), std::string::npos) << error;
+  EXPECT_FALSE(npy::read(
+      raw("b.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 8), &a, &error));
+  EXPECT_NE(error.find("too large"), std::string::npos) << error;
+  // 2^32 x 2^32 elements wrapped to 0 bytes once: now the count is checked, not wrapped.
+  EXPECT_FALSE(npy::read(
+      raw("w.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 0), &a, &error));
+  EXPECT_NE(error.find("more bytes than memory can address"), std::string::npos) << error;
+  // 2^40 elements: refused by the file's size before any allocation.
+  EXPECT_FALSE(
+      npy::read(raw("h.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }", 8), &a, &error));
+  EXPECT_NE(error.find("truncated data: 8 bytes, the header says 4398046511104"), std::string::npos) << error;
+  ASSERT_TRUE(npy::read(raw("e.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 4), &a, &error))
+      << error;
+  EXPECT_TRUE(a.shape.empty());
+  ASSERT_TRUE(npy::read(raw("t.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,3,), }", 24), &a, &error))
+      << error;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+  size_t bytes = 0;
+  EXPECT_FALSE(npy::checked_bytes({INT64_MAX, 4}, 1, &bytes));
+  EXPECT_EQ((npy::Array{"f4", {INT64_MAX, 4}, {}}).elements(), SIZE_MAX);
+}
+
+TEST_F(NpyTest, RejectsTrailingDataAndOtherVersions) {
+  npy::Array a;
+  std::string error;
+  EXPECT_FALSE(npy::read(raw("t.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 9), &a, &error));
+  EXPECT_NE(error.find("trailing data: 9 bytes after the header, the header says 8"), std::string::npos) << error;
+  // Version 2.0: a four-byte header length.
+  {
+    std::string header = "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }";
+    header.append(63 - (12 + header.size()) % 64, ' ');
+    header += '\n';
+    std::ofstream out(path("v2.npy"), std::ios::binary);
+    out.write("\x93NUMPY\x02\x00", 8);
+    const uint32_t len = static_cast<uint32_t>(header.size());
+    out.write(reinterpret_cast<const char*>(&len), 4);
+    out << header << std::string(6, '\x01');
+  }
+  ASSERT_TRUE(npy::read(path("v2.npy"), &a, &error)) << error;
+  EXPECT_EQ(a.descr, "i2");
+  EXPECT_EQ(a.data.size(), 6u);
+  // A version 2.0 header length of 4 GiB is refused from the length field.
+  {
+    std::ofstream out(path("big.npy"), std::ios::binary);
+    out.write("\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14);
+  }
+  EXPECT_FALSE(npy::read(path("big.npy"), &a, &error));
+  EXPECT_NE(error.find("more than the"), std::string::npos) << error;
+  // Version 1.1 does not exist.
+  {
+    std::ofstream out(path("v11.npy"), std::ios::binary);
+    out.write("\x93NUMPY\x01\x01\x02\x00{}", 12);
+  }
+  EXPECT_FALSE(npy::read(path("v11.npy"), &a, &error));
+  EXPECT_NE(error.find("format version 1.1"), std::string::npos) << error;
+}
+
+TEST_F(NpyTest, OnlyRegularFilesAreRead) {
+  npy::Array a;
+  std::string error;
+  EXPECT_FALSE(npy::read(dir_, &a, &error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  // /dev/zero would be read without end; a FIFO without a writer would block the open.
+  EXPECT_FALSE(npy::read("/dev/zero", &a, &error));
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(npy::read(path("fifo"), &a, &error));
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 24 finding 7: outputs named "a/b" and "a_b" wrote the same file.
+TEST(OutputFileName, SafeAndUnique) {
+  std::set<std::string> used;
+  const std::string slash = npy::output_file_name("a/b", 0, &used);
+  const std::string underscore = npy::output_file_name("a_b", 1, &used);
+  EXPECT_EQ(slash, "a_b-0.npy");
+  EXPECT_EQ(underscore, "a_b.npy");
+  // The reverse order, the same name twice, and a name that looks like a renamed one.
+  std::set<std::string> again;
+  EXPECT_EQ(npy::output_file_name("a_b", 0, &again), "a_b.npy");
+  EXPECT_EQ(npy::output_file_name("a/b", 1, &again), "a_b-1.npy");
+  EXPECT_EQ(npy::output_file_name("a_b-1", 2, &again), "a_b-1-2.npy");
+  EXPECT_EQ(npy::output_file_name("a_b", 3, &again), "a_b-3.npy");
+  // Nothing that leaves the folder or hides: no '/', no leading '.', no "..", bounded length.
+  std::set<std::string> other;
+  EXPECT_EQ(npy::output_file_name("..", 0, &other), "_.-0.npy");
+  EXPECT_EQ(npy::output_file_name("../../etc/passwd", 1, &other), "_._.._etc_passwd-1.npy");
+  EXPECT_EQ(npy::output_file_name("", 2, &other), "output-2.npy");
+  EXPECT_EQ(npy::output_file_name("x:y\\z\n", 3, &other), "x_y_z_-3.npy");
+  const std::string long_name = npy::output_file_name(std::string(5000, 'q'), 4, &other);
+  EXPECT_LE(long_name.size(), 255u);
+  EXPECT_EQ(long_name.find('/'), std::string::npos);
 }
 
 }  // namespace

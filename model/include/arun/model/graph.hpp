@@ -52,24 +52,42 @@ struct Graph {
   std::vector<int> outputs;
 };
 
-// Parses a serialized ONNX ModelProto, runs ONNX shape inference and builds the graph. Codes:
-//   not a parsable ModelProto, malformed graph (cycle, undefined tensor) -> ACL_ERROR_PARSE_MODEL
+// What a model may declare before it is refused (ACL_ERROR_PARSE_MODEL / ACL_ERROR_READ_MODEL_FAILURE).
+struct ImportLimits {
+  uint64_t max_tensor_bytes = uint64_t(4) << 30;  // any one tensor: initializers and inferred tensors
+  uint64_t max_file_bytes = INT32_MAX;            // a model file (protobuf parses at most 2 GiB - 1)
+};
+// The limits of this process: the defaults above, or ARUN_MODEL_MAX_TENSOR_BYTES /
+// ARUN_MODEL_MAX_FILE_BYTES (positive decimal byte counts; the file limit cannot exceed the default).
+ImportLimits import_limits();
+
+// Parses a serialized ONNX ModelProto, validates it (onnx_checks.hpp: initializer sizes against
+// their data and the limits, dims, window attributes of convolutions and pooling, Reshape's
+// shape, references and cycles) and only then runs ONNX shape inference and builds the graph. Codes:
+//   not a parsable ModelProto, malformed graph (cycle, undefined tensor, an initializer whose data
+//   does not match its dims, a tensor over the limit, a zero stride ...)  -> ACL_ERROR_PARSE_MODEL
 //   a tensor without a static shape                                    -> ACL_ERROR_GE_SHAPE_INVALID
 //   a data type the runtime has no aclDataType for                      -> ACL_ERROR_GE_DATATYPE_INVALID
 //   an op type (or attribute) the operator library does not implement   -> ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID
-// The message names the node and its op type.
+// The message names the node and its op type, or the tensor.
 Status import_onnx(const void* data, size_t size, Graph* out);
+Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Graph* out);
+
+// Reads a model file into *out: only a regular file of 1..limits.max_file_bytes bytes (a directory,
+// a device such as /dev/zero or a FIFO is refused at once, without reading or blocking).
+// ACL_ERROR_READ_MODEL_FAILURE with the path and the reason otherwise.
+Status read_model_file(const char* path, const ImportLimits& limits, std::string* out);
 
 // Bytes kept between planned tensors: every offset is a multiple of this.
 inline constexpr size_t kAlignment = 64;
 
 struct Plan {
-  int streams = 1;               // stream 0 is the caller's; 1.. are the model's own
-  std::vector<int> stream_of;    // per node
-  std::vector<bool> record;      // per node: record an event after it (other streams wait on it)
+  int streams = 1;                      // stream 0 is the caller's; 1.. are the model's own
+  std::vector<int> stream_of;           // per node
+  std::vector<bool> record;             // per node: record an event after it (other streams wait on it)
   std::vector<std::vector<int>> waits;  // per node: nodes (on other streams) whose events it waits for
-  std::vector<int> tails;        // per stream: its last node, or -1 (stream 0 waits for the others' tails)
-  std::vector<size_t> offset;    // per tensor: workspace offset (intermediates) or weight-area offset (weights)
+  std::vector<int> tails;               // per stream: its last node, or -1 (stream 0 waits for the others' tails)
+  std::vector<size_t> offset;           // per tensor: workspace offset (intermediates) or weight-area offset (weights)
   size_t work_size = 0;
   size_t weight_size = 0;
 };
