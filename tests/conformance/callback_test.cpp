@@ -270,6 +270,63 @@ TEST_P(CallbackTest, HostFunctionsRunOnTheSubscribedThreadInOrder) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
+// Spec 2.7: host functions and callbacks must not synchronise or tear down. The calls that would
+// wait for the running host call itself get an error instead of a deadlock.
+struct ForbiddenCalls {
+  aclrtStream stream = nullptr;
+  aclrtContext context = nullptr;  // made current first: the runtime's host-function thread has none
+  int32_t device = 0;
+  aclError syncOwnStream = ACL_SUCCESS, syncDevice = ACL_SUCCESS, resetDevice = ACL_SUCCESS, finalize = ACL_SUCCESS;
+};
+
+void callForbidden(void* arg) {
+  auto* f = static_cast<ForbiddenCalls*>(arg);
+  if (aclrtSetCurrentContext(f->context) != ACL_SUCCESS) return;
+  f->syncOwnStream = aclrtSynchronizeStream(f->stream);
+  f->syncDevice = aclrtSynchronizeDevice();
+  f->resetDevice = aclrtResetDevice(f->device);
+  f->finalize = aclFinalize();
+}
+
+TEST_P(CallbackTest, HostFunctionCallingForbiddenApisGetsAnErrorInsteadOfADeadlock) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ForbiddenCalls f;
+  f.stream = s;
+  f.context = context();
+  ASSERT_ACL_OK(aclrtGetDevice(&f.device));
+  ASSERT_ACL_OK(aclrtLaunchHostFunc(s, &callForbidden, &f));
+  ASSERT_ACL_OK(aclrtSynchronizeStreamWithTimeout(s, 20000)) << "the host function deadlocked";
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.syncOwnStream);
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.syncDevice);
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.resetDevice);
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.finalize);
+  // Nothing was torn down: the stream still works.
+  ASSERT_ACL_OK(aclrtLaunchHostFunc(
+      s, [](void*) {}, nullptr));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+}
+
+TEST_P(CallbackTest, CallbackCallingForbiddenApisGetsAnErrorInsteadOfADeadlock) {
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ForbiddenCalls f;
+  f.stream = s;
+  f.context = context();
+  ASSERT_ACL_OK(aclrtGetDevice(&f.device));
+  {
+    ReportThread reporter(context(), s);
+    ASSERT_ACL_OK(aclrtLaunchCallback(&callForbidden, &f, ACL_CALLBACK_BLOCK, s));
+    ASSERT_ACL_OK(aclrtSynchronizeStreamWithTimeout(s, 20000)) << "the callback deadlocked";
+  }
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.syncOwnStream);
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.syncDevice);
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.resetDevice);
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, f.finalize);
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+}
+
 }  // namespace
 ARUN_CONFORMANCE_INSTANTIATE(CallbackTest);
 }  // namespace conformance

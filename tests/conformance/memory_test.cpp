@@ -1,7 +1,11 @@
 // Section 2.6: memory management and copies.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "conformance.hpp"
 
@@ -406,6 +410,69 @@ TEST_P(MemoryTest, Memcpy2dArgumentRules) {
   EXPECT_ACL_OK(aclrtMemcpy2d(host2.data(), 64, dev, 64, 32, 0, ACL_MEMCPY_DEVICE_TO_HOST));
   EXPECT_ACL_OK(aclrtMemcpy2d(host2.data(), 64, dev, 64, 0, 4, ACL_MEMCPY_DEVICE_TO_HOST));
   EXPECT_TRUE(std::all_of(host2.begin(), host2.end(), [](uint8_t b) { return b == 0; }));
+  EXPECT_ACL_OK(aclrtFree(dev));
+}
+
+// aclrtFreeHost is stream-ordered: pinned memory freed while async copies queued before the free
+// still use it is released only once they have completed (before, it was freed at once: the copy
+// read freed memory, here reused and overwritten by the next aclrtMallocHost).
+TEST_P(MemoryTest, FreeHostOfPinnedMemoryInUseWaitsForTheQueuedCopies) {
+  constexpr size_t kSize = 8u << 20;
+  void *src = nullptr, *back = nullptr;
+  ASSERT_ACL_OK(aclrtMallocHost(&src, kSize));
+  ASSERT_ACL_OK(aclrtMallocHost(&back, kSize));
+  for (size_t i = 0; i < kSize; ++i) static_cast<uint8_t*>(src)[i] = static_cast<uint8_t>(i * 7 + 3);
+  std::memset(back, 0, kSize);
+  void* dev = devAlloc(kSize);
+  aclrtStream stream = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&stream));
+  static std::atomic<bool> open{false};
+  open = false;
+  ASSERT_ACL_OK(aclrtLaunchHostFunc(
+      stream,
+      [](void*) {
+        while (!open.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      },
+      nullptr));
+  ASSERT_ACL_OK(aclrtMemcpyAsync(dev, kSize, src, kSize, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+  ASSERT_ACL_OK(aclrtMemcpyAsync(back, kSize, dev, kSize, ACL_MEMCPY_DEVICE_TO_HOST, stream));
+  // The copy from `src` has not run yet: the host function holds the stream.
+  ASSERT_ACL_OK(aclrtFreeHost(src));
+  EXPECT_ACL(ACL_ERROR_RT_MEMORY_FREE, aclrtFreeHost(src)) << "a second free is still an error";
+  // New pinned blocks of the same size, scribbled over: with an immediate free one of them would be
+  // `src`'s memory.
+  std::vector<void*> others(4, nullptr);
+  for (void*& o : others) {
+    ASSERT_ACL_OK(aclrtMallocHost(&o, kSize));
+    std::memset(o, 0xEE, kSize);
+  }
+  open = true;
+  ASSERT_ACL_OK(aclrtSynchronizeStream(stream));
+  size_t wrong = 0;
+  for (size_t i = 0; i < kSize; ++i) wrong += static_cast<uint8_t*>(back)[i] != static_cast<uint8_t>(i * 7 + 3);
+  EXPECT_EQ(0u, wrong) << "bytes that did not come from the freed block's contents";
+  for (void* o : others) EXPECT_ACL_OK(aclrtFreeHost(o));
+  EXPECT_ACL_OK(aclrtFreeHost(back));
+  EXPECT_ACL_OK(aclrtDestroyStream(stream));
+  EXPECT_ACL_OK(aclrtFree(dev));
+}
+
+// A pitch so large that (height - 1) * pitch + width wraps around 2^64 to a small extent must be
+// a parameter error, not pass the range check and fault on the device.
+TEST_P(MemoryTest, Memcpy2dHugePitchIsAParameterError) {
+  std::vector<uint8_t> host(64 * 4, 0x5C);
+  void* dev = devAlloc(64 * 4);
+  const size_t wrap = size_t{1} << 63;  // 2 * 2^63 wraps to 0: the extent would be just `width`
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2d(dev, wrap, host.data(), 64, 32, 3, ACL_MEMCPY_HOST_TO_DEVICE))
+      << "dpitch overflow";
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2d(host.data(), 64, dev, wrap, 32, 3, ACL_MEMCPY_DEVICE_TO_HOST))
+      << "spitch overflow";
+  aclrtStream stream = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&stream));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM,
+             aclrtMemcpy2dAsync(dev, wrap, host.data(), 64, 32, 3, ACL_MEMCPY_HOST_TO_DEVICE, stream));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(stream));
+  EXPECT_ACL_OK(aclrtDestroyStream(stream));
   EXPECT_ACL_OK(aclrtFree(dev));
 }
 

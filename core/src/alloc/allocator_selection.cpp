@@ -59,7 +59,12 @@ Status Runtime::choose_allocator() {
   choice->source = spec.source;
   if (spec.name == "direct") {
     if (!spec.options.empty()) {
-      return Status(code, where + "." + std::string(spec.options.begin()->first.str()) +
+      auto first = spec.options.begin();  // kept: its element refers into the iterator
+      const auto& [key, node] = *first;
+      std::string at;
+      if (spec.from_toml && node.source().begin.line != 0)
+        at = ":" + std::to_string(node.source().begin.line) + ":" + std::to_string(node.source().begin.column);
+      return Status(code, spec.origin + at + (spec.from_toml ? ": allocator." : ": ") + std::string(key.str()) +
                               ": the direct allocator takes no options");
     }
     choice->options = "(no options)";
@@ -78,8 +83,9 @@ Status Runtime::choose_allocator() {
         exists = exists || name == spec.name;
       }
       if (!exists) {
-        return Status(code, where + (spec.from_toml ? ".policy" : "") + ": unknown allocator policy \"" + spec.name +
-                                "\" (valid: direct" + found + ")");
+        return Status(code,
+                      (spec.from_toml ? spec.origin + config_.allocator_policy_at + ": allocator.policy" : where) +
+                          ": unknown allocator policy \"" + spec.name + "\" (valid: direct" + found + ")");
       }
       implicit.kind = plugin::PluginKind::Allocator;
       implicit.name = spec.name;

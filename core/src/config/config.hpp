@@ -43,13 +43,18 @@ struct RuntimeConfig {
   LeakReportMode leak_report = LeakReportMode::Warn;
   bool memory_report = false;    // print each device's allocator report when it closes
   bool leak_call_sites = false;  // record where each device / pinned allocation was made, for the report
+  // How long aclFinalize waits for the work still queued (a blocked host function) before it gives
+  // up with an error, in ms; 0 = without a bound.
+  int64_t finalize_timeout_ms = 30000;
   // [[plugin]]
   std::vector<PluginEntry> plugins;
   // [scheduler]
   std::string scheduler_policy = "priority";
-  toml::table scheduler_options;  // the other keys of [scheduler], validated by resolve_scheduler
+  std::string scheduler_policy_at;  // ":<line>:<column>" of `policy` in the file, for messages ("" if none)
+  toml::table scheduler_options;    // the other keys of [scheduler], validated by resolve_scheduler
   // [allocator]
   std::string allocator_policy = "direct";
+  std::string allocator_policy_at;  // as scheduler_policy_at
   toml::table allocator_options;
   // [profiler]
   bool profiler_enabled = false;

@@ -3,15 +3,20 @@
 // Plugin option tables are kept raw here and validated against the plugin's schema later
 // (option_schema.cpp). Nothing here throws past the public functions: TOML++ exceptions are caught
 // and turned into Status values, because these functions sit under the C API.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "config/config.hpp"
 #include "config/config_detail.hpp"
@@ -131,7 +136,9 @@ Status read_integer(const std::string& origin, const toml::node& node, const std
   return Status::Ok();
 }
 
-// A per-thread profiling buffer: bytes as an integer or "4MiB"; at least 64 records' worth.
+// A per-thread profiling buffer: bytes as an integer or "4MiB"; at least 64 records' worth and at
+// most 256 MiB (each thread that records gets rings of this size; they commit lazily, but a larger
+// value is more likely a typo than a plan).
 Status read_profiler_bytes(const std::string& origin, const toml::node& node, const std::string& path, uint64_t* out) {
   uint64_t bytes = 0;
   if (auto* i = node.as_integer()) {
@@ -144,10 +151,10 @@ Status read_profiler_bytes(const std::string& origin, const toml::node& node, co
   } else {
     return wrong_type(origin, node, path, "a byte size (an integer or a string such as \"4MiB\")");
   }
-  constexpr uint64_t kMin = 64 * 96, kMax = 1ull << 32;
+  constexpr uint64_t kMin = 64 * 96, kMax = 256ull << 20;
   if (bytes < kMin || bytes > kMax) {
     return error_at(Errc::file_attr_invalid, origin, node.source(), path,
-                    std::to_string(bytes) + " bytes is outside [6KiB (64 records), 4GiB]");
+                    std::to_string(bytes) + " bytes is outside [6KiB (64 records), 256MiB]");
   }
   *out = bytes;
   return Status::Ok();
@@ -190,9 +197,12 @@ Status parse_runtime(const std::string& origin, const std::string& base, const t
       ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->leak_call_sites));
     } else if (key == "memory_report") {
       ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->memory_report));
+    } else if (key == "finalize_timeout_ms") {
+      ARUN_RETURN_IF_ERROR(read_integer(origin, node, path, 0, INT32_MAX, &cfg->finalize_timeout_ms));
     } else {
       return unknown_key(origin, key, path,
-                         "log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report");
+                         "log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report, "
+                         "finalize_timeout_ms");
     }
   }
   return Status::Ok();
@@ -253,12 +263,11 @@ Status parse_plugins(const std::string& origin, const std::string& base, toml::n
     return wrong_type(origin, node, "plugin", "an array of tables (write each entry as [[plugin]])");
   }
   struct Seen {
-    PluginKind kind;
-    std::string name;
     size_t index;
     toml::source_region where;
   };
-  std::vector<Seen> seen;
+  // Keyed by "<kind>/<name>": one lookup per entry, so a long plugin list stays linear.
+  std::unordered_map<std::string, Seen> seen;
   std::vector<PluginEntry> entries;
   for (size_t i = 0; i < arr->size(); ++i) {
     toml::node& el = *arr->get(i);
@@ -268,16 +277,16 @@ Status parse_plugins(const std::string& origin, const std::string& base, toml::n
     toml::source_region where = t->source();
     PluginEntry entry;
     ARUN_RETURN_IF_ERROR(parse_plugin_entry(origin, base, *t, i, &entry));
-    for (const Seen& s : seen) {
-      if (s.kind == entry.kind && s.name == entry.name) {
-        std::string reason = std::string("duplicate ") + plugin::kind_name(entry.kind) + " plugin " +
-                             quote(entry.name) + " (already listed as plugin[" + std::to_string(s.index) + "]";
-        if (s.where.begin.line != 0) reason += " at line " + std::to_string(s.where.begin.line);
-        reason += ")";
-        return error_at(Errc::file_attr_invalid, origin, where, self, reason);
-      }
+    auto [it, inserted] =
+        seen.try_emplace(std::string(plugin::kind_name(entry.kind)) + "/" + entry.name, Seen{i, where});
+    if (!inserted) {
+      const Seen& s = it->second;
+      std::string reason = std::string("duplicate ") + plugin::kind_name(entry.kind) + " plugin " + quote(entry.name) +
+                           " (already listed as plugin[" + std::to_string(s.index) + "]";
+      if (s.where.begin.line != 0) reason += " at line " + std::to_string(s.where.begin.line);
+      reason += ")";
+      return error_at(Errc::file_attr_invalid, origin, where, self, reason);
     }
-    seen.push_back({entry.kind, entry.name, i, where});
     entries.push_back(std::move(entry));
   }
   cfg->plugins = std::move(entries);
@@ -286,10 +295,15 @@ Status parse_plugins(const std::string& origin, const std::string& base, toml::n
 
 // [scheduler] and [allocator]: `policy` plus free-form policy options.
 Status parse_policy_section(const std::string& origin, const std::string& section, toml::table& t, std::string* policy,
-                            toml::table* options) {
+                            std::string* policy_at, toml::table* options) {
   toml::table rest;
-  if (auto* node = t.get("policy"))
+  if (auto* node = t.get("policy")) {
     ARUN_RETURN_IF_ERROR(read_string(origin, *node, section + ".policy", policy, /*allow_empty=*/false));
+    // Kept for the messages about the policy that come later (an unknown name, options it refuses).
+    const toml::source_region& where = node->source();
+    if (where.begin.line != 0)
+      *policy_at = ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+  }
   // Moved, not copied, to keep source positions for the policy's own validation messages.
   for (auto&& [key, node] : t) {
     if (key == "policy") continue;
@@ -307,13 +321,12 @@ Status parse_profiler(const std::string& origin, const toml::table& t, RuntimeCo
     } else if (key == "sinks" || key == "default_sinks" || key == "aclprof_sinks") {
       std::vector<std::string> sinks;
       ARUN_RETURN_IF_ERROR(read_string_list(origin, node, path, &sinks));
+      std::unordered_set<std::string_view> seen;  // linear in the list's length
       for (size_t i = 0; i < sinks.size(); ++i) {
-        for (size_t j = 0; j < i; ++j) {
-          if (sinks[i] == sinks[j]) {
-            const toml::node& el = *node.as_array()->get(i);
-            return error_at(Errc::file_attr_invalid, origin, el.source(), path + "[" + std::to_string(i) + "]",
-                            "duplicate sink " + quote(sinks[i]));
-          }
+        if (!seen.insert(sinks[i]).second) {
+          const toml::node& el = *node.as_array()->get(i);
+          return error_at(Errc::file_attr_invalid, origin, el.source(), path + "[" + std::to_string(i) + "]",
+                          "duplicate sink " + quote(sinks[i]));
         }
       }
       (key == "sinks"           ? cfg->profiler_sinks
@@ -351,14 +364,14 @@ Status parse_document(toml::table& doc, const std::string& origin, const std::st
   if (auto* node = doc.get("scheduler")) {
     const toml::table* t = nullptr;
     ARUN_RETURN_IF_ERROR(read_table(origin, *node, "scheduler", &t));
-    ARUN_RETURN_IF_ERROR(
-        parse_policy_section(origin, "scheduler", *node->as_table(), &cfg->scheduler_policy, &cfg->scheduler_options));
+    ARUN_RETURN_IF_ERROR(parse_policy_section(origin, "scheduler", *node->as_table(), &cfg->scheduler_policy,
+                                              &cfg->scheduler_policy_at, &cfg->scheduler_options));
   }
   if (auto* node = doc.get("allocator")) {
     const toml::table* t = nullptr;
     ARUN_RETURN_IF_ERROR(read_table(origin, *node, "allocator", &t));
-    ARUN_RETURN_IF_ERROR(
-        parse_policy_section(origin, "allocator", *node->as_table(), &cfg->allocator_policy, &cfg->allocator_options));
+    ARUN_RETURN_IF_ERROR(parse_policy_section(origin, "allocator", *node->as_table(), &cfg->allocator_policy,
+                                              &cfg->allocator_policy_at, &cfg->allocator_options));
   }
   if (auto* node = doc.get("profiler")) {
     const toml::table* t = nullptr;
@@ -366,6 +379,222 @@ Status parse_document(toml::table& doc, const std::string& origin, const std::st
     ARUN_RETURN_IF_ERROR(parse_profiler(origin, *t, cfg));
   }
   return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nesting limit
+
+// TOML++ limits the nesting of arrays and inline tables but not of dotted keys or table headers, and
+// it builds (and destroys) the document recursively: `a.a.a...= 1` with 100 000 parts overflows the
+// stack. check_nesting scans the text first, without recursion and in one pass, and refuses a key or
+// header whose depth exceeds kMaxNesting. The depth of a key is the number of its dotted parts plus
+// those of the table header above it and of the keys whose inline tables (or arrays) enclose it.
+// Strings (basic, literal, multi-line) and comments are skipped, so dots inside them do not count.
+constexpr int kMaxNesting = 32;
+
+class NestingScan {
+ public:
+  NestingScan(std::string_view text, const std::string& origin) : text_(text), origin_(origin) {}
+
+  Status run() {
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (c == '\n') {
+        newline();
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') {
+        advance(1);
+        continue;
+      }
+      if (c == '#') {
+        while (i_ < text_.size() && text_[i_] != '\n') advance(1);
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        const size_t line = line_, col = col_;
+        skip_string();
+        ARUN_RETURN_IF_ERROR(atom(line, col));
+        continue;
+      }
+      if (is_bare(c)) {
+        const size_t line = line_, col = col_;
+        while (i_ < text_.size() && is_bare(text_[i_])) advance(1);
+        ARUN_RETURN_IF_ERROR(atom(line, col));
+        continue;
+      }
+      punct(c);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct Open {
+    char bracket;  // '{' or '['
+    int depth;     // the depth this bracket adds to the keys inside it
+  };
+
+  static bool is_bare(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '+';
+  }
+
+  void advance(size_t n) {
+    i_ += n;
+    col_ += n;
+  }
+  void newline() {
+    ++i_;
+    ++line_;
+    col_ = 1;
+    line_start_ = true;
+    end_run();
+    if (open_.empty()) key_position_ = true;
+  }
+
+  // The depth a key run starts from: its header's and its enclosing inline tables' (and arrays').
+  int base() const {
+    if (in_header_) return 0;
+    int d = header_depth_;
+    for (const Open& o : open_) d += o.depth;
+    return d;
+  }
+
+  Status too_deep(size_t line, size_t col) const {
+    return Status(Errc::file_attr_invalid, origin_ + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                               ": key nested deeper than " + std::to_string(kMaxNesting) +
+                                               " levels (dotted keys, table headers and inline tables count)");
+  }
+
+  Status atom(size_t line, size_t col) {
+    line_start_ = false;
+    if (after_dot_ && run_ > 0) {
+      ++run_;
+    } else {
+      run_ = 1;
+      run_line_ = line;
+      run_col_ = col;
+      run_is_key_ = key_position_ || in_header_;
+    }
+    after_dot_ = false;
+    // A key's run counts on top of its tables; a value's dotted run (a float, a time) never
+    // legitimately comes near the limit, so it is held to the limit alone.
+    const int depth = run_is_key_ ? base() + run_ : run_;
+    if (depth > kMaxNesting) {
+      return in_header_ ? too_deep(header_line_, header_col_) : too_deep(run_line_, run_col_);
+    }
+    return Status::Ok();
+  }
+
+  void end_run() {
+    run_ = 0;
+    after_dot_ = false;
+  }
+
+  // Anything the scan does not model is left to the parser, which reports it with its own position.
+  void punct(char c) {
+    const bool at_line_start = line_start_;
+    line_start_ = false;
+    if (c == '.') {
+      after_dot_ = true;
+      advance(1);
+      return;
+    }
+    const int last_run = run_;
+    end_run();
+    if (c == '[' && at_line_start && open_.empty()) {
+      in_header_ = true;
+      header_line_ = line_;
+      header_col_ = col_;
+      advance(1);
+      if (i_ < text_.size() && text_[i_] == '[') advance(1);
+      return;
+    }
+    if (c == ']' && in_header_) {
+      in_header_ = false;
+      header_depth_ = last_run;
+      key_position_ = false;
+      advance(1);
+      if (i_ < text_.size() && text_[i_] == ']') advance(1);
+      return;
+    }
+    if (c == '=') {
+      if (run_is_key_) last_key_ = last_run;
+      key_position_ = false;
+    } else if (c == '{') {
+      open_.push_back({'{', std::max(last_key_, 1)});
+      key_position_ = true;
+    } else if (c == '[') {
+      open_.push_back({'[', 1});
+      key_position_ = false;
+    } else if (c == '}' || c == ']') {
+      if (!open_.empty()) open_.pop_back();
+      key_position_ = false;
+    } else if (c == ',') {
+      key_position_ = !open_.empty() && open_.back().bracket == '{';
+    } else {
+      key_position_ = false;
+    }
+    advance(1);
+  }
+
+  // Skips a basic, literal or multi-line string starting at i_, keeping line and column.
+  void skip_string() {
+    const char q = text_[i_];
+    const std::string_view triple = q == '"' ? std::string_view("\"\"\"") : std::string_view("'''");
+    const bool multi = text_.substr(i_, 3) == triple;
+    advance(multi ? 3 : 1);
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (c == '\\' && q == '"' && i_ + 1 < text_.size()) {
+        if (text_[i_ + 1] == '\n') {
+          advance(1);
+          newline();
+          line_start_ = false;
+        } else {
+          advance(2);
+        }
+        continue;
+      }
+      if (c == '\n') {
+        if (!multi) return;  // unterminated: the parser reports it
+        newline();
+        line_start_ = false;
+        continue;
+      }
+      if (c == q) {
+        if (!multi) {
+          advance(1);
+          return;
+        }
+        if (text_.substr(i_, 3) == triple) {
+          advance(3);
+          while (i_ < text_.size() && text_[i_] == q) advance(1);  // up to two quotes may end the content
+          return;
+        }
+      }
+      advance(1);
+    }
+  }
+
+  std::string_view text_;
+  const std::string& origin_;
+  size_t i_ = 0, line_ = 1, col_ = 1;
+  bool line_start_ = true;
+  bool key_position_ = true;  // a run that starts here is a key
+  bool in_header_ = false;
+  size_t header_line_ = 0, header_col_ = 0;
+  int header_depth_ = 0;
+  int run_ = 0;  // parts of the current dotted run
+  bool after_dot_ = false;
+  bool run_is_key_ = false;
+  size_t run_line_ = 0, run_col_ = 0;
+  int last_key_ = 0;  // parts of the last key before '='
+  std::vector<Open> open_;
+};
+
+Status check_nesting(std::string_view text, const std::string& origin) {
+  return NestingScan(text, origin).run();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,6 +636,7 @@ Status parse_config_toml(std::string_view text, const std::string& origin, const
                          RuntimeConfig* out) {
   if (!out) return Status(Errc::invalid_param, "parse_config_toml: out is null");
   try {
+    ARUN_RETURN_IF_ERROR(check_nesting(text, origin));
     toml::table doc;
     try {
       doc = toml::parse(text, std::string_view(origin));

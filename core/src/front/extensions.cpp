@@ -2,6 +2,7 @@
 #include "arun/runtime/extensions.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -138,6 +139,22 @@ const char* runtime_report() {
   } catch (...) {
     out += "(report incomplete: internal error)\n";
   }
+  // Paths, names and messages in the report come from the config and from plugin files: their
+  // control characters (a terminal escape sequence, a carriage return) are shown as \xNN, not
+  // sent to the terminal. Only the report's own line breaks stay.
+  std::string safe;
+  safe.reserve(out.size());
+  for (char c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n') || u == 0x7f) {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      safe += buf;
+    } else {
+      safe += c;
+    }
+  }
+  out = std::move(safe);
   return out.c_str();
 }
 

@@ -259,8 +259,20 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
 }
 
 Status plan_copy_2d(Runtime& rt, const Copy2D& c, int k, CopyPlan* plan) {
-  uint64_t dst_extent = (c.height - 1) * uint64_t(c.dpitch) + c.width;
-  uint64_t src_extent = (c.height - 1) * uint64_t(c.spitch) + c.width;
+  // The extent of each side is (height - 1) * pitch + width; a huge pitch must not wrap the sum
+  // (a wrapped extent would pass the range check and leave the fault to the device).
+  uint64_t dst_extent = 0, src_extent = 0;
+  const uint64_t rows = uint64_t(c.height) - 1;
+  if (__builtin_mul_overflow(rows, uint64_t(c.dpitch), &dst_extent) ||
+      __builtin_add_overflow(dst_extent, uint64_t(c.width), &dst_extent)) {
+    return invalid_param("dpitch " + std::to_string(c.dpitch) + " x height " + std::to_string(c.height) +
+                         " overflows the address space");
+  }
+  if (__builtin_mul_overflow(rows, uint64_t(c.spitch), &src_extent) ||
+      __builtin_add_overflow(src_extent, uint64_t(c.width), &src_extent)) {
+    return invalid_param("spitch " + std::to_string(c.spitch) + " x height " + std::to_string(c.height) +
+                         " overflows the address space");
+  }
   ARUN_RETURN_IF_ERROR(plan_copy(rt, c.dst, c.src, dst_extent, src_extent, k, plan));
   if (plan->exec == nullptr) return invalid_param("2-D copies need device memory on at least one side");
   plan->work.kind = plugin::WorkKind::Copy2D;
@@ -359,6 +371,7 @@ Status host_malloc(void** out, size_t size, const void* site) {
 #endif
   (void)madvise(p, (size + 4095) & ~size_t(4095), MADV_POPULATE_WRITE);
   rt.pinned().add(p, size, site);
+  rt.pinned().release_retired();  // blocks freed while work used them, whose work has completed since
   *out = p;
   return Status::Ok();
 }
@@ -368,7 +381,14 @@ Status host_free(void* ptr) {
   if (!rt.pinned().remove(ptr)) {
     return Status(Errc::rt_memory_free, "pointer was not returned by aclrtMallocHost (or was already freed)");
   }
-  std::free(ptr);
+  // Stream-ordered, as aclrtFree: async copies queued before this free may still read or write the
+  // block, so it is released only once every stream that had work in flight has completed what it
+  // had been given (checked at each aclrtMallocHost/aclrtFreeHost, and at aclFinalize).
+  std::vector<MemoryRegistry::StreamPosition> in_flight;
+  for (const std::shared_ptr<Stream>& s : rt.live_streams()) {
+    if (!s->idle()) in_flight.push_back({s, s->submitted()});
+  }
+  rt.pinned().retire(ptr, std::move(in_flight));
   return Status::Ok();
 }
 

@@ -72,7 +72,29 @@ void HostQueue::close() {
   cv_.notify_all();
 }
 
+namespace {
+thread_local const Stream* t_running = nullptr;
+
+// Marks the calling thread as running `stream`'s host call for its lifetime (nests: a host call
+// that runs another, via aclrtProcessReport, restores the outer one).
+class RunningScope {
+ public:
+  explicit RunningScope(const Stream* stream) : outer_(t_running) { t_running = stream; }
+  ~RunningScope() { t_running = outer_; }
+  RunningScope(const RunningScope&) = delete;
+  RunningScope& operator=(const RunningScope&) = delete;
+
+ private:
+  const Stream* outer_;
+};
+}  // namespace
+
+const Stream* HostQueue::running() {
+  return t_running;
+}
+
 void HostQueue::run(const HostCall& call) {
+  RunningScope scope(call.stream);
   if (call.prof_enqueue != 0 && prof::on(prof::kTasks)) [[unlikely]] {
     const uint64_t start = prof::ticks();
     call.fn(call.user);

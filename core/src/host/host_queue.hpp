@@ -60,6 +60,10 @@ class HostQueue {
 
   // Runs a taken call and reports a blocking one back to its scheduler.
   static void run(const HostCall& call);
+  // The stream whose host call the calling thread is running now, or null outside host calls. The
+  // spec forbids calls that synchronise or tear down from inside a host call; the runtime uses this
+  // to refuse those that would wait for the call itself (and so never return).
+  static const Stream* running();
   // Completes a blocking call's task without running it (its subscription went away).
   static void skip(const HostCall& call);
 

@@ -34,13 +34,20 @@ using plugin::Record;
 
 }  // namespace
 
-// The slots are mapped with MAP_POPULATE: the pages are faulted in once, when the ring is made,
-// instead of a page fault every few dozen entries on the hot path during the ring's first lap.
+// The slots are committed lazily: only the ring's first kPrefaultBytes are faulted in when the ring
+// is made (so the default 4 MiB ring takes no page fault on the hot path during its first lap), and
+// the rest of a larger ring is committed page by page as records reach it. A large [profiler]
+// buffer_size therefore reserves address space per thread, not memory, until it is used.
+constexpr uint64_t kPrefaultBytes = 4u << 20;
+
 template <class Slot>
 Slot* map_slots(uint64_t cap) {
-  void* p =
-      ::mmap(nullptr, cap * sizeof(Slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  const uint64_t bytes = cap * sizeof(Slot);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
+  const uint64_t prefault = std::min(bytes, kPrefaultBytes);
+  auto* bytes_at = static_cast<volatile char*>(p);
+  for (uint64_t off = 0; off < prefault; off += 4096) bytes_at[off] = 0;
   return static_cast<Slot*>(p);
 }
 

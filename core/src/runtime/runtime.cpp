@@ -24,6 +24,19 @@ namespace {
 
 std::mutex g_init_mu;
 int g_init_refs = 0;
+// Runtimes aclFinalize gave up on (work still queued past [runtime] finalize_timeout_ms): kept, not
+// freed, because the hung work still runs on their threads and touches their state.
+std::vector<Runtime*>* g_abandoned = nullptr;
+
+// Spec 2.7: a host function or callback must not call APIs that synchronise or tear down. Those
+// that would wait for the running call itself (it never returns: a deadlock) are refused.
+Status refuse_in_host_call(const char* what) {
+  if (HostQueue::running() == nullptr) return Status::Ok();
+  return Status(Errc::rt_feature_not_support,
+                std::string(what) +
+                    " is not allowed inside a host function or callback (it would wait for the call "
+                    "that is running it)");
+}
 std::string g_init_identity;  // what the first aclInit was given, to detect a differing repeat
 std::atomic<uint64_t> g_generation{0};
 
@@ -89,6 +102,7 @@ Status Runtime::initialize(const char* config_path) {
 }
 
 Status Runtime::finalize() {
+  ARUN_RETURN_IF_ERROR(refuse_in_host_call("aclFinalize"));
   std::lock_guard lock(g_init_mu);
   Runtime* rt = rt::detail::g_runtime.load();
   if (rt == nullptr || g_init_refs == 0) {
@@ -96,6 +110,31 @@ Status Runtime::finalize() {
   }
   rt::detail::g_runtime.store(nullptr, std::memory_order_release);
   g_init_refs = 0;
+  // Bounded: a host function that never returns must not hang aclFinalize. What is still busy at
+  // the deadline is named, and the runtime is left to it (freeing it would pull memory from under
+  // the running work).
+  if (rt->config_.finalize_timeout_ms > 0) {
+    const int64_t deadline = Notifier::deadline_after_ms(static_cast<int32_t>(rt->config_.finalize_timeout_ms));
+    std::string busy;
+    for (const auto& s : rt->streams_.snapshot()) {
+      if (s->scheduler()->wait_for(*s, s->submitted(), deadline)) continue;
+      const int32_t device = s->context()->slot()->id();
+      log().error(
+          "aclFinalize: stream {} of device {} still has {} task(s) queued after {} ms "
+          "([runtime] finalize_timeout_ms; a host function that never returns?)",
+          s->id(), device, s->depth(), rt->config_.finalize_timeout_ms);
+      busy += (busy.empty() ? "" : ", ") + std::string("stream ") + std::to_string(s->id()) + " of device " +
+              std::to_string(device);
+    }
+    if (!busy.empty()) {
+      if (g_abandoned == nullptr) g_abandoned = new std::vector<Runtime*>();
+      g_abandoned->push_back(rt);
+      return Status(Errc::rt_stream_sync_timeout, "aclFinalize gave up after " +
+                                                      std::to_string(rt->config_.finalize_timeout_ms) +
+                                                      " ms: work is still queued on " + busy +
+                                                      "; the runtime's resources are left to it (not released)");
+    }
+  }
   LeakReport leaks;
   rt->teardown(&leaks);
   set_memory_live_check(nullptr);
@@ -255,7 +294,7 @@ Status Runtime::choose_scheduler() {
       found = found || name == spec.name;
     }
     if (!found) {
-      std::string where = spec.origin + (spec.from_toml ? ": scheduler.policy" : "");
+      std::string where = spec.origin + (spec.from_toml ? config_.scheduler_policy_at + ": scheduler.policy" : "");
       return Status(code, where + ": unknown scheduling policy \"" + spec.name +
                               "\" (valid: " + builtin_policy_names() + plugins + ")");
     }
@@ -348,6 +387,7 @@ void Runtime::teardown(LeakReport* leaks) {
   host_calls_.shutdown();
   streams_.clear();
   events_.clear();
+  pinned_.release_retired(/*all=*/true);  // every stream is drained: nothing uses them any more
   pinned_.drain([leaks](void* base, uint64_t size, const void* site) {
     if (leaks != nullptr) leaks->memory.push_back({-1, reinterpret_cast<uint64_t>(base), size, site});
     std::free(base);
@@ -424,6 +464,7 @@ Status Runtime::set_device(int32_t id) {
 }
 
 Status Runtime::reset_device(int32_t id, bool force) {
+  ARUN_RETURN_IF_ERROR(refuse_in_host_call("aclrtResetDevice"));
   ARUN_RETURN_IF_ERROR(check_device_id(id));
   DeviceSlot* slot = devices_[id].get();
   std::shared_ptr<Context> doomed;
@@ -599,6 +640,7 @@ Status Runtime::destroy_stream(void* handle, bool force) {
 }
 
 Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
+  if (HostQueue::running() == &stream) ARUN_RETURN_IF_ERROR(refuse_in_host_call("synchronizing its own stream"));
   Scheduler* sched = stream.scheduler();
   uint32_t epoch = stream.abort_epoch();
   bool reached = sched->wait_for(stream, stream.submitted(), Notifier::deadline_after_ms(timeout_ms), &epoch);
@@ -619,6 +661,7 @@ Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
 }
 
 Status Runtime::synchronize_device(int32_t timeout_ms) {
+  ARUN_RETURN_IF_ERROR(refuse_in_host_call("aclrtSynchronizeDevice"));
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(require_context(&ctx));
   Scheduler* sched = ctx->slot()->scheduler();

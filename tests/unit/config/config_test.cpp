@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -293,7 +294,17 @@ TEST(ConfigTomlErrors, UnknownRuntimeKey) {
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
   EXPECT_EQ(s.message(),
             "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, leak_report, "
-            "leak_call_sites, memory_report)");
+            "leak_call_sites, memory_report, finalize_timeout_ms)");
+}
+
+TEST(ConfigToml, FinalizeTimeout) {
+  RuntimeConfig cfg;
+  EXPECT_EQ(cfg.finalize_timeout_ms, 30000);
+  ASSERT_TRUE(parse("[runtime]\nfinalize_timeout_ms = 250\n", &cfg).ok());
+  EXPECT_EQ(cfg.finalize_timeout_ms, 250);
+  Status s = parse("[runtime]\nfinalize_timeout_ms = -1\n", &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("runtime.finalize_timeout_ms"), std::string::npos) << s.message();
 }
 
 TEST(ConfigToml, LeakReportModes) {
@@ -355,7 +366,68 @@ TEST(ConfigToml, ProfilerBufferAndCaptureWindow) {
   RuntimeConfig bad;
   Status s = parse("[profiler]\nbuffer_size = 100\n", &bad);
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_EQ(s.message(), "t.toml:2:15: profiler.buffer_size: 100 bytes is outside [6KiB (64 records), 4GiB]");
+  EXPECT_EQ(s.message(), "t.toml:2:15: profiler.buffer_size: 100 bytes is outside [6KiB (64 records), 256MiB]");
+}
+
+TEST(ConfigTomlErrors, ProfilerBufferAboveTheMaximumNamesTheKey) {
+  RuntimeConfig cfg;
+  EXPECT_TRUE(parse("[profiler]\nbuffer_size = \"256MiB\"\n", &cfg).ok());
+  Status s = parse("[profiler]\nbuffer_size = \"4GiB\"\n", &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_EQ(s.message(), "t.toml:2:15: profiler.buffer_size: 4294967296 bytes is outside [6KiB (64 records), 256MiB]");
+}
+
+// Deep nesting is refused before TOML++ builds (and recurses through) the document.
+TEST(ConfigTomlErrors, DeeplyNestedDottedKeysAreRefusedBeforeParsing) {
+  std::string deep = "[runtime]\n";
+  for (int i = 0; i < 100000; ++i) deep += "a.";
+  deep += "b = 1\n";
+  RuntimeConfig cfg;
+  Status s = parse(deep, &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("t.toml:2:1: "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("nested deeper than 32"), std::string::npos) << s.message();
+}
+
+TEST(ConfigTomlErrors, DeeplyNestedTableHeadersAreRefusedBeforeParsing) {
+  std::string deep = "# header\n\n[";
+  for (int i = 0; i < 100000; ++i) deep += "t.";
+  deep += "u]\n";
+  RuntimeConfig cfg;
+  Status s = parse(deep, &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("t.toml:3:1: "), std::string::npos) << s.message();
+  std::string arrays = "[[";
+  for (int i = 0; i < 40; ++i) arrays += "\"q.x\" . ";
+  arrays += "z]]\n";
+  s = parse(arrays, &cfg);
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid) << s.message();
+  EXPECT_NE(s.message().find("t.toml:1:1: "), std::string::npos) << s.message();
+}
+
+TEST(ConfigToml, DotsInsideQuotedKeysAndStringsDoNotCountAsNesting) {
+  std::string text = "[runtime]\nlog_level = \"";
+  for (int i = 0; i < 100; ++i) text += "x.";
+  text += "\"\n";
+  RuntimeConfig cfg;
+  Status s = parse(text, &cfg);
+  // The value is not a log level, but it is reported as such (not as nesting).
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("is not a log level"), std::string::npos) << s.message();
+  std::string quoted = "[scheduler]\n\"";
+  for (int i = 0; i < 100; ++i) quoted += "k.";
+  quoted += "\" = 1\n";
+  EXPECT_TRUE(parse(quoted, &cfg).ok()) << parse(quoted, &cfg).message();
+  std::string multiline = "[runtime]\nlog_level = \"\"\"\n";
+  for (int i = 0; i < 100; ++i) multiline += "a.";
+  multiline += "\n\"\"\"\n";
+  s = parse(multiline, &cfg);
+  EXPECT_NE(s.message().find("is not a log level"), std::string::npos) << s.message();
+  // 32 levels in all are accepted.
+  std::string ok = "[scheduler]\n";
+  for (int i = 0; i < 30; ++i) ok += "a.";
+  ok += "b = 1\n";
+  EXPECT_TRUE(parse(ok, &cfg).ok()) << parse(ok, &cfg).message();
 }
 
 TEST(ConfigTomlErrors, InvalidLogLevelListsValidValues) {
@@ -460,12 +532,31 @@ TEST(ConfigTomlErrors, DuplicatePlugin) {
             "t.toml:7:1: plugin[2]: duplicate device plugin \"ascend\" (already listed as plugin[0] at line 1)");
 }
 
+// Duplicate detection is one hash lookup per entry: a long plugin list is parsed in time linear in
+// its length (the pairwise comparison it replaced took over a minute for 300 000 entries).
+TEST(ConfigToml, DuplicatePluginDetectionIsLinear) {
+  constexpr int kEntries = 150000;
+  std::string text;
+  text.reserve(kEntries * 48);
+  for (int i = 0; i < kEntries; ++i) text += "[[plugin]]\nkind = \"device\"\nname = \"p" + std::to_string(i) + "\"\n";
+  text += "[[plugin]]\nkind = \"device\"\nname = \"p0\"\n";
+  RuntimeConfig cfg;
+  const auto start = std::chrono::steady_clock::now();
+  Status s = parse(text, &cfg);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_NE(s.message().find("duplicate device plugin \"p0\" (already listed as plugin[0] at line 1)"),
+            std::string::npos)
+      << s.message();
+  EXPECT_LT(seconds, 10.0) << "parsing " << kEntries << " plugin entries";
+}
+
 TEST(ConfigTomlErrors, ErrorsReportTheOriginGiven) {
   RuntimeConfig cfg;
   Status s = arun::parse_config_toml("[runtime]\nx = 1\n", "/etc/ascend-run/site.toml", "/etc", &cfg);
   EXPECT_EQ(s.message(),
             "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, "
-            "leak_report, leak_call_sites, memory_report)");
+            "leak_report, leak_call_sites, memory_report, finalize_timeout_ms)");
 }
 
 // ============================================================================================

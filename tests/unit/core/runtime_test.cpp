@@ -2,9 +2,14 @@
 // driven through the core directly rather than through the C API.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
+#include "arun/runtime/extensions.hpp"
+#include "arun/runtime/hooks.hpp"
 #include "runtime/runtime.hpp"
 
 using namespace arun;
@@ -80,6 +85,27 @@ TEST_F(RuntimeTest, ConfigErrorsNameTheFileKeyOrPlugin) {
   EXPECT_EQ(p.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(p.message(), "lottery") && contains(p.message(), "fifo")) << p.message();
   EXPECT_EQ(Runtime::instance(), nullptr);  // nothing half-initialised remains
+}
+
+// [scheduler] / [allocator] errors found after parsing carry the file's line:column too.
+TEST_F(RuntimeTest, PolicySectionErrorsCarryLineAndColumn) {
+  // null_config(2) is 6 lines; [scheduler] is line 7, `policy` line 8 column 10.
+  std::string sched = write_config("ps.toml", null_config() + "[scheduler]\npolicy = \"lottery\"\n");
+  Status s = Runtime::initialize(sched.c_str());
+  EXPECT_EQ(s.code(), Errc::file_attr_invalid);
+  EXPECT_TRUE(contains(s.message(), "ps.toml:8:10: scheduler.policy: unknown scheduling policy")) << s.message();
+
+  std::string alloc = write_config("pa.toml", null_config() + "[allocator]\npolicy = \"nowhere\"\n");
+  Status a = Runtime::initialize(alloc.c_str());
+  EXPECT_EQ(a.code(), Errc::file_attr_invalid);
+  EXPECT_TRUE(contains(a.message(), "pa.toml:8:10: allocator.policy: unknown allocator policy")) << a.message();
+
+  std::string direct = write_config("pd.toml", null_config() + "[allocator]\npolicy = \"direct\"\nbins = 4\n");
+  Status d = Runtime::initialize(direct.c_str());
+  EXPECT_EQ(d.code(), Errc::file_attr_invalid);
+  EXPECT_TRUE(contains(d.message(), "pd.toml:9:8: allocator.bins: the direct allocator takes no options"))
+      << d.message();
+  EXPECT_EQ(Runtime::instance(), nullptr);
 }
 
 TEST_F(RuntimeTest, DefaultContextIsSharedAndResetIsCounted) {
@@ -242,4 +268,52 @@ TEST_F(RuntimeTest, SchedulerPluginIsLoadedByPolicyName) {
   st = Runtime::initialize(extra.c_str());
   EXPECT_EQ(st.code(), Errc::file_attr_invalid);
   EXPECT_TRUE(contains(st.message(), "(valid: queue_depth)")) << st.message();
+}
+
+// aclFinalize with a host function that never returns gives up after [runtime] finalize_timeout_ms
+// with an error naming the stream, instead of waiting forever.
+TEST_F(RuntimeTest, FinalizeWithAHungHostFunctionReturnsAfterTheConfiguredWait) {
+  std::string cfg = write_config("hung.toml", "[runtime]\nfinalize_timeout_ms = 200\n" + null_config(1));
+  ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+  ASSERT_TRUE(Runtime::instance()->set_device(0).ok());
+  static std::atomic<bool> release{false};
+  static std::atomic<bool> returned{false};
+  release = false;
+  returned = false;
+  ASSERT_TRUE(rt::launch_host_call(
+                  rt::HostCallApi::HostFunc, nullptr,
+                  [](void*) {
+                    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    returned = true;
+                  },
+                  nullptr, true)
+                  .ok());
+  const auto start = std::chrono::steady_clock::now();
+  Status st = Runtime::finalize();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(st.code(), Errc::rt_stream_sync_timeout) << st.message();
+  EXPECT_TRUE(contains(st.message(), "stream ")) << st.message();
+  EXPECT_TRUE(contains(st.message(), "of device 0")) << st.message();
+  EXPECT_GE(waited, std::chrono::milliseconds(150));
+  EXPECT_LT(waited, std::chrono::seconds(20));
+  EXPECT_EQ(Runtime::instance(), nullptr);  // finalized as far as the program is concerned
+  // The hung function may still finish afterwards without harm.
+  release = true;
+  for (int i = 0; i < 2000 && !returned; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(returned.load());
+  // And the process can initialise again.
+  ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+  EXPECT_TRUE(Runtime::finalize().ok());
+}
+
+// Control characters from the config (here a terminal escape in a plugin folder's name) are escaped
+// in the runtime report `ascend-run info` prints.
+TEST_F(RuntimeTest, ReportEscapesControlCharactersFromTheConfig) {
+  std::string cfg = write_config(
+      "esc.toml", "[runtime]\nplugin_search_paths = [\"/nonexistent/evil\\u001b[2Jdir\\rx\"]\n" + null_config(1));
+  ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+  std::string report = rt::runtime_report();
+  EXPECT_EQ(report.find('\x1b'), std::string::npos) << report;
+  EXPECT_EQ(report.find('\r'), std::string::npos) << report;
+  EXPECT_TRUE(contains(report, "/nonexistent/evil\\x1b[2Jdir\\x0dx")) << report;
 }

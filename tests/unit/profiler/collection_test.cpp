@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <thread>
@@ -76,6 +77,33 @@ TEST(TraceRings, ThreadsThatComeAndGoDoNotAccumulateRings) {
     EXPECT_EQ(drain_all().size(), 10u);
     EXPECT_EQ(TraceRings::ring_count(), base) << "round " << round;
   }
+}
+
+// Resident memory of the process, in bytes (/proc/self/statm's second field).
+uint64_t resident_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// A large [profiler] buffer_size reserves address space, not memory: a thread's ring commits its
+// pages as records reach them (it used to be mapped with MAP_POPULATE: 256 MiB resident per thread).
+TEST(TraceRings, ALargeRingIsCommittedLazily) {
+  drain_all();
+  TraceRings::set_buffer_bytes(256ull << 20);
+  uint64_t before = 0, after = 0;
+  std::thread([&] {
+    before = resident_bytes();
+    emit_marks(3);
+    after = resident_bytes();
+  }).join();
+  TraceRings::set_buffer_bytes(4ull << 20);
+  EXPECT_EQ(drain_all().size(), 3u);
+  ASSERT_NE(before, 0u);
+  EXPECT_LT(after, before + (64ull << 20)) << "a 256 MiB ring made " << (after - before) << " bytes resident";
 }
 
 TEST(RecordClock, TscLineAgreesWithTheSteadyClock) {
