@@ -124,4 +124,34 @@ aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode* mode) {
   });
 }
 
+// Needs no context and opens no device: the numbers are the device's static properties.
+aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t* value) {
+  return api_call("aclGetDeviceCapability", [&] {
+    if (value == nullptr) return invalid_param("value is NULL");
+    return rt::device_capability(deviceId, raw(deviceInfo), value);
+  });
+}
+
+aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value) {
+  return api_call("aclrtDeviceSetLimit", [&] {
+    const auto l = raw(limit);
+    if (l < ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE || l > ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE) {
+      return invalid_param("limit " + std::to_string(l) + " is not an aclrtDeviceLimit");
+    }
+    if (value > UINT32_MAX) return invalid_param("value " + std::to_string(value) + " exceeds UINT32_MAX");
+    return rt::set_device_limit(static_cast<uint32_t>(l), value);
+  });
+}
+
+aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t* value) {
+  return api_call("aclrtDeviceGetLimit", [&] {
+    if (value == nullptr) return invalid_param("value is NULL");
+    const auto l = raw(limit);
+    if (l < ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE || l > ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE) {
+      return invalid_param("limit " + std::to_string(l) + " is not an aclrtDeviceLimit");
+    }
+    return rt::device_limit(static_cast<uint32_t>(l), value);
+  });
+}
+
 }  // extern "C"

@@ -70,6 +70,25 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
   });
 }
 
+aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag) {
+  return api_call("aclrtRecordEventWithFlag", [&] {
+    if (event == nullptr) return event_is_null();
+    if (flag != ACL_EVENT_RECORD_DEFAULT && flag != ACL_EVENT_RECORD_EXTERNAL) {
+      return invalid_param("flag " + std::to_string(flag) + " is neither ACL_EVENT_RECORD_DEFAULT nor _EXTERNAL");
+    }
+    return rt::record_event_with_flag(event, stream, flag);
+  });
+}
+
+// Every check, the NULL event included, is the runtime core's (107000, not 100000).
+aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout) {
+  return api_call("aclrtStreamWaitEventWithTimeout", [&] {
+    if (timeout < 0) return rt_param_invalid("timeout " + std::to_string(timeout) + " is negative");
+    if (event == nullptr) return rt_param_invalid("event is NULL");
+    return rt::stream_wait_event_with_timeout(stream, event, timeout);
+  });
+}
+
 aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
   return api_call("aclrtResetEvent", [&] {
     if (event == nullptr) return event_is_null();

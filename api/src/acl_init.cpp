@@ -28,6 +28,19 @@ aclError aclFinalize() {
   }
 }
 
+// Serialised with aclInit / aclFinalize by the core's init lock; like aclFinalize it runs whether or
+// not the runtime is up (none: ACL_ERROR_REPEAT_FINALIZE with *refCount = 0).
+aclError aclFinalizeReference(uint64_t* refCount) {
+  try {
+    uint64_t left = 0;
+    Status st = rt::finalize_reference(&left);
+    if (refCount != nullptr) *refCount = left;
+    return st.ok() ? ACL_SUCCESS : record_failure("aclFinalizeReference", st);
+  } catch (...) {
+    return record_failure("aclFinalizeReference", Status(Errc::internal_error, "internal error during finalisation"));
+  }
+}
+
 const char* aclGetRecentErrMsg() {
   return take_recent_messages();
 }
@@ -66,6 +79,17 @@ aclError aclsysGetVersionNum(char* pkgName, int32_t* versionNum) {
   return api_call_no_runtime("aclsysGetVersionNum", [&] {
     if (versionNum == nullptr) return invalid_param("versionNum is NULL");
     return rt::package_version_number(pkgName, versionNum);
+  });
+}
+
+aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion* version) {
+  return api_call_no_runtime("aclsysGetCANNVersion", [&] {
+    if (version == nullptr) return invalid_param("version is NULL");
+    const auto n = raw(name);
+    if (n < ACL_PKG_NAME_CANN || n > ACL_PKG_NAME_DRIVER) {
+      return invalid_param("name " + std::to_string(n) + " is not an aclCANNPackageName");
+    }
+    return rt::cann_package_version(static_cast<int>(n), version);
   });
 }
 

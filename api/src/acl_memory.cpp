@@ -79,6 +79,33 @@ aclError aclrtFree(void* devPtr) {
   });
 }
 
+aclError aclrtMallocAlign32(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  const void* site = __builtin_return_address(0);
+  return api_call("aclrtMallocAlign32", [&] {
+    ARUN_RETURN_IF_ERROR(check_malloc_args(devPtr, size));
+    return rt::device_malloc_align32(devPtr, size, raw(policy), site);
+  });
+}
+
+aclError aclrtMallocWithCfg(void** devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig* cfg) {
+  const void* site = __builtin_return_address(0);
+  return api_call("aclrtMallocWithCfg", [&] {
+    if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+    if (cfg != nullptr && cfg->numAttrs != 0 && cfg->attrs == nullptr) {
+      return invalid_param("cfg->attrs is NULL with cfg->numAttrs " + std::to_string(cfg->numAttrs));
+    }
+    if (size == 0) return invalid_param("size is 0");
+    return rt::device_malloc_with_cfg(devPtr, size, raw(policy), cfg, site);
+  });
+}
+
+aclError aclrtFreeWithDevSync(void* devPtr) {
+  return api_call("aclrtFreeWithDevSync", [&] {
+    if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+    return rt::device_free_with_sync(devPtr);
+  });
+}
+
 // The stream is resolved before the pointer arguments are looked at: the core checks them.
 aclError arunMallocAsync(void** devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream) {
   const void* site = __builtin_return_address(0);

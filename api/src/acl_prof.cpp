@@ -203,4 +203,18 @@ aclError aclprofGetStepTimestamp(aclprofStepInfo* stepInfo, aclprofStepTag tag, 
   });
 }
 
+// The model is checked before the configuration (spec: 100011 first). Validation only: see
+// arun/runtime/aclprof.hpp (no subscription configuration can be created yet).
+aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig* profSubscribeConfig) {
+  return api_call("aclprofModelSubscribe", [&] {
+    ARUN_RETURN_IF_ERROR(rt::prof_require_loaded_model(modelId));
+    if (profSubscribeConfig == nullptr) return invalid_param("profSubscribeConfig is NULL");
+    return rt::prof_model_subscribe(modelId, profSubscribeConfig);
+  });
+}
+
+aclError aclprofModelUnSubscribe(uint32_t modelId) {
+  return api_call("aclprofModelUnSubscribe", [&] { return rt::prof_model_unsubscribe(modelId); });
+}
+
 }  // extern "C"

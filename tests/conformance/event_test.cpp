@@ -17,11 +17,13 @@ class EventTest : public AclDeviceTest {
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-TEST_P(EventTest, NeverRecordedEventIsComplete) {
+// Spec part 2, R2: aclrtQueryEventStatus reports a never-recorded aclrtCreateEvent event as
+// NOT_READY; aclrtQueryEvent and the waits still treat it as complete.
+TEST_P(EventTest, NeverRecordedEventQueries) {
   aclrtEvent event = nullptr;
   ASSERT_ACL_OK(aclrtCreateEvent(&event));
   ASSERT_NE(nullptr, event);
-  EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status(event));
+  EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status(event));
   aclrtEventStatus old = ACL_EVENT_STATUS_RESERVED;
   EXPECT_ACL_OK(aclrtQueryEvent(event, &old));
   EXPECT_EQ(ACL_EVENT_STATUS_COMPLETE, old);
@@ -242,7 +244,7 @@ TEST_P(EventTest, CreateEventWithFlag) {
     aclrtEvent event = nullptr;
     ASSERT_ACL_OK(aclrtCreateEventWithFlag(&event, flag));
     ASSERT_NE(nullptr, event);
-    EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status(event));
+    EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status(event)) << "never recorded (R2)";
     ASSERT_ACL_OK(aclrtRecordEvent(event, nullptr));
     EXPECT_ACL_OK(aclrtSynchronizeEvent(event));
     EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status(event));
@@ -338,6 +340,7 @@ TEST_P(EventTest, ExEventRules) {
                     aclrtCreateEventExWithFlag(&event, ACL_EVENT_IPC | ACL_EVENT_SYNC));
   ASSERT_ACL_OK(aclrtCreateEventExWithFlag(&event, ACL_EVENT_SYNC));
   ASSERT_NE(nullptr, event);
+  EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status(event)) << "a never-recorded Ex event is COMPLETE (R2)";
   aclrtStream a = nullptr, b = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&a));
   ASSERT_ACL_OK(aclrtCreateStream(&b));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "acl/acl_prof.h"
 #include "conformance.hpp"
 #include "op_support.hpp"
 #include "reference_data.hpp"
@@ -359,6 +360,22 @@ TEST_P(ModelTest, DatasetMisuse) {
   EXPECT_ACL(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, aclmdlExecute(id, in.set, out.set));
   EXPECT_ACL(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID, aclmdlUnload(id));
   EXPECT_NE(std::string::npos, recentMessage().find("not loaded")) << recentMessage();
+}
+
+// Spec part 2, 4.x: aclprofModelSubscribe / aclprofModelUnSubscribe on a loaded model. No
+// subscription configuration can be created yet (aclprofCreateSubscribeConfig is not provided),
+// so a loaded model can be neither subscribed nor unsubscribed; the rules after the model check
+// are what is observable.
+TEST_P(ModelTest, ModelSubscribeOnALoadedModel) {
+  const uint32_t id = load("mlp_b1");
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclprofModelSubscribe(id, nullptr)) << "NULL configuration";
+  int forged = 0;
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM,
+             aclprofModelSubscribe(id, reinterpret_cast<const aclprofSubscribeConfig *>(&forged)))
+      << "not a configuration this runtime created";
+  EXPECT_ACL(ACL_ERROR_INVALID_MODEL_ID, aclprofModelUnSubscribe(id)) << "loaded but not subscribed";
+  EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
+  EXPECT_ACL(ACL_ERROR_INVALID_MODEL_ID, aclprofModelSubscribe(id, nullptr)) << "unloaded: the model first";
 }
 
 TEST_P(ModelTest, LoadFailures) {

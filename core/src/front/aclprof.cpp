@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "arun/runtime/models.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "base/logging.hpp"
 #include "prof/aclprof_state.hpp"
@@ -461,6 +462,30 @@ Status prof_step_timestamp(aclprofStepInfo* step, int tag, aclrtStream stream) {
   std::lock_guard lock(st.mu);
   if (st.steps.count(step) != 0) step->used[tag] = true;
   return Status::Ok();
+}
+
+// ---------------------------------------------------------------- model subscription
+
+Status prof_require_loaded_model(uint32_t model) {
+  std::shared_ptr<ModelObject> loaded;
+  if (!find_model(model, &loaded).ok()) {
+    return Status(static_cast<Errc>(ACL_ERROR_INVALID_MODEL_ID),
+                  "model id " + std::to_string(model) + " is not a loaded model");
+  }
+  return Status::Ok();
+}
+
+Status prof_model_subscribe(uint32_t model, const aclprofSubscribeConfig* config) {
+  ARUN_RETURN_IF_ERROR(prof_require_loaded_model(model));
+  if (config == nullptr) return invalid_param("profSubscribeConfig is NULL");
+  return invalid_param(
+      "profSubscribeConfig is not a configuration created by aclprofCreateSubscribeConfig "
+      "(ascend-run does not provide model subscriptions yet)");
+}
+
+Status prof_model_unsubscribe(uint32_t model) {
+  ARUN_RETURN_IF_ERROR(prof_require_loaded_model(model));
+  return Status(static_cast<Errc>(ACL_ERROR_INVALID_MODEL_ID), "model " + std::to_string(model) + " is not subscribed");
 }
 
 }  // namespace arun::rt

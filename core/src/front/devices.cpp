@@ -133,6 +133,116 @@ const char* soc_name() {
   return name.c_str();
 }
 
+Status device_capability(uint32_t device, int64_t info, int64_t* value) {
+  uint32_t count = 0;
+  ARUN_RETURN_IF_ERROR(device_count(&count));
+  if (device >= count) {
+    return Status(Errc::invalid_param,
+                  "deviceId " + std::to_string(device) + " is not below the device count " + std::to_string(count));
+  }
+  int64_t attr = 0;
+  switch (info) {
+    case ACL_DEVICE_INFO_AI_CORE_NUM:
+      attr = ACL_DEV_ATTR_AICORE_CORE_NUM;
+      break;
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM:
+      attr = ACL_DEV_ATTR_VECTOR_CORE_NUM;
+      break;
+    case ACL_DEVICE_INFO_L2_SIZE:
+      attr = ACL_DEV_ATTR_L2_CACHE_SIZE;
+      break;
+    default:
+      return Status(Errc::invalid_param, "deviceInfo " + std::to_string(info) + " is not 0, 1 or 2");
+  }
+  // The same numbers aclrtGetDeviceInfo reports; they come from the device's static properties, so
+  // the device is not opened.
+  return device_attribute(static_cast<int32_t>(device), attr, value);
+}
+
+// ---------------------------------------------------------------- device limits
+
+namespace {
+
+// The process-wide aclrtDeviceSetLimit values, indexed by aclrtDeviceLimit.
+constexpr size_t kLimitCount = 5;
+std::mutex g_limits_mu;
+size_t g_limits[kLimitCount] = {1152, 1024, 32768, 32768, 2097152};  // the defaults
+
+bool is_simt_limit(uint32_t limit) {
+  return limit == ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE || limit == ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE ||
+         limit == ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE;
+}
+
+// SIMT (and its limits) exists on the Ascend 950 parts only.
+bool chip_has_simt() {
+  const char* soc = soc_name();
+  return soc != nullptr && std::string(soc).rfind("Ascend950", 0) == 0;
+}
+
+size_t round_up(size_t v, size_t to) {
+  return (v + to - 1) / to * to;
+}
+
+Status unsupported_limit(uint32_t limit) {
+  return Status(Errc::rt_feature_not_support, "device limit " + std::to_string(limit) +
+                                                  " needs a SIMT-capable chip (Ascend 950); this one is " +
+                                                  std::string(soc_name() ? soc_name() : "unknown"));
+}
+
+Status out_of_range(uint32_t limit, size_t value, const char* range) {
+  return rt_param_invalid("value " + std::to_string(value) + " for device limit " + std::to_string(limit) +
+                          " is outside " + range);
+}
+
+}  // namespace
+
+Status set_device_limit(uint32_t limit, size_t value) {
+  std::lock_guard lock(g_limits_mu);
+  size_t stored = value;
+  switch (limit) {
+    case ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE:
+    case ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE: {
+      const uint32_t other = limit == ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE ? ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE
+                                                                       : ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE;
+      if (value == 0 && g_limits[other] == 0) {
+        return rt_param_invalid("the SIMT stack size and the SIMT divergent-warp stack size cannot both be 0");
+      }
+      stored = round_up(value, 128);
+      break;
+    }
+    case ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE: {
+      const size_t max = chip_has_simt() ? 131072 : 196608;
+      stored = value <= 32768 ? 32768 : round_up(value, 16384);
+      if (stored > max) return out_of_range(limit, value, chip_has_simt() ? "(0, 131072]" : "(0, 196608]");
+      break;
+    }
+    case ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE:
+      if (value < 1024 || value > 67108864) return out_of_range(limit, value, "[1024, 67108864]");
+      stored = round_up(value, 8);
+      break;
+    case ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE:
+      if (value < 1048576 || value > 67108864) return out_of_range(limit, value, "[1048576, 67108864]");
+      stored = round_up(value, 8);
+      break;
+    default:
+      return Status(Errc::invalid_param, "limit " + std::to_string(limit) + " is not an aclrtDeviceLimit");
+  }
+  if (is_simt_limit(limit) && !chip_has_simt()) return unsupported_limit(limit);
+  // Nothing on the simulated device consumes these sizes: they are kept and reported only.
+  g_limits[limit] = stored;
+  return Status::Ok();
+}
+
+Status device_limit(uint32_t limit, size_t* value) {
+  if (limit >= kLimitCount) {
+    return Status(Errc::invalid_param, "limit " + std::to_string(limit) + " is not an aclrtDeviceLimit");
+  }
+  if (is_simt_limit(limit) && !chip_has_simt()) return unsupported_limit(limit);
+  std::lock_guard lock(g_limits_mu);
+  *value = g_limits[limit];
+  return Status::Ok();
+}
+
 // ---------------------------------------------------------------- peer access
 
 Status can_access_peer(int32_t device, int32_t peer, bool* can) {

@@ -136,8 +136,69 @@ Status query_event(aclrtEvent event, aclrtEventStatus* status) {
 Status query_event_recorded(aclrtEvent event, aclrtEventRecordedStatus* status) {
   std::shared_ptr<Event> e;
   ARUN_RETURN_IF_ERROR(find(event, &e));
-  *status = latest_done(*e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  auto record = e->context()->slot()->scheduler()->latest_record(*e);
+  bool complete = false;
+  if (record) {
+    complete = record->done.load(std::memory_order_acquire);
+  } else {
+    // Spec part 2, R2: without a record, only aclrtCreateEventExWithFlag events report COMPLETE.
+    complete = (e->flags() & Event::kCreatedEx) != 0;
+  }
+  *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
   return Status::Ok();
+}
+
+Status record_event_with_flag(aclrtEvent event, aclrtStream stream, uint32_t flag) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  // The first call fixes the event's record flag, whether or not it succeeds.
+  int32_t fixed = -1;
+  e->record_flag.compare_exchange_strong(fixed, static_cast<int32_t>(flag));
+  if (fixed == -1) fixed = static_cast<int32_t>(flag);
+  if (flag == ACL_EVENT_RECORD_EXTERNAL) {
+    const uint32_t user_flags = e->flags() & ~(Event::kCreatedEx | Event::kCreatedPlain);
+    if (!(e->flags() & Event::kCreatedEx) || user_flags != ACL_EVENT_SYNC) {
+      return Status(Errc::rt_feature_not_support,
+                    "ACL_EVENT_RECORD_EXTERNAL needs an event from aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)");
+    }
+  }
+  if (static_cast<uint32_t>(fixed) != flag) {
+    return Status(Errc::rt_param_invalid, "the event's record flag was fixed to " + std::to_string(fixed) +
+                                              " by its first aclrtRecordEventWithFlag");
+  }
+  if (flag == ACL_EVENT_RECORD_DEFAULT) {
+    std::shared_ptr<Stream> s;
+    ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+    return rt->record_event(e, *s);
+  }
+  // ACL_EVENT_RECORD_EXTERNAL is only valid while the stream is captured into a graph; this
+  // runtime has no stream capture (aclmdlRICaptureBegin is not provided), so no stream ever is.
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  return Status(static_cast<Errc>(ACL_ERROR_RT_STREAM_NOT_CAPTURED),
+                "ACL_EVENT_RECORD_EXTERNAL needs a stream that is being captured; this one is not");
+}
+
+Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int32_t timeout_s) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  if (timeout_s < 0) return Status(Errc::rt_param_invalid, "timeout " + std::to_string(timeout_s) + " is negative");
+  if (event == nullptr) return Status(Errc::rt_param_invalid, "event is NULL");
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  if (e->flags() & ACL_EVENT_DEVICE_USE_ONLY) {
+    return Status(Errc::rt_param_invalid, "a device-only event cannot be waited on from the host API");
+  }
+  if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain)) == 0) {
+    return Status(Errc::rt_feature_not_support, "the event was created without ACL_EVENT_SYNC and cannot be waited on");
+  }
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  // The simulated device's wait task has no timeout (as CANN's on chips without that support):
+  // the bound is accepted and the wait is unbounded.
+  return rt->wait_event(*s, e);
 }
 
 Status query_event_wait(aclrtEvent event, aclrtEventWaitStatus* status) {

@@ -1,10 +1,15 @@
 // Front door implementation: lifecycle and package versions (arun/runtime/lifecycle.hpp).
 #include "arun/runtime/lifecycle.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "acl/acl_rt.h"
 #include "base/install_paths.hpp"
@@ -12,6 +17,11 @@
 #include "runtime/runtime.hpp"
 
 namespace arun::rt {
+
+namespace {
+// Where a CANN installation records its driver's install folder.
+constexpr const char* kAscendInstallInfo = "/etc/ascend_install.info";
+}  // namespace
 
 Status initialize(const char* config_path) {
   Status st = Runtime::initialize(config_path);
@@ -23,6 +33,118 @@ Status initialize(const char* config_path) {
 
 Status finalize() {
   return Runtime::finalize();
+}
+
+Status finalize_reference(uint64_t* left) {
+  return Runtime::finalize_reference(left);
+}
+
+namespace {
+
+// The text after "Version=" in `file`; false when the file cannot be read or has no such line.
+bool read_version_line(const std::filesystem::path& file, std::string* version) {
+  std::ifstream in(file);
+  if (!in) return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Version=", 0) == 0) {
+      *version = line.substr(8);
+      while (!version->empty() && (version->back() == '\r' || version->back() == ' ')) version->pop_back();
+      return true;
+    }
+  }
+  return false;
+}
+
+// The package directory aclsysGetCANNVersion reads for `name` (DRIVER is handled apart).
+const char* cann_package_dir(int name) {
+  switch (name) {
+    case ACL_PKG_NAME_CANN:
+    case ACL_PKG_NAME_RUNTIME:
+      return "runtime";
+    case ACL_PKG_NAME_COMPILER:
+      return "bisheng-compiler";
+    case ACL_PKG_NAME_HCCL:
+      return "hccl";
+    case ACL_PKG_NAME_TOOLKIT:
+      return "oam-tools";
+    default:  // ACL_PKG_NAME_OPP, ACL_PKG_NAME_OPP_KERNEL
+      return "ops-legacy";
+  }
+}
+
+Status cann_version_file(int name, std::filesystem::path* file) {
+  if (name == ACL_PKG_NAME_DRIVER) {
+    std::ifstream info(kAscendInstallInfo);
+    if (!info) return Status(Errc::invalid_file, std::string("cannot read ") + kAscendInstallInfo);
+    std::string line;
+    constexpr std::string_view kKey = "Driver_Install_Path_Param=";
+    while (std::getline(info, line)) {
+      if (line.rfind(kKey, 0) == 0) {
+        *file = std::filesystem::path(line.substr(kKey.size())) / "driver" / "version.info";
+        return Status::Ok();
+      }
+    }
+    return Status(Errc::invalid_file, std::string(kAscendInstallInfo) + " has no Driver_Install_Path_Param= line");
+  }
+  const char* home = std::getenv("ASCEND_HOME_PATH");
+  if (home == nullptr || home[0] == '\0') return Status(Errc::invalid_file, "ASCEND_HOME_PATH is not set");
+  std::string dir = cann_package_dir(name);
+  *file = std::filesystem::path(home) / "share" / "info" / dir / "version.info";
+  if (!std::filesystem::exists(*file)) {
+    std::replace(dir.begin(), dir.end(), '-', '_');
+    *file = std::filesystem::path(home) / "share" / "info" / dir / "version.info";
+  }
+  return Status::Ok();
+}
+
+void copy_field(char* field, size_t capacity, const std::string& text) {
+  std::memset(field, 0, capacity);
+  std::memcpy(field, text.data(), std::min(text.size(), capacity - 1));
+}
+
+}  // namespace
+
+Status cann_package_version(int name, aclCANNPackageVersion* out) {
+  std::filesystem::path file;
+  ARUN_RETURN_IF_ERROR(cann_version_file(name, &file));
+  std::string v;
+  if (!read_version_line(file, &v)) {
+    return Status(Errc::invalid_file, "no version file " + file.string() + " with a Version= line");
+  }
+  // "X.Y.Z-rc.1" becomes "X.Y.Z.rc1": the part after the first '-' loses its dots.
+  if (auto dash = v.find('-'); dash != std::string::npos) {
+    std::string suffix = v.substr(dash + 1);
+    suffix.erase(std::remove(suffix.begin(), suffix.end(), '.'), suffix.end());
+    v = v.substr(0, dash) + "." + suffix;
+  }
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t dot = v.find('.', start);
+    parts.push_back(v.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() < 2) {
+    return Status(Errc::invalid_file, "version \"" + v + "\" in " + file.string() + " has fewer than two parts");
+  }
+  if (v.size() >= ACL_PKG_VERSION_MAX_SIZE) {
+    return Status(Errc::invalid_file, "version in " + file.string() + " is longer than " +
+                                          std::to_string(ACL_PKG_VERSION_MAX_SIZE - 1) + " characters");
+  }
+  for (size_t i = 0; i < 4 && i < parts.size(); ++i) {
+    if (parts[i].size() >= ACL_PKG_VERSION_PARTS_MAX_SIZE) {
+      return Status(Errc::invalid_file, "version part \"" + parts[i] + "\" in " + file.string() + " is too long");
+    }
+  }
+  parts.resize(std::max<size_t>(parts.size(), 4), "0");
+  std::memset(out, 0, sizeof *out);
+  copy_field(out->version, sizeof out->version, v);
+  copy_field(out->majorVersion, sizeof out->majorVersion, parts[0]);
+  copy_field(out->minorVersion, sizeof out->minorVersion, parts[1]);
+  copy_field(out->releaseVersion, sizeof out->releaseVersion, parts[2]);
+  copy_field(out->patchVersion, sizeof out->patchVersion, parts[3]);
+  return Status::Ok();
 }
 
 Status package_version(const char* package, std::string* version) {

@@ -97,11 +97,17 @@ void emit_memory_record(plugin::RecordKind kind, DeviceSlot* slot, DevAddr addr,
 
 // `site` is the return address of the API call the program made (for the leak report); `stream`
 // the stream the block is for (arunMallocAsync; 0 = none).
-Status malloc_on(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site, plugin::StreamId stream) {
+// `padded`: the size gets CANN's 32-byte tail pad on top of the rounding to 32 (aclrtMalloc); the
+// *Align32 / *WithCfg variants only round.
+Status malloc_on(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const void* site, plugin::StreamId stream,
+                 bool padded = true) {
   if (devPtr == nullptr) return invalid_param("devPtr is NULL");
   if (size == 0) return invalid_param("size is 0");
-  // CANN rounds up to 32 bytes and adds 32 bytes of padding: reject sizes where that overflows.
-  if (size > SIZE_MAX - 64) return invalid_param("size " + std::to_string(size) + " overflows when padded");
+  // CANN rounds up to 32 bytes (and pads by 32 more): reject sizes where that overflows.
+  if (size > SIZE_MAX - (padded ? 64 : 31)) {
+    return invalid_param("size " + std::to_string(size) +
+                         (padded ? " overflows when padded" : " overflows when rounded up to 32"));
+  }
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   DevAddr addr = 0;
@@ -327,6 +333,69 @@ Status device_malloc(void** out, size_t size, uint32_t policy, const void* site)
 
 Status device_free(void* ptr) {
   ARUN_RUNTIME(rt);
+  return free_on(rt, ptr, 0);
+}
+
+Status device_malloc_align32(void** out, size_t size, uint32_t policy, const void* site) {
+  ARUN_RUNTIME(rt);
+  return malloc_on(rt, out, size, policy, site, 0, false);
+}
+
+Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const aclrtMallocConfig* cfg,
+                              const void* site) {
+  ARUN_RUNTIME(rt);
+  bool device_asserted = false;
+  uint32_t asserted_device = 0;
+  if (cfg != nullptr) {
+    if (cfg->attrs == nullptr) return rt_param_invalid("cfg->attrs is NULL (pass cfg = NULL for no attributes)");
+    for (size_t i = 0; i < cfg->numAttrs; ++i) {
+      const aclrtMallocAttribute& a = cfg->attrs[i];
+      uint32_t id = 0;
+      std::memcpy(&id, &a.attr, sizeof id);
+      switch (id) {
+        case ACL_RT_MEM_ATTR_RSV:
+        case ACL_RT_MEM_ATTR_MODULE_ID:  // accounting only: nothing here keeps per-module totals
+          break;
+        case ACL_RT_MEM_ATTR_DEVICE_ID:
+          device_asserted = true;
+          asserted_device = a.value.deviceId;
+          break;
+        case ACL_RT_MEM_ATTR_VA_FLAG:
+          return rt_param_invalid("cfg->attrs[" + std::to_string(i) +
+                                  "]: ACL_RT_MEM_ATTR_VA_FLAG is not accepted here");
+        default:
+          return rt_param_invalid("cfg->attrs[" + std::to_string(i) + "]: unknown attribute " + std::to_string(id));
+      }
+    }
+  }
+  // One page policy (low byte), at most one bandwidth type, optionally user-space read-only.
+  constexpr uint32_t kBandwidth = ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH;
+  const uint32_t known = 0xffu | kBandwidth | ACL_MEM_ACCESS_USER_SPACE_READONLY;
+  if ((policy & ~known) != 0 || (policy & 0xffu) > ACL_MEM_MALLOC_HUGE1G_ONLY_P2P ||
+      (policy & kBandwidth) == kBandwidth) {
+    return rt_param_invalid("policy " + std::to_string(policy) + " is not a valid combination");
+  }
+  if (device_asserted) {
+    Context* ctx = nullptr;
+    ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
+    if (static_cast<int64_t>(asserted_device) != ctx->slot()->id()) {
+      return rt_param_invalid("ACL_RT_MEM_ATTR_DEVICE_ID " + std::to_string(asserted_device) +
+                              " is not the current device " + std::to_string(ctx->slot()->id()));
+    }
+  }
+  return malloc_on(rt, out, size, policy, site, 0, false);
+}
+
+Status device_free_with_sync(void* ptr) {
+  ARUN_RUNTIME(rt);
+  if (ptr == nullptr) return invalid_param("devPtr is NULL");
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
+  if (rt.device_owning(ptr) == nullptr) {
+    return rt_param_invalid("pointer is not device memory allocated by this runtime");
+  }
+  // A failed synchronisation leaves the block allocated, so the caller may retry.
+  ARUN_RETURN_IF_ERROR(rt.synchronize_device(-1));
   return free_on(rt, ptr, 0);
 }
 

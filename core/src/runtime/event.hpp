@@ -38,6 +38,8 @@ class Event {
   // Guarded by the device's scheduler mutex.
   std::shared_ptr<EventRecord> latest;  // null: never recorded (or reset): queries report complete
   uint32_t pending_waits = 0;           // enqueued wait tasks not yet satisfied
+  // The record flag (ACL_EVENT_RECORD_*) the first aclrtRecordEventWithFlag fixed; -1: none yet.
+  std::atomic<int32_t> record_flag{-1};
 
  private:
   Context* context_;

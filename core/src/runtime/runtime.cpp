@@ -108,6 +108,26 @@ Status Runtime::finalize() {
   if (rt == nullptr || g_init_refs == 0) {
     return Status(Errc::repeat_finalize, "the runtime is not initialised (already finalised?)");
   }
+  return finalize_locked(rt);
+}
+
+Status Runtime::finalize_reference(uint64_t* left) {
+  std::lock_guard lock(g_init_mu);
+  Runtime* rt = rt::detail::g_runtime.load();
+  if (rt == nullptr || g_init_refs <= 0) {
+    *left = 0;
+    return Status(Errc::repeat_finalize, "the runtime is not initialised (already finalised?)");
+  }
+  if (g_init_refs > 1) {
+    *left = static_cast<uint64_t>(--g_init_refs);
+    return Status::Ok();
+  }
+  // The last reference: a full teardown, after which nothing is left whether or not it reports.
+  *left = 0;
+  return finalize_locked(rt);
+}
+
+Status Runtime::finalize_locked(Runtime* rt) {
   rt::detail::g_runtime.store(nullptr, std::memory_order_release);
   g_init_refs = 0;
   // Bounded: a host function that never returns must not hang aclFinalize. What is still busy at

@@ -39,6 +39,9 @@ class Runtime {
   // aclInit / aclFinalize, reference-counted as the spec says.
   static Status initialize(const char* config_path);
   static Status finalize();
+  // aclFinalizeReference: drops one aclInit reference; the last one finalises as finalize() does.
+  // `*left` receives the references left (0 also when there were none: repeat_finalize).
+  static Status finalize_reference(uint64_t* left);
   // The live runtime, or nullptr before aclInit / after aclFinalize.
   static Runtime* instance() { return rt::detail::g_runtime.load(std::memory_order_acquire); }
 
@@ -117,6 +120,8 @@ class Runtime {
   ModelTable& models() { return models_; }
 
  private:
+  // The teardown half of finalize(); g_init_mu is held and `rt` is the live instance.
+  static Status finalize_locked(Runtime* rt);
   Runtime() = default;
   Status setup(RuntimeConfig config);
   void teardown(LeakReport* leaks = nullptr);

@@ -75,4 +75,20 @@ void prof_destroy_step_info(aclprofStepInfo* step);
 // live step info, or the tag was taken), prof_not_run (no session), the stream's errors.
 Status prof_step_timestamp(aclprofStepInfo* step, int tag, aclrtStream stream);
 
+// ---- model subscription (aclprofModelSubscribe / aclprofModelUnSubscribe)
+//
+// Validation only. A subscription needs an aclprofSubscribeConfig, which only
+// aclprofCreateSubscribeConfig makes, and its records are read with aclprofGetOp*; neither is
+// declared in our headers yet, so no live configuration and no subscription can exist. What a
+// program can pass today gets the code the spec gives for it.
+
+// invalid_model_id unless `model` is a loaded model (checked first by both calls).
+Status prof_require_loaded_model(uint32_t model);
+// aclprofModelSubscribe after the model and NULL checks: a non-NULL `config` is not a configuration
+// this runtime created (there is no aclprofCreateSubscribeConfig yet): invalid_param.
+Status prof_model_subscribe(uint32_t model, const aclprofSubscribeConfig* config);
+// aclprofModelUnSubscribe after the model check: invalid_model_id (the model is not subscribed;
+// none can be yet).
+Status prof_model_unsubscribe(uint32_t model);
+
 }  // namespace arun::rt

@@ -4,6 +4,7 @@
 // it was destroyed) before anything else it checks.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "acl/acl_base.h"
@@ -36,6 +37,17 @@ struct DeviceUtilization {
 };
 // Errors: rt_invalid_device_id.
 Status device_utilization(int32_t device, DeviceUtilization* out);
+// aclGetDeviceCapability (`value` non-NULL; `info` the raw aclDeviceInfo): the number aclrtGetDeviceInfo
+// reports for the matching attribute, without opening the device. Errors: device_count's,
+// invalid_param (device >= count, then info not 0/1/2).
+Status device_capability(uint32_t device, int64_t info, int64_t* value);
+// aclrtDeviceSetLimit / aclrtDeviceGetLimit: the process-wide values (`limit` the raw
+// aclrtDeviceLimit, `value` <= UINT32_MAX, both checked by the caller), stored rounded as the spec
+// says. Errors: invalid_param (limit not 0..4), rt_param_invalid (value out of range, both SIMT
+// stack sizes 0), rt_feature_not_support (a SIMT limit on a chip without SIMT: all but Ascend950*).
+// The simulated devices run no SIMT/SIMD stacks or printf FIFOs: the values are kept, not used.
+Status set_device_limit(uint32_t limit, size_t value);
+Status device_limit(uint32_t limit, size_t* value);
 // The SoC name of device 0, or nullptr before aclInit / without devices. The string stays valid
 // until the thread's next call (it outlives aclFinalize).
 const char* soc_name();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "acl/acl_rt.h"
 #include "arun/core/status.hpp"
 
 namespace arun::rt {
@@ -19,6 +20,17 @@ Status initialize(const char* config_path);
 // aclFinalize: drains and destroys the runtime and everything it owns. Errors: repeat_finalize
 // (not initialised), a leak report's code (the runtime is gone all the same).
 Status finalize();
+// aclFinalizeReference: drops one aclInit reference and writes how many are left to `*left`; the
+// last one finalises as finalize() does. Errors: repeat_finalize (none left: `*left` = 0),
+// finalize()'s.
+Status finalize_reference(uint64_t* left);
+
+// aclsysGetCANNVersion (`name` one of the eight aclCANNPackageName values, `out` non-NULL: checked
+// by the caller): the "Version=" line of $ASCEND_HOME_PATH/share/info/<package dir>/version.info
+// (DRIVER: <Driver_Install_Path_Param of /etc/ascend_install.info>/driver/version.info), split
+// into its parts. Errors: invalid_file (no ASCEND_HOME_PATH, no file, no Version= line, fewer than
+// two parts, a part too long for its field).
+Status cann_package_version(int name, aclCANNPackageVersion* out);
 
 // aclsysGetVersionStr / aclsysGetVersionNum: the "Version=" line of
 // <prefix>/share/info/<package>/version.info, and that version as a number (major*10^7 +

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "acl/acl_base.h"
+#include "acl/acl_rt.h"
 #include "acl/acl_rt_allocator.h"
 #include "arun/core/status.hpp"
 #include "arun/runtime/call.hpp"
@@ -21,6 +22,17 @@ namespace arun::rt {
 // Errors: ACL_ERROR_INVALID_PARAM (size overflows when padded), ACL_ERROR_RT_CONTEXT_NULL,
 // ACL_ERROR_RT_MEMORY_ALLOCATION (out of device memory).
 Status device_malloc(void** out, size_t size, uint32_t policy, const void* site);
+// aclrtMallocAlign32: as device_malloc, but the size is only rounded up to 32 bytes (no tail pad).
+Status device_malloc_align32(void** out, size_t size, uint32_t policy, const void* site);
+// aclrtMallocWithCfg (`out` non-NULL, `size` > 0, `cfg` NULL or with attrs when numAttrs > 0: the
+// caller checks). Errors: ACL_ERROR_RT_PARAM_INVALID (cfg->attrs NULL, VA_FLAG, an unknown
+// attribute, an invalid policy combination, DEVICE_ID other than the current device),
+// ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_MEMORY_ALLOCATION.
+Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const aclrtMallocConfig* cfg, const void* site);
+// aclrtFreeWithDevSync: synchronises the current device, then frees. Errors:
+// ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_PARAM_INVALID (not device memory of this runtime), the
+// synchronisation's (the block stays allocated), device_free's.
+Status device_free_with_sync(void* ptr);
 // aclrtFree. Errors: ACL_ERROR_INVALID_PARAM (NULL), ACL_ERROR_RT_MEMORY_FREE (not a live block).
 Status device_free(void* ptr);
 // aclrtMemcpy (synchronous); `kind` is the aclrtMemcpyKind value. count 0 is a no-op. Errors:

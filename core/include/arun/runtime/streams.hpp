@@ -77,8 +77,19 @@ Status create_event_ex(uint32_t flags, aclrtEvent* out);
 Status reset_event(aclrtEvent event, aclrtStream stream);
 // aclrtQueryEvent (Ex events are rt_param_invalid); never recorded counts as complete.
 Status query_event(aclrtEvent event, aclrtEventStatus* status);
-// aclrtQueryEventStatus; never recorded counts as complete.
+// aclrtQueryEventStatus; never recorded (or reset): NOT_READY, but COMPLETE for
+// aclrtCreateEventExWithFlag events (spec part 2, R2).
 Status query_event_recorded(aclrtEvent event, aclrtEventRecordedStatus* status);
+// aclrtRecordEventWithFlag (`flag` 0 or 1, checked by the caller). The first call fixes the event's
+// record flag. ACL_EVENT_RECORD_DEFAULT is record_event. ACL_EVENT_RECORD_EXTERNAL:
+// rt_feature_not_support unless an Ex event created with exactly ACL_EVENT_SYNC; then
+// rt_param_invalid (flag differs from the fixed one); then the stream's errors; then
+// rt_stream_not_captured, always, because this runtime has no stream capture.
+Status record_event_with_flag(aclrtEvent event, aclrtStream stream, uint32_t flag);
+// aclrtStreamWaitEventWithTimeout: rt_param_invalid (timeout < 0, checked first; NULL event;
+// device-only event), rt_invalid_handle, rt_feature_not_support (event without ACL_EVENT_SYNC),
+// the stream's errors. The simulated wait task has no timeout support: the wait is unbounded.
+Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int32_t timeout_s);
 // aclrtQueryEventWaitStatus (Ex events are rt_param_invalid): NOT_READY while waits are pending.
 Status query_event_wait(aclrtEvent event, aclrtEventWaitStatus* status);
 // aclrtEventElapsedTime: milliseconds between the completions of two recorded events of one device.
