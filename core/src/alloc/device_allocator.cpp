@@ -147,6 +147,11 @@ bool DeviceAllocator::reached(plugin::StreamId stream, uint64_t mark) {
 Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const void* site, plugin::DevAddr* out,
                                  plugin::StreamId stream) {
   std::lock_guard lock(mu_);
+  // A request beyond the whole device never reaches the policy: no policy then has to round a size
+  // near 2^64 without overflowing (the caching plugin's rounding wrapped to a tiny block).
+  if (bytes > device_->properties().memory_bytes) {
+    return Status(Errc::rt_memory_allocation, oom_message(bytes, Status(Errc::rt_memory_allocation, "")));
+  }
   plugin::AllocRequest request;
   request.bytes = bytes;
   request.alignment = 64;  // CANN's base alignment for aclrtMalloc
@@ -156,6 +161,11 @@ Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const vo
   Status st = policy_->allocate(request, &a);
   if (!st.ok()) {
     return Status(st.code() == Errc::ok ? Errc::rt_memory_allocation : st.code(), oom_message(bytes, st));
+  }
+  if (a.size < bytes) {  // a policy's bug must not become an out-of-bounds block
+    policy_->deallocate(a.addr, stream);
+    return Status(Errc::internal_error, "the allocator policy returned a block of " + std::to_string(a.size) +
+                                            " bytes for a request of " + std::to_string(bytes));
   }
   const uint64_t trace_id = trace_ ? trace_->allocated(device_id_, stream, bytes, uint32_t(page)) : 0;
   blocks_[a.addr] = Block{a.addr, bytes, a.size, site, stream, trace_id};

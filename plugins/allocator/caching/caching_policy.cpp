@@ -12,8 +12,12 @@ using plugin::StreamId;
 
 namespace {
 
-uint64_t round_up(uint64_t v, uint64_t to) { return to == 0 ? v : (v + to - 1) / to * to; }
-bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+uint64_t round_up(uint64_t v, uint64_t to) {
+  return to == 0 ? v : (v + to - 1) / to * to;
+}
+bool is_pow2(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 }  // namespace
 
@@ -24,7 +28,8 @@ bool CachingOptions::validate(std::string* why) const {
   if (large_chunk <= small_size) return *why = "large_chunk must be larger than small_size", false;
   if (large_round % round != 0) return *why = "large_round must be a multiple of round", false;
   if (max_split != 0 && max_split < large_chunk) {
-    return *why = "max_split must be 0 (no limit) or at least large_chunk (" + plugin::size_text(large_chunk) + ")", false;
+    return *why = "max_split must be 0 (no limit) or at least large_chunk (" + plugin::size_text(large_chunk) + ")",
+           false;
   }
   if (gc_threshold > 0 && memory_limit == 0) {
     return *why = "gc_threshold needs memory_limit: the threshold is a fraction of it", false;
@@ -66,7 +71,9 @@ CachingPolicy::~CachingPolicy() {
   }
 }
 
-uint64_t CachingPolicy::rounded(uint64_t bytes) const { return round_up(std::max<uint64_t>(bytes, 1), options_.round); }
+uint64_t CachingPolicy::rounded(uint64_t bytes) const {
+  return round_up(std::max<uint64_t>(bytes, 1), options_.round);
+}
 
 CachingPolicy::Block* CachingPolicy::find_in(FreeSet& set, uint64_t size, StreamId stream) {
   Block key;
@@ -141,7 +148,7 @@ Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, Bloc
     *out = b;
     return Status::Ok();
   }
-  uint64_t chunk = small                ? options_.small_chunk
+  uint64_t chunk = small                 ? options_.small_chunk
                    : pool == Pool::Large ? options_.large_chunk
                                          : round_up(size, options_.large_round);
   // Garbage collection: keep the reserve under gc_threshold x memory_limit by dropping cached chunks.
@@ -160,8 +167,9 @@ Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, Bloc
       chunk = round_up(size, options_.round);  // a tight chunk may still fit under the limit
     }
     if (would_exceed_limit(chunk)) {
-      return Status(Errc::rt_memory_allocation, "memory_limit " + plugin::size_text(options_.memory_limit) + " reached (" +
-                                                    plugin::size_text(stats_.reserved.current) + " reserved)");
+      return Status(Errc::rt_memory_allocation, "memory_limit " + plugin::size_text(options_.memory_limit) +
+                                                    " reached (" + plugin::size_text(stats_.reserved.current) +
+                                                    " reserved)");
     }
   }
   plugin::Chunk c;
@@ -286,6 +294,10 @@ Status CachingPolicy::allocate(const plugin::AllocRequest& request, plugin::Allo
     return Status(Errc::invalid_param, "alignment " + std::to_string(request.alignment) +
                                            " is larger than the caching allocator's round (" +
                                            plugin::size_text(options_.round) + ")");
+  }
+  if (request.bytes > UINT64_MAX - options_.large_round) {  // rounding it would wrap around
+    return Status(Errc::rt_memory_allocation,
+                  "a request of " + std::to_string(request.bytes) + " bytes cannot be rounded");
   }
   if (!pending_.empty()) process_pending();
   const uint64_t size = rounded(request.bytes);
