@@ -7,7 +7,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/api/include/acl ${PROJECT_SOURCE_DIR}/ap
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/arun/plugin ${PROJECT_SOURCE_DIR}/core/include/arun/core
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/arun)
 
-install(FILES $<TARGET_FILE:ascendcl_installed> DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS ascendcl LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(CODE "file(CREATE_LINK libascendcl.so \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libacl_rt.so\" SYMBOLIC)")
 
 # aclsysGetVersionStr reads share/info/<package>/version.info.

@@ -4,13 +4,15 @@
 #
 #   install_test.sh --source-dir SRC --build-dir BUILD [options]
 #
-# Installs the (already built) BUILD with `cmake --install BUILD --prefix PREFIX`, where PREFIX is
-# the CMAKE_INSTALL_PREFIX BUILD was configured with (libascendcl.so's SONAME is its absolute
-# install path, so no other prefix works), then, with nothing from the build tree or the
+# Installs the (already built) BUILD with `cmake --install BUILD --prefix PREFIX` (by default the
+# CMAKE_INSTALL_PREFIX BUILD was configured with), then, with nothing from the build tree or the
 # environment helping (programs are built and run under `env -i PATH=/usr/bin:/bin`):
-#   1. checks the CANN-like layout of PREFIX;
+#   1. checks the CANN-like layout of PREFIX (libascendcl.so with CANN's SONAME, libascendcl.so);
 #   2. builds tests/integration/programs/acl_smoke.{c,cpp} with only
-#      `cc -I PREFIX/include prog -L PREFIX/lib64 -lascendcl` (and -lacl_rt) and runs them;
+#      `cc -I PREFIX/include prog -L PREFIX/lib64 -Wl,-rpath,PREFIX/lib64 -lascendcl` (and -lacl_rt)
+#      and runs them; a program built without the RUNPATH runs with LD_LIBRARY_PATH=PREFIX/lib64, and
+#      LD_LIBRARY_PATH switches a built program to another libascendcl.so; a copy of PREFIX moved
+#      elsewhere works (programs built against it, its ascend-run, its plugins);
 #   3. builds tests/integration/consumer with find_package(ascend-run) and -DCMAKE_PREFIX_PATH=PREFIX,
 #      and the C program with `pkg-config --cflags --libs ascend-run`, and runs them;
 #   4. runs PREFIX/bin/ascend-run info (the plugin and the 2 devices of the default config), with
@@ -23,8 +25,7 @@
 # Every check runs even after one fails; the summary lists the failures and the exit status is 1.
 #
 # Options:
-#   --prefix DIR            the install prefix (default: CMAKE_INSTALL_PREFIX from BUILD/CMakeCache.txt;
-#                           anything else is refused, see above)
+#   --prefix DIR            the install prefix (default: CMAKE_INSTALL_PREFIX from BUILD/CMakeCache.txt)
 #   --scratch DIR           work folder, emptied first (default: BUILD/tests/integration/install-test)
 #   --allow-outside-build   install into a PREFIX outside BUILD (by default such a PREFIX is left
 #                           alone and the test is skipped: a test must not overwrite a real install)
@@ -69,11 +70,6 @@ cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build_dir/CMakeCache.txt" | head -n 
 configured_prefix=$(cache_value CMAKE_INSTALL_PREFIX)
 [ -n "$prefix" ] || prefix=$configured_prefix
 prefix=$(realpath -m "$prefix")
-if [ "$prefix" != "$(realpath -m "$configured_prefix")" ]; then
-  echo "install_test: --prefix $prefix is not the build's CMAKE_INSTALL_PREFIX ($configured_prefix);" >&2
-  echo "  libascendcl.so's SONAME is its absolute install path, so only that prefix works" >&2
-  exit 2
-fi
 [ -n "$scratch" ] || scratch="$build_dir/tests/integration/install-test"
 scratch=$(realpath -m "$scratch")
 
@@ -154,8 +150,8 @@ run_logged umbrella-cxx "$cxx_bin" -std=c++11 -Wall -Wextra -Wpedantic -Werror -
 
 if [ -f "$lib/libascendcl.so" ] && [ ! -L "$lib/libascendcl.so" ]; then
   soname=$(readelf -d "$lib/libascendcl.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-  [ "$soname" = "$lib/libascendcl.so" ] && ok "libascendcl.so SONAME is $soname" \
-    || fail "lib64/libascendcl.so SONAME is '$soname', want its absolute install path $lib/libascendcl.so"
+  [ "$soname" = libascendcl.so ] && ok "libascendcl.so SONAME is $soname (CANN's)" \
+    || fail "lib64/libascendcl.so SONAME is '$soname', want CANN's libascendcl.so"
 else
   fail "lib64/libascendcl.so is missing or a symlink"
 fi
@@ -215,15 +211,22 @@ if [ -f "$lib/libascendcl.so" ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------------
-step "2. cc/c++ -I$prefix/include prog -L$lib -lascendcl (and -lacl_rt), run under env -i"
+step "2. cc/c++ -I$prefix/include prog -L$lib -Wl,-rpath,$lib -lascendcl (and -lacl_rt), run under env -i"
+rpath="-Wl,-rpath,$lib"
 cp "$here/programs/acl_smoke.c" "$here/programs/acl_smoke.cpp" "$scratch/"
-# check_program NAME: the program must record the installed library by its absolute path, load
-# nothing from the build tree, and pass.
+# check_program NAME [LIB]: the program must need libascendcl.so by CANN's SONAME, find it in LIB
+# (default: the prefix's lib64) through its RUNPATH, load nothing from the build tree, and pass.
 check_program() {
-  local name=$1
-  local needed
+  local name=$1 want_lib=${2:-$lib}
+  local needed runpath
   needed=$(readelf -d "$scratch/$name" | sed -n 's/.*(NEEDED).*\[\(.*libascendcl.*\)\]/\1/p')
-  [ "$needed" = "$lib/libascendcl.so" ] || fail "$name records NEEDED '$needed', want $lib/libascendcl.so"
+  [ "$needed" = libascendcl.so ] || fail "$name records NEEDED '$needed', want libascendcl.so"
+  runpath=$(readelf -d "$scratch/$name" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+  local dir found=0
+  while IFS= read -r dir; do
+    [ -n "$dir" ] && [ "$(realpath -m "$dir")" = "$want_lib" ] && found=1
+  done < <(tr ':' '\n' <<<"$runpath")
+  [ "$found" -eq 1 ] || fail "$name has RUNPATH '$runpath', want one into $want_lib"
   if run_logged "$name-run" "./$name"; then
     if grep -qx PASS "$scratch/$name-run.log"; then ok "$name runs under env -i"; else fail "$name exited 0 without printing PASS"; fi
   else
@@ -237,34 +240,100 @@ check_program() {
             case "$so" in "$prefix"/*) ;; "$build_dir"/*|"$src_dir"/*) echo "$so" ;; esac
           done)
   [ -z "$stray" ] || fail "$name loaded from the build tree: $stray"
-  grep -q "calling init: $lib/ascend-run/libarun_device_ascend.so" "$scratch/$name-ld.log" \
-    || fail "$name did not load the installed plugin $lib/ascend-run/libarun_device_ascend.so"
+  grep -q "calling init: $want_lib/ascend-run/libarun_device_ascend.so" "$scratch/$name-ld.log" \
+    || fail "$name did not load the installed plugin $want_lib/ascend-run/libarun_device_ascend.so"
 }
 for libname in ascendcl acl_rt; do
-  if run_logged "build-c-$libname" "$cc_bin" -I"$prefix/include" acl_smoke.c -L"$lib" -l"$libname" -o "smoke_c_$libname"; then
+  if run_logged "build-c-$libname" "$cc_bin" -I"$prefix/include" acl_smoke.c -L"$lib" "$rpath" -l"$libname" -o "smoke_c_$libname"; then
     check_program "smoke_c_$libname"
   else
     fail "cc -I$prefix/include acl_smoke.c -L$lib -l$libname does not build"
   fi
-  if run_logged "build-cxx-$libname" "$cxx_bin" -I"$prefix/include" acl_smoke.cpp -L"$lib" -l"$libname" -o "smoke_cxx_$libname"; then
+  if run_logged "build-cxx-$libname" "$cxx_bin" -I"$prefix/include" acl_smoke.cpp -L"$lib" "$rpath" -l"$libname" -o "smoke_cxx_$libname"; then
     check_program "smoke_cxx_$libname"
   else
     fail "c++ -I$prefix/include acl_smoke.cpp -L$lib -l$libname does not build"
   fi
 done
 # Both names on one link line: one library, one runtime.
-if run_logged build-c-both "$cc_bin" -I"$prefix/include" acl_smoke.c -L"$lib" -lascendcl -lacl_rt -o smoke_c_both; then
+if run_logged build-c-both "$cc_bin" -I"$prefix/include" acl_smoke.c -L"$lib" "$rpath" -lascendcl -lacl_rt -o smoke_c_both; then
   check_program smoke_c_both
 else
   fail "cc ... -lascendcl -lacl_rt does not build"
 fi
 # The same programs with warnings as errors: an unmodified CANN program builds cleanly.
-run_logged strict-c "$cc_bin" -std=c11 -Wall -Wextra -Werror -I"$prefix/include" acl_smoke.c -L"$lib" -lascendcl -o smoke_c_strict \
+run_logged strict-c "$cc_bin" -std=c11 -Wall -Wextra -Werror -I"$prefix/include" acl_smoke.c -L"$lib" "$rpath" -lascendcl -o smoke_c_strict \
   && ok "acl_smoke.c builds with -std=c11 -Wall -Wextra -Werror" \
   || fail "acl_smoke.c does not build with -std=c11 -Wall -Wextra -Werror"
-run_logged strict-cxx "$cxx_bin" -std=c++17 -Wall -Wextra -Werror -I"$prefix/include" acl_smoke.cpp -L"$lib" -lascendcl -o smoke_cxx_strict \
+run_logged strict-cxx "$cxx_bin" -std=c++17 -Wall -Wextra -Werror -I"$prefix/include" acl_smoke.cpp -L"$lib" "$rpath" -lascendcl -o smoke_cxx_strict \
   && ok "acl_smoke.cpp builds with -std=c++17 -Wall -Wextra -Werror" \
   || fail "acl_smoke.cpp does not build with -std=c++17 -Wall -Wextra -Werror"
+
+
+# CANN's way: no RUNPATH, the library found through LD_LIBRARY_PATH.
+if run_logged build-no-rpath "$cc_bin" -I"$prefix/include" acl_smoke.c -L"$lib" -lascendcl -o smoke_no_rpath; then
+  if run_logged run-no-rpath env LD_LIBRARY_PATH="$lib" ./smoke_no_rpath && grep -qx PASS "$scratch/run-no-rpath.log"; then
+    ok "built without RUNPATH, runs with LD_LIBRARY_PATH=$lib"
+  else
+    fail "a program built with only -L$lib -lascendcl does not run with LD_LIBRARY_PATH=$lib"
+  fi
+else
+  fail "cc acl_smoke.c -L$lib -lascendcl (no RUNPATH) does not build"
+fi
+
+# LD_LIBRARY_PATH switches a program built against the prefix to another libascendcl.so (a CANN
+# install, say): here a stand-in whose aclrtGetVersion reports 99.98.97.
+mkdir -p "$scratch/other-lib"
+cat >"$scratch/other-lib/other.c" <<'C'
+#include <stdint.h>
+int aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch) { *major = 99; *minor = 98; *patch = 97; return 0; }
+C
+cat >"$scratch/which_runtime.c" <<'C'
+#include <stdio.h>
+#include "acl/acl.h"
+int main(void) {
+  int32_t major = 0, minor = 0, patch = 0;
+  if (aclrtGetVersion(&major, &minor, &patch) != ACL_SUCCESS) return 1;
+  printf("runtime %d.%d.%d\n", (int)major, (int)minor, (int)patch);
+  return 0;
+}
+C
+if run_logged build-other-lib "$cc_bin" -shared -fPIC -Wl,-soname,libascendcl.so other-lib/other.c -o other-lib/libascendcl.so \
+   && run_logged build-which "$cc_bin" -Wno-deprecated-declarations -I"$prefix/include" which_runtime.c -L"$lib" "$rpath" -lascendcl -o which_runtime \
+   && run_logged which-ours ./which_runtime && run_logged which-other env LD_LIBRARY_PATH="$scratch/other-lib" ./which_runtime; then
+  if grep -q 'runtime 99.98.97' "$scratch/which-ours.log"; then
+    fail "without LD_LIBRARY_PATH the program ran the stand-in library"
+  elif ! grep -qx 'runtime 99.98.97' "$scratch/which-other.log"; then
+    fail "LD_LIBRARY_PATH=$scratch/other-lib did not switch the program to the other libascendcl.so"
+  else
+    ok "LD_LIBRARY_PATH switches the program to another libascendcl.so ($(cat "$scratch/which-ours.log") -> $(cat "$scratch/which-other.log"))"
+  fi
+else
+  fail "the library-switch check could not build or run (see $scratch/which-*.log)"
+fi
+
+# The install is relocatable: a copy elsewhere finds its own library, plugins and configs.
+# (Outside the build tree, where check_program would count every load from it as a stray.)
+moved_root=$(mktemp -d "${TMPDIR:-/tmp}/arun-moved-prefix.XXXXXX")
+moved="$moved_root/prefix"
+cp -a "$prefix" "$moved"
+if run_logged build-moved "$cc_bin" -I"$moved/include" acl_smoke.c -L"$moved/lib64" -Wl,-rpath,"$moved/lib64" -lascendcl -o smoke_moved; then
+  check_program smoke_moved "$moved/lib64"
+else
+  fail "acl_smoke.c does not build against a moved copy of the prefix"
+fi
+if run_logged moved-info "$moved/bin/ascend-run" info && grep -Eq "^config: +$moved/share/ascend-run/configs/default.toml" "$scratch/moved-info.log"; then
+  ok "the moved prefix's ascend-run uses its own default config"
+else
+  fail "the moved prefix's ascend-run info does not use $moved/share/ascend-run/configs/default.toml"
+fi
+if flags=$(clean PKG_CONFIG_PATH="$moved/lib64/pkgconfig" pkg-config --cflags --libs ascend-run 2>/dev/null) \
+   && [[ "$flags" == *"$moved/lib64/pkgconfig/../../"* ]]; then
+  ok "the moved prefix's ascend-run.pc points into the moved prefix"
+else
+  fail "the moved prefix's ascend-run.pc does not point into $moved ($flags)"
+fi
+rm -rf "$moved_root"
 
 # ---------------------------------------------------------------------------------------------------
 step "3a. CMake consumer: find_package(ascend-run) with -DCMAKE_PREFIX_PATH=$prefix"
@@ -359,8 +428,28 @@ if [ -f "$single" ]; then
   fi
 fi
 
+# CANN's variables on an unmodified program: visible devices, log to stdout, log files.
+if (cd "$scratch" && clean ASCEND_RT_VISIBLE_DEVICES=1 ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_SLOG_PRINT_TO_STDOUT=1 \
+      ./smoke_c_ascendcl) >"$scratch/env-visible.log" 2>"$scratch/env-visible.err"; then
+  grep -q ', 1 device(s)$' "$scratch/env-visible.log" && grep -q 'ASCEND_RT_VISIBLE_DEVICES="1": 1 of 2 device(s) visible' \
+    "$scratch/env-visible.log" && ok "ASCEND_RT_VISIBLE_DEVICES=1: 1 device; ASCEND_SLOG_PRINT_TO_STDOUT=1: log on stdout" \
+    || { fail "ASCEND_RT_VISIBLE_DEVICES=1 with ASCEND_SLOG_PRINT_TO_STDOUT=1: not 1 device, or no log line on stdout"; sed 's/^/    /' "$scratch/env-visible.log"; }
+  if grep -q 'ascend-run' "$scratch/env-visible.err"; then fail "ASCEND_SLOG_PRINT_TO_STDOUT=1 still logged to stderr"; fi
+else
+  fail "acl_smoke.c fails with ASCEND_RT_VISIBLE_DEVICES=1"; tail -n 5 "$scratch/env-visible.err"
+fi
+if (cd "$scratch" && clean ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_PROCESS_LOG_PATH="$scratch/plog" ./smoke_c_ascendcl) \
+     >"$scratch/env-plog.log" 2>&1; then
+  plog=$(find "$scratch/plog/debug/plog" -name 'plog-*_*.log' 2>/dev/null | head -n 1)
+  [ -n "$plog" ] && grep -q 'initialised from' "$plog" \
+    && ok "ASCEND_PROCESS_LOG_PATH: log in ${plog#"$scratch"/}" \
+    || fail "ASCEND_PROCESS_LOG_PATH=$scratch/plog wrote no debug/plog/plog-<pid>_<time>.log with the runtime's log"
+else
+  fail "acl_smoke.c fails with ASCEND_PROCESS_LOG_PATH set"; tail -n 5 "$scratch/env-plog.log"
+fi
+
 # ---------------------------------------------------------------------------------------------------
-step "5. examples: cc -I$prefix/include examples/<topic>/<topic>.c -L$lib -lascendcl, run under env -i"
+step "5. examples: cc -I$prefix/include examples/<topic>/<topic>.c -L$lib $rpath -lascendcl, run under env -i"
 # The line each example prints when it saw what it teaches. An example without an entry fails, so a
 # new example cannot go unchecked.
 declare -A example_line=(
@@ -402,8 +491,8 @@ for example_src in "$src_dir"/examples/*/*.c "$src_dir"/examples/*/*.cpp; do
     build=("$cxx_bin" -std=c++20)
   fi
   if ! run_logged "example-build-$name" "${build[@]}" -Wall -Wextra -Werror -I"$prefix/include" \
-         "example_$name.$ext" -L"$lib" -lascendcl -o "example_$name"; then
-    fail "examples/$name/$name.$ext does not build with only -I$prefix/include -L$lib -lascendcl"
+         "example_$name.$ext" -L"$lib" "$rpath" -lascendcl -o "example_$name"; then
+    fail "examples/$name/$name.$ext does not build with only -I$prefix/include -L$lib $rpath -lascendcl"
     continue
   fi
   if ! run_logged "example-run-$name" "./example_$name"; then

@@ -4,7 +4,9 @@ add_executable(core_test
   ${CMAKE_CURRENT_LIST_DIR}/core/backlog_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/scheduler_stress_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/primitives_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/core/runtime_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/core/runtime_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/core/visible_devices_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/core/log_output_test.cpp)
 target_include_directories(core_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/core)
 target_link_libraries(core_test PRIVATE arun_core_internals GTest::gtest_main)
 target_compile_definitions(core_test PRIVATE

@@ -10,10 +10,12 @@
 #include "arun/runtime/recorder.hpp"
 #include "base/install_paths.hpp"
 #include "base/logging.hpp"
+#include "config/config_detail.hpp"
 #include "config/default_config.hpp"
 #include "config/setting.hpp"
 #include "plugins/host_services.hpp"
 #include "prof/session.hpp"
+#include "runtime/visible_devices.hpp"
 #include "sched/plugin_policy.hpp"
 
 namespace arun {
@@ -80,6 +82,7 @@ Status Runtime::initialize(const char* config_path) {
                   "already initialised; reference count is now " + std::to_string(g_init_refs));
   }
 
+  (void)apply_log_output_env();
   if (auto env_level = log_level_from_env()) set_log_level(*env_level);
   RuntimeConfig config;
   ARUN_RETURN_IF_ERROR(load_runtime_config(file, how, &config));
@@ -183,6 +186,7 @@ Status Runtime::setup(RuntimeConfig config) {
     if (entry.kind == plugin::PluginKind::Profiler) continue;   // loaded when a session starts
     ARUN_RETURN_IF_ERROR(load_device_plugin(entry));
   }
+  expose_visible_devices();
   if (scheduler_.plugin) ARUN_RETURN_IF_ERROR(load_scheduler_plugin());
   return start_configured_profiling();
 }
@@ -364,17 +368,32 @@ Status Runtime::load_device_plugin(const PluginEntry& entry) {
   PluginInstance<plugin::DevicePlugin> loaded;
   ARUN_RETURN_IF_ERROR(
       load_plugin_object(entry, config_.plugin_search_paths, entry.options, entry.origin + ".options", &loaded));
-  const plugin::PluginDescriptor& d = *loaded.library.descriptor;
   std::shared_ptr<plugin::DevicePlugin> backend = std::move(loaded.object);
   plugins_.push_back(describe_plugin(loaded.library, entry.origin, backend->device_count()));
-  for (uint32_t i = 0; i < backend->device_count(); ++i) {
+  for (uint32_t i = 0; i < backend->device_count(); ++i)
+    physical_devices_.push_back({backend, i, loaded.library.descriptor->name});
+  return Status::Ok();
+}
+
+void Runtime::expose_visible_devices() {
+  const char* env = std::getenv("ASCEND_RT_VISIBLE_DEVICES");
+  const auto total = static_cast<uint32_t>(physical_devices_.size());
+  for (uint32_t physical : visible_devices(env, total)) {
+    const PhysicalDevice& d = physical_devices_[physical];
     auto id = static_cast<int32_t>(devices_.size());
     // The factory is a forwarder: a scheduler plugin, if any, is loaded after the devices.
     devices_.push_back(std::make_unique<DeviceSlot>(
-        id, backend->device(i), backend, d.name, [this] { return policy_factory_(); }, scheduler_.queue_depth));
+        id, d.backend->device(d.index), d.backend, d.backend_name, [this] { return policy_factory_(); },
+        scheduler_.queue_depth));
     devices_.back()->set_allocator_choice(allocator_);
+    visible_physical_ids_.push_back(physical);
   }
-  return Status::Ok();
+  if (env != nullptr && env[0] != '\0') {
+    std::string ids;
+    for (uint32_t p : visible_physical_ids_) ids += (ids.empty() ? "" : ",") + std::to_string(p);
+    log().info("ASCEND_RT_VISIBLE_DEVICES={}: {} of {} device(s) visible; devices 0.. are [{}]",
+               config_detail::quote(env), devices_.size(), total, ids);
+  }
 }
 
 void Runtime::teardown(LeakReport* leaks) {
@@ -414,6 +433,8 @@ void Runtime::teardown(LeakReport* leaks) {
   });
   host_registrations_.clear();
   devices_.clear();
+  visible_physical_ids_.clear();
+  physical_devices_.clear();  // the backends' last references go with the plugins below
   retired_contexts_.clear();
   plugins_.clear();
   aclprof_.reset();  // after the drain above: stopping aclprofStart's session keeps all the work
@@ -425,6 +446,10 @@ DeviceSlot* Runtime::device(int32_t id) const {
 }
 
 Status Runtime::check_device_id(int32_t id) const {
+  if (devices_.empty() && !physical_devices_.empty()) {
+    return Status(Errc::rt_no_device, "no device is available: ASCEND_RT_VISIBLE_DEVICES hides all " +
+                                          std::to_string(physical_devices_.size()) + " device(s)");
+  }
   if (devices_.empty()) return Status(Errc::rt_no_device, "no device is available (no device plugin is configured)");
   if (id < 0 || id >= static_cast<int32_t>(devices_.size())) {
     return Status(Errc::rt_invalid_device_id, "device id " + std::to_string(id) + " is out of range [0, " +

@@ -54,6 +54,8 @@ class Runtime {
   static Status set_scheduler_override(const char* spec);
   const std::vector<LoadedPluginInfo>& plugins() const { return plugins_; }
   uint32_t device_count() const { return static_cast<uint32_t>(devices_.size()); }
+  // The physical id (see ASCEND_RT_VISIBLE_DEVICES) of visible device `id`, which must be valid.
+  uint32_t physical_device_id(int32_t id) const { return visible_physical_ids_[static_cast<size_t>(id)]; }
   DeviceSlot* device(int32_t id) const;
   Status check_device_id(int32_t id) const;
 
@@ -127,6 +129,8 @@ class Runtime {
   void teardown(LeakReport* leaks = nullptr);
   Status report_leaks(const LeakReport& leaks, const std::string& when) const;
   Status load_device_plugin(const PluginEntry& entry);
+  // Creates a DeviceSlot for each device ASCEND_RT_VISIBLE_DEVICES leaves visible (all by default).
+  void expose_visible_devices();
   Status choose_scheduler();
   Status choose_allocator();  // allocator_selection.cpp
   // Names of the loadable plugins of `kind` in the search paths and the built-in plugin folder.
@@ -144,6 +148,15 @@ class Runtime {
   PolicyFactory policy_factory_;
   const PluginEntry* scheduler_entry_ = nullptr;  // the [[plugin]] entry of a plugin policy, if listed
   std::vector<LoadedPluginInfo> plugins_;
+  // Every device the device plugins provide, in plugin order (the physical ids), and the ones
+  // visible to the program: devices_[i] is physical device visible_physical_ids_[i].
+  struct PhysicalDevice {
+    std::shared_ptr<plugin::DevicePlugin> backend;
+    uint32_t index;
+    std::string backend_name;
+  };
+  std::vector<PhysicalDevice> physical_devices_;
+  std::vector<uint32_t> visible_physical_ids_;
   std::vector<std::unique_ptr<DeviceSlot>> devices_;
   HandleTable<Context> contexts_{HandleKind::Context};
   HandleTable<Stream> streams_{HandleKind::Stream};

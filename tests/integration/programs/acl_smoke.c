@@ -1,7 +1,7 @@
 /*
  * An unmodified CANN-style ACL program, in C. It uses only the CANN headers (acl/acl.h) and the
  * libascendcl C API, and is built with nothing but
- *     cc -I<prefix>/include acl_smoke.c -L<prefix>/lib64 -lascendcl
+ *     cc -I<prefix>/include acl_smoke.c -L<prefix>/lib64 -Wl,-rpath,<prefix>/lib64 -lascendcl
  * On every device it: allocates pinned host and device memory, copies host -> device -> device ->
  * host asynchronously on a stream, memsets device memory (async and sync), times the work with
  * events, checks aclrtGetMemInfo, verifies every byte, and releases everything.

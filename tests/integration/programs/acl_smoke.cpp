@@ -1,6 +1,6 @@
 // An unmodified CANN-style ACL program, in C++. It uses only the CANN headers (acl/acl.h) and the
 // libascendcl C API, and is built with nothing but
-//     c++ -I<prefix>/include acl_smoke.cpp -L<prefix>/lib64 -lascendcl
+//     c++ -I<prefix>/include acl_smoke.cpp -L<prefix>/lib64 -Wl,-rpath,<prefix>/lib64 -lascendcl
 // It drives every device from its own thread (aclrtSetDevice is per thread), with RAII owners for
 // streams, events and memory, pinned and pageable host buffers, async and sync copies and memsets,
 // event timing and aclrtGetMemInfo, and verifies the data. Any failing call prints the call, its
