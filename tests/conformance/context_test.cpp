@@ -24,7 +24,7 @@ TEST_P(ContextTest, DefaultContextIsSharedByThreadsOnTheSameDevice) {
       EXPECT_ACL_OK(aclrtGetCurrentContext(&seen[i]));
     });
   }
-  for (auto &t : threads) t.join();
+  for (auto& t : threads) t.join();
   for (int i = 0; i < kThreads; ++i) EXPECT_EQ(mine, seen[i]) << "thread " << i;
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtGetCurrentContext(nullptr));
 }
@@ -103,7 +103,7 @@ TEST_P(ContextTest, CreateContextMakesItCurrent) {
   EXPECT_NE(nullptr, ctxStream);
   EXPECT_NE(defStream, ctxStream);
   // Work in the new context.
-  void *dev = nullptr;
+  void* dev = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&dev, 512, ACL_MEM_MALLOC_HUGE_FIRST));
   auto data = pattern(512, 4);
   writeDevice(dev, data);
@@ -134,10 +134,10 @@ TEST_P(ContextTest, DestroyingTheDefaultContextIsRejected) {
   ASSERT_ACL_OK(aclrtSetDevice(0));
   aclrtContext def = nullptr;
   ASSERT_ACL_OK(aclrtGetCurrentContext(&def));
-  EXPECT_ACL_EITHER(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyContext(def));
+  EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclrtDestroyContext(def));  // part 2, R1
   // Still alive and current.
   EXPECT_ACL_OK(aclrtSetCurrentContext(def));
-  void *dev = nullptr;
+  void* dev = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
   EXPECT_ACL_OK(aclrtFree(dev));
 }
@@ -180,7 +180,7 @@ TEST_P(ContextTest, SetCurrentContextSwitchesTheDevice) {
   ASSERT_ACL_OK(aclrtGetCurrentContext(&current));
   EXPECT_EQ(ctx1, current);
   // Memory now comes from device 1.
-  void *dev = nullptr;
+  void* dev = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST));
   aclrtPtrAttributes attrs{};
   ASSERT_ACL_OK(aclrtPointerGetAttributes(dev, &attrs));
@@ -203,7 +203,7 @@ TEST_P(ContextTest, AContextCanBeUsedFromAnotherThread) {
     aclrtStream s = nullptr;
     EXPECT_ACL_OK(aclrtCtxGetCurrentDefaultStream(&s));
     EXPECT_EQ(ctxStream, s);
-    void *dev = nullptr;
+    void* dev = nullptr;
     ASSERT_ACL_OK(aclrtMalloc(&dev, 300, ACL_MEM_MALLOC_HUGE_FIRST));
     auto data = pattern(300, 5);
     writeDevice(dev, data);
@@ -227,7 +227,7 @@ TEST_P(ContextTest, DefaultStreamHandleIsWhatNullDenotes) {
     EXPECT_EQ(def, s);
   });
   // Work enqueued through NULL is visible through the handle, and the other way round.
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   ASSERT_ACL_OK(launchGate(nullptr, gate));
   aclrtStreamStatus status = ACL_STREAM_STATUS_RESERVED;
   ASSERT_ACL_OK(aclrtStreamQuery(def, &status));
@@ -275,7 +275,7 @@ TEST_P(ContextTest, ManyThreadsUseDevicesConcurrently) {
       for (int round = 0; round < kRounds; ++round) {
         const uint32_t seed = static_cast<uint32_t>(t * 100 + round);
         auto data = pattern(kSize, seed);
-        void *dev = nullptr;
+        void* dev = nullptr;
         ASSERT_ACL_OK(aclrtMalloc(&dev, kSize, ACL_MEM_MALLOC_HUGE_FIRST));
         ASSERT_ACL_OK(aclrtMemcpy(dev, kSize, data.data(), kSize, ACL_MEMCPY_HOST_TO_DEVICE));
         std::vector<uint8_t> back(kSize, 0);
@@ -285,7 +285,7 @@ TEST_P(ContextTest, ManyThreadsUseDevicesConcurrently) {
         // Stream-ordered: memset the first quarter, copy back into pinned memory, count a task.
         aclrtStream stream = nullptr;
         ASSERT_ACL_OK(aclrtCreateStream(&stream));
-        void *host = nullptr;
+        void* host = nullptr;
         ASSERT_ACL_OK(aclrtMallocHost(&host, kSize));
         ASSERT_ACL_OK(aclrtMemsetAsync(dev, kSize, t, kSize / 4, stream));
         ASSERT_ACL_OK(launch(stream, [&taskRuns] { taskRuns.fetch_add(1); }));
@@ -301,11 +301,67 @@ TEST_P(ContextTest, ManyThreadsUseDevicesConcurrently) {
       EXPECT_ACL_OK(aclrtResetDevice(device));
     });
   }
-  for (auto &th : threads) th.join();
+  for (auto& th : threads) th.join();
   EXPECT_EQ(kThreads * kRounds, taskRuns.load());
 }
 
 ARUN_CONFORMANCE_INSTANTIATE(ContextTest);
+
+// Part 2, R1: destroying the thread's current (created) context leaves it with no context; there is
+// no fallback to the primary context of an earlier aclrtSetDevice.
+TEST_P(ContextTest, DestroyingTheCurrentContextLeavesNoContext) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  aclrtContext primary = nullptr;
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&primary));
+  aclrtContext ctx = nullptr;
+  ASSERT_ACL_OK(aclrtCreateContext(&ctx, 0));
+  aclrtContext current = nullptr;
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&current));
+  EXPECT_EQ(ctx, current);
+  ASSERT_ACL_OK(aclrtDestroyContext(ctx));
+  EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&current));
+  int32_t device = -1;
+  EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&device));
+  void* dev = nullptr;
+  EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+  aclrtStream stream = nullptr;
+  EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclrtCreateStream(&stream));
+  // aclrtSetDevice selects the still-open primary context again.
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&current));
+  EXPECT_EQ(primary, current);
+  ASSERT_ACL_OK(aclrtGetDevice(&device));
+  EXPECT_EQ(0, device);
+  ASSERT_ACL_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+  EXPECT_ACL_OK(aclrtFree(dev));
+}
+
+TEST_P(ContextTest, DestroyingAnotherContextKeepsTheCurrentOne) {
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  aclrtContext a = nullptr, b = nullptr;
+  ASSERT_ACL_OK(aclrtCreateContext(&a, 0));
+  ASSERT_ACL_OK(aclrtCreateContext(&b, 0));  // b is current now
+  ASSERT_ACL_OK(aclrtDestroyContext(a));
+  aclrtContext current = nullptr;
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&current));
+  EXPECT_EQ(b, current);
+  void* dev = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+  EXPECT_ACL_OK(aclrtFree(dev));
+  ASSERT_ACL_OK(aclrtDestroyContext(b));
+  EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&current));
+  // aclrtSetCurrentContext is the other way back to a context.
+  aclrtContext c = nullptr;
+  ASSERT_ACL_OK(aclrtCreateContext(&c, 0));
+  ASSERT_ACL_OK(aclrtSetDevice(0));  // back to the primary: c stays alive but not current
+  aclrtContext primary = nullptr;
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&primary));
+  EXPECT_NE(c, primary);
+  ASSERT_ACL_OK(aclrtSetCurrentContext(c));
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&current));
+  EXPECT_EQ(c, current);
+  EXPECT_ACL_OK(aclrtDestroyContext(c));
+}
 
 }  // namespace
 }  // namespace conformance

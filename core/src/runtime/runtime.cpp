@@ -616,8 +616,9 @@ Status Runtime::destroy_context(void* handle) {
   auto ctx = contexts_.find(handle);
   if (!ctx) return Status(Errc::rt_invalid_handle, "context handle is not a live context");
   if (ctx->is_default()) {
-    return Status(Errc::rt_context_release_error,
-                  "the default context of a device cannot be destroyed (use aclrtResetDevice)");
+    // CANN refuses it as 107002 (part 2, R1), not as a release error.
+    return Status(Errc::rt_context_null,
+                  "the default (primary) context of a device cannot be destroyed (use aclrtResetDevice)");
   }
   contexts_.remove(handle);
   release_context(ctx);
