@@ -24,36 +24,21 @@ std::string shape_text(const Shape& shape) {
 
 const char* dtype_name(aclDataType dtype) {
   switch (dtype) {
-    case ACL_FLOAT:
-      return "float32";
-    case ACL_FLOAT16:
-      return "float16";
-    case ACL_DOUBLE:
-      return "float64";
-    case ACL_INT8:
-      return "int8";
-    case ACL_UINT8:
-      return "uint8";
-    case ACL_INT16:
-      return "int16";
-    case ACL_UINT16:
-      return "uint16";
-    case ACL_INT32:
-      return "int32";
-    case ACL_UINT32:
-      return "uint32";
-    case ACL_INT64:
-      return "int64";
-    case ACL_UINT64:
-      return "uint64";
-    case ACL_BOOL:
-      return "bool";
-    case ACL_BF16:
-      return "bfloat16";
-    case ACL_DT_UNDEFINED:
-      return "undefined";
-    default:
-      return "unsupported dtype";
+    case ACL_FLOAT: return "float32";
+    case ACL_FLOAT16: return "float16";
+    case ACL_DOUBLE: return "float64";
+    case ACL_INT8: return "int8";
+    case ACL_UINT8: return "uint8";
+    case ACL_INT16: return "int16";
+    case ACL_UINT16: return "uint16";
+    case ACL_INT32: return "int32";
+    case ACL_UINT32: return "uint32";
+    case ACL_INT64: return "int64";
+    case ACL_UINT64: return "uint64";
+    case ACL_BOOL: return "bool";
+    case ACL_BF16: return "bfloat16";
+    case ACL_DT_UNDEFINED: return "undefined";
+    default: return "unsupported dtype";
   }
 }
 
@@ -66,16 +51,11 @@ namespace {
 
 const char* value_kind(const AttrValue& v) {
   switch (v.index()) {
-    case 0:
-      return "int";
-    case 1:
-      return "float";
-    case 2:
-      return "bool";
-    case 3:
-      return "string";
-    default:
-      return "list of int";
+    case 0: return "int";
+    case 1: return "float";
+    case 2: return "bool";
+    case 3: return "string";
+    default: return "list of int";
   }
 }
 
@@ -133,15 +113,11 @@ Status OpCall::attr_ints(std::string_view name, std::vector<int64_t> def, std::v
   return Status::Ok();
 }
 
-Status OpCall::input_error(const std::string& what) const {
-  return Status(Errc::op_input_not_match, op + ": " + what);
-}
+Status OpCall::input_error(const std::string& what) const { return Status(Errc::op_input_not_match, op + ": " + what); }
 Status OpCall::output_error(const std::string& what) const {
   return Status(Errc::op_output_not_match, op + ": " + what);
 }
-Status OpCall::attr_error(const std::string& what) const {
-  return Status(Errc::op_attr_not_match, op + ": " + what);
-}
+Status OpCall::attr_error(const std::string& what) const { return Status(Errc::op_attr_not_match, op + ": " + what); }
 Status OpCall::dtype_error(const std::string& what) const {
   return Status(Errc::unsupported_data_type, op + ": " + what);
 }
@@ -173,8 +149,8 @@ Status OpCall::expect_output(size_t i, aclDataType dtype, const Shape& shape) co
                         dtype_name(t.dtype));
   }
   if (t.shape != shape) {
-    return output_error("output " + std::to_string(i) + " has shape " + shape_text(shape) + ", the description says " +
-                        shape_text(t.shape));
+    return output_error("output " + std::to_string(i) + " has shape " + shape_text(shape) +
+                        ", the description says " + shape_text(t.shape));
   }
   return Status::Ok();
 }
@@ -190,9 +166,7 @@ Status OpCall::same_dtype(std::initializer_list<size_t> which) const {
   return Status::Ok();
 }
 
-uint32_t OpCall::parallelism() const {
-  return std::max<uint32_t>(1, std::min(cores, std::max<uint32_t>(host_cpus, 1)));
-}
+uint32_t OpCall::parallelism() const { return std::max<uint32_t>(1, std::min(cores, std::max<uint32_t>(host_cpus, 1))); }
 
 uint32_t OpCall::blocks_for(int64_t work, int64_t grain) const {
   if (work <= 0) return 1;
@@ -261,8 +235,8 @@ bool reshape_target(const Shape& input, const std::vector<int64_t>& requested, b
     }
     r[infer] = total / known;
   } else if (known != total) {
-    *why =
-        "shape " + shape_text(r) + " holds " + std::to_string(known) + " elements, the input " + std::to_string(total);
+    *why = "shape " + shape_text(r) + " holds " + std::to_string(known) + " elements, the input " +
+           std::to_string(total);
     return false;
   }
   *out = std::move(r);
@@ -314,8 +288,8 @@ Status execute(OpCall& call) {
       if (std::find(def->attrs.begin(), def->attrs.end(), name) == def->attrs.end()) {
         std::string accepted;
         for (const std::string& a : def->attrs) accepted += (accepted.empty() ? "" : ", ") + a;
-        return call.attr_error("unknown attribute '" + name +
-                               "' (accepted: " + (accepted.empty() ? std::string("none") : accepted) + ")");
+        return call.attr_error("unknown attribute '" + name + "' (accepted: " +
+                               (accepted.empty() ? std::string("none") : accepted) + ")");
       }
     }
   }
@@ -330,9 +304,10 @@ Status execute(OpCall& call) {
   for (size_t i = 0; i < call.outputs.size(); ++i) {
     const Tensor& t = call.outputs[i];
     if (static_cast<size_t>(t.count()) * aclDataTypeSize(t.dtype) > t.bytes) {
-      return call.output_error("output " + std::to_string(i) + " " + shape_text(t.shape) + " " + dtype_name(t.dtype) +
-                               " needs " + std::to_string(t.count() * aclDataTypeSize(t.dtype)) +
-                               " bytes, its buffer has " + std::to_string(t.bytes));
+      return call.output_error("output " + std::to_string(i) + " " + shape_text(t.shape) + " " +
+                               dtype_name(t.dtype) + " needs " +
+                               std::to_string(t.count() * aclDataTypeSize(t.dtype)) + " bytes, its buffer has " +
+                               std::to_string(t.bytes));
     }
   }
   ARUN_RETURN_IF_ERROR(def->fn(call));

@@ -15,16 +15,14 @@ namespace {
 std::mutex g_infoMutex;
 std::vector<std::vector<uint32_t>> g_infos;  // task, stream, thread, device, code per call
 
-void recordInfo(aclrtExceptionInfo* info) {
+void recordInfo(aclrtExceptionInfo *info) {
   std::lock_guard lock(g_infoMutex);
   g_infos.push_back({aclrtGetTaskIdFromExceptionInfo(info), aclrtGetStreamIdFromExceptionInfo(info),
                      aclrtGetThreadIdFromExceptionInfo(info), aclrtGetDeviceIdFromExceptionInfo(info),
                      aclrtGetErrorCodeFromExceptionInfo(info)});
 }
 
-void recordInfoToo(aclrtExceptionInfo* info) {
-  recordInfo(info);
-}
+void recordInfoToo(aclrtExceptionInfo *info) { recordInfo(info); }
 
 class FailureTest : public AclDeviceTest {
  protected:
@@ -41,7 +39,7 @@ class FailureTest : public AclDeviceTest {
   }
 
   // Enqueues on `s` a copy that fails once `gate` opens (see the file comment).
-  void enqueueFailingCopy(aclrtStream s, Gate& gate) {
+  void enqueueFailingCopy(aclrtStream s, Gate &gate) {
     void *src = nullptr, *dst = nullptr;
     ASSERT_ACL_OK(aclrtMalloc(&src, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
     ASSERT_ACL_OK(aclrtMalloc(&dst, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
@@ -51,19 +49,19 @@ class FailureTest : public AclDeviceTest {
     dsts_.push_back(dst);
   }
   void freeCopyTargets() {
-    for (void* p : dsts_) EXPECT_ACL_OK(aclrtFree(p));
+    for (void *p : dsts_) EXPECT_ACL_OK(aclrtFree(p));
     dsts_.clear();
   }
 
  private:
-  std::vector<void*> dsts_;
+  std::vector<void *> dsts_;
 };
 
 TEST_P(FailureTest, ContinueOnFailureRunsLaterTasksAndReportsTheErrorOnce) {
   aclrtStream s = nullptr, other = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   ASSERT_ACL_OK(aclrtCreateStream(&other));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   enqueueFailingCopy(s, gate);
   Probe after;
   ASSERT_ACL_OK(launchProbe(s, after));
@@ -86,7 +84,7 @@ TEST_P(FailureTest, ContinueOnFailureRunsLaterTasksAndReportsTheErrorOnce) {
 TEST_P(FailureTest, SynchronizeDeviceReportsAFailureOnAnyStream) {
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   enqueueFailingCopy(s, gate);
   gate.open();
   EXPECT_ACL(ACL_ERROR_RT_COPY_DATA, aclrtSynchronizeDevice());
@@ -101,7 +99,7 @@ TEST_P(FailureTest, StopOnFailureDropsQueuedTasksAndRefusesNewOnesUntilAbort) {
   ASSERT_ACL_OK(aclrtCreateStream(&other));
   ASSERT_ACL_OK(aclrtSetStreamFailureMode(s, ACL_STOP_ON_FAILURE));
   ASSERT_ACL_OK(aclrtSetStreamFailureMode(other, ACL_CONTINUE_ON_FAILURE));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   enqueueFailingCopy(s, gate);
   Probe after;
   ASSERT_ACL_OK(launchProbe(s, after));
@@ -133,7 +131,7 @@ TEST_P(FailureTest, StopOnFailureAppliesToStreamsOfTheContextWithoutAModeOfTheir
   ASSERT_ACL_OK(aclrtCreateStream(&chooser));
   ASSERT_ACL_OK(aclrtCreateStream(&follower));
   ASSERT_ACL_OK(aclrtSetStreamFailureMode(chooser, ACL_STOP_ON_FAILURE));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   enqueueFailingCopy(follower, gate);
   Probe after;
   ASSERT_ACL_OK(launchProbe(follower, after));
@@ -159,7 +157,7 @@ TEST_P(FailureTest, ExceptionInfoReachesEveryHookWithTheFailedTask) {
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   int32_t streamId = -1;
   ASSERT_ACL_OK(aclrtStreamGetId(s, &streamId));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   enqueueFailingCopy(s, gate);
   uint32_t taskId = 0;
   ASSERT_ACL_OK(aclrtGetThreadLastTaskId(&taskId));
@@ -169,7 +167,7 @@ TEST_P(FailureTest, ExceptionInfoReachesEveryHookWithTheFailedTask) {
   {
     std::lock_guard lock(g_infoMutex);
     ASSERT_EQ(2u, g_infos.size()) << "the registered hook and the legacy hook each run once";
-    for (auto& info : g_infos) {
+    for (auto &info : g_infos) {
       EXPECT_EQ(taskId, info[0]) << "task id (aclrtGetThreadLastTaskId after enqueueing the copy)";
       EXPECT_EQ(static_cast<uint32_t>(streamId), info[1]);
       EXPECT_EQ(static_cast<uint32_t>(syscall(SYS_gettid)), info[2]) << "the thread that submitted the task";
@@ -189,7 +187,7 @@ TEST_P(FailureTest, ExceptionInfoReachesEveryHookWithTheFailedTask) {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   ASSERT_ACL_OK(aclrtSetExceptionInfoCallback(nullptr));
 #pragma GCC diagnostic pop
-  Gate& gate2 = newGate();
+  Gate &gate2 = newGate();
   enqueueFailingCopy(s, gate2);
   gate2.open();
   EXPECT_ACL(ACL_ERROR_RT_COPY_DATA, aclrtSynchronizeStream(s));
@@ -219,7 +217,7 @@ TEST_P(FailureTest, LastErrorLevels) {
   // An asynchronous failure becomes the last error of the thread whose synchronize reports it.
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   enqueueFailingCopy(s, gate);
   gate.open();
   EXPECT_ACL(ACL_ERROR_RT_COPY_DATA, aclrtSynchronizeStream(s));
@@ -235,7 +233,7 @@ TEST_P(FailureTest, AbortMakesAConcurrentSynchronizeReturnStreamAbort) {
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   aclrtEvent event = nullptr;
   ASSERT_ACL_OK(aclrtCreateEvent(&event));
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   // s waits for work gated on another stream, so nothing of s runs and the abort does not wait.
   ASSERT_ACL_OK(launchGate(blocker, gate));
   ASSERT_ACL_OK(aclrtRecordEvent(event, blocker));
@@ -273,7 +271,7 @@ TEST_P(FailureTest, StopKeepsTheQueue) {
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamStop(nullptr));
   EXPECT_ACL_OK(aclrtStreamStop(s)) << "stopping an idle stream is a no-op";
-  Gate& gate = newGate();
+  Gate &gate = newGate();
   ASSERT_ACL_OK(launchGate(s, gate));
   Probe behind;
   ASSERT_ACL_OK(launchProbe(s, behind));
