@@ -5,6 +5,7 @@
 // error rule of the three entries has a check.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -14,6 +15,16 @@
 
 namespace conformance {
 namespace {
+
+// Layouts are ABI (spec part 2, section 2: sizes on LP64).
+static_assert(sizeof(aclrtRandomParaInfo) == 16);
+static_assert(sizeof(aclrtRandomNumFuncParaInfo) == 36);
+static_assert(sizeof(aclrtRandomNumTaskInfo) == 104);
+static_assert(sizeof(aclrtTaskUpdateInfo) == 48);
+static_assert(offsetof(aclrtRandomNumTaskInfo, randomParaAddr) == 40);
+static_assert(offsetof(aclrtRandomNumTaskInfo, rsv) == 96);
+static_assert(ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL == 13 && ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS == 3 &&
+              ACL_RT_UPDATE_AIC_AIV_TASK == 2);
 
 class BuiltinTasksTest : public AclDeviceTest {
  protected:
