@@ -215,15 +215,19 @@ TEST_P(BuiltinTasksTest, ReduceIsStreamOrdered) {
   const std::vector<int32_t> ones(1024, 1), base(1024, 5);
   void* d = upload(base);
   void* src = deviceAlloc(4096);
+  void* onesDev = upload(ones);
+  ASSERT_ACL_OK(aclrtMemset(src, 4096, 0, 4096));  // a reduce before the copy would add 0
   Gate& gate = newGate();
   ASSERT_ACL_OK(launchGate(s, gate));
-  ASSERT_ACL_OK(aclrtMemcpyAsync(src, 4096, ones.data(), 4096, ACL_MEMCPY_HOST_TO_DEVICE, s));
+  ASSERT_ACL_OK(aclrtMemcpyAsync(src, 4096, onesDev, 4096, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
   ASSERT_ACL_OK(aclrtReduceAsync(d, src, 4096, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_INT32, s, nullptr));
   ASSERT_ACL_OK(aclrtReduceAsync(d, src, 4096, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_INT32, s, nullptr));
-  EXPECT_EQ(base, download<int32_t>(d, 1024)) << "nothing ran before the gate opened";
+  aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
+  ASSERT_ACL_OK(aclrtStreamQuery(s, &status));
+  EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, status) << "the reduces wait behind the gate";
   gate.open();
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
-  EXPECT_EQ(std::vector<int32_t>(1024, 7), download<int32_t>(d, 1024));
+  EXPECT_EQ(std::vector<int32_t>(1024, 7), download<int32_t>(d, 1024)) << "copy, then two reduces, in order";
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
