@@ -25,10 +25,12 @@ thread_local Task* t_running = nullptr;
 // The device calls this once per block; the block context is what the kernel sees as arunBlock.
 void run_user_kernel(plugin::KernelContext& ctx, void* args) {
   auto* task = static_cast<Task*>(args);
-  Task* const outer = t_running;
-  t_running = task;
+  struct Running {  // restored however the kernel returns
+    Task* outer = t_running;
+    explicit Running(Task* t) { t_running = t; }
+    ~Running() { t_running = outer; }
+  } running(task);
   task->user_kernel(reinterpret_cast<arunBlock*>(&ctx), task->user_args);
-  t_running = outer;
 }
 
 // Frees the argument block on every path on which no task took it over.
