@@ -18,17 +18,47 @@ aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback) {
   return api_call_no_runtime("aclrtSetExceptionInfoCallback", [&] { return rt::set_exception_callback(callback); });
 }
 
+// Spec part 2, 4.7: a NULL callback is caught by the runtime layer (107000, not 100000).
 aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback) {
   return api_call_no_runtime("aclrtExceptionInfoCallbackRegister", [&] {
-    if (callback == nullptr) return invalid_param("callback is NULL");
+    if (callback == nullptr) return rt_param_invalid("callback is NULL");
     return rt::register_exception_callback(callback);
   });
 }
 
 aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback) {
   return api_call_no_runtime("aclrtExceptionInfoCallbackUnregister", [&] {
-    if (callback == nullptr) return invalid_param("callback is NULL");
+    if (callback == nullptr) return rt_param_invalid("callback is NULL");
     return rt::unregister_exception_callback(callback);
+  });
+}
+
+// Spec part 2, 4.7 and R5: a NULL info is (aclError)0xFFFFFFFF and leaves the last error alone, as
+// does a task without an argument block; NULL outputs are ACL_ERROR_INVALID_PARAM.
+aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo* info, void** devArgsPtr, uint32_t* devArgsLen) {
+  if (info == nullptr) return static_cast<aclError>(kNoInfo);
+  if (devArgsPtr == nullptr || devArgsLen == nullptr) {
+    return api_call_no_runtime("aclrtGetArgsFromExceptionInfo", [&] {
+      return invalid_param(devArgsPtr == nullptr ? "devArgsPtr is NULL" : "devArgsLen is NULL");
+    });
+  }
+  if (!rt::exception_info_args(info, devArgsPtr, devArgsLen)) return static_cast<aclError>(kNoInfo);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo* info, aclrtFuncHandle* func) {
+  if (info == nullptr) return static_cast<aclError>(kNoInfo);
+  return api_call_no_runtime("aclrtGetFuncHandleFromExceptionInfo", [&] {
+    if (func == nullptr) return invalid_param("func is NULL");
+    return rt::exception_info_function(info, func);
+  });
+}
+
+aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle, aclrtOpExceptionCallback callback, void* userData) {
+  return api_call("aclrtBinarySetExceptionCallback", [&] {
+    if (binHandle == nullptr) return invalid_param("binHandle is NULL");
+    if (callback == nullptr) return invalid_param("callback is NULL");
+    return rt::set_binary_exception_callback(binHandle, callback, userData);
   });
 }
 

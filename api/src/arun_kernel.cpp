@@ -49,3 +49,8 @@ extern "C" void arunBlockFault(arunBlock* block, aclError code, const char* mess
   if (block == nullptr) return;
   rt::block_fault(block, code, message != nullptr ? message : "kernel reported a fault");
 }
+
+extern "C" void arunBlockReportOverflow(arunBlock* block) {
+  if (block == nullptr) return;
+  rt::block_report_overflow(block);
+}

@@ -34,7 +34,7 @@ uint16_t float_to_half(float f) {
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   const uint32_t abs = x & 0x7fffffffu;
   if (abs >= 0x7f800000u) return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);  // inf / NaN
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;                                         // rounds past 65504
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;                                      // rounds past 65504
   if (abs < 0x38800000u) {
     // Result is subnormal (or zero): add the implicit bit, shift, round to nearest even.
     if (abs < 0x33000000u) return sign;
@@ -74,6 +74,46 @@ void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides) {
       strides[d] = in[k] == 1 && out[d] != 1 ? 0 : cs[k];
     }
   }
+}
+
+namespace {
+
+template <class T>
+void check_finite_kernel(Block b, const T* data, size_t n) {
+  const IndexRange r = b.range(n);
+  if (r.size() == 0) return;
+  auto v = b.map(data + r.first, r.size());
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!b.check_finite(static_cast<double>(Compute<T>::load(v.data()[i])))) return;
+  }
+}
+
+}  // namespace
+
+Status check_outputs_finite(const OpCall& call) {
+  uint32_t on = 0;
+  if (!rt::stream_overflow_switch(call.stream, &on).ok() || on == 0) return Status::Ok();
+  for (const Tensor& t : call.outputs) {
+    if (t.data == nullptr || t.count() <= 0) continue;
+    const auto n = static_cast<size_t>(t.count());
+    const uint32_t blocks = call.blocks_for(t.count(), int64_t{1} << 16);
+    Status st = Status::Ok();
+    switch (t.dtype) {
+      case ACL_FLOAT:
+        st = launch_op(call, blocks, check_finite_kernel<float>, ptr<const float>(t), n);
+        break;
+      case ACL_FLOAT16:
+        st = launch_op(call, blocks, check_finite_kernel<Half>, ptr<const Half>(t), n);
+        break;
+      case ACL_DOUBLE:
+        st = launch_op(call, blocks, check_finite_kernel<double>, ptr<const double>(t), n);
+        break;
+      default:
+        break;  // integers cannot hold Inf or NaN
+    }
+    ARUN_RETURN_IF_ERROR(st);
+  }
+  return Status::Ok();
 }
 
 }  // namespace arun::ops

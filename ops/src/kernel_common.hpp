@@ -13,6 +13,7 @@
 #include "arun/kernel.hpp"
 #include "arun/ops/op.hpp"
 #include "arun/runtime/launch.hpp"
+#include "arun/runtime/overflow.hpp"
 
 namespace arun::ops {
 
@@ -108,10 +109,17 @@ Status launch_op(const OpCall& call, uint32_t blocks, F&& kernel, Args&&... args
   if (pack == nullptr) return failed(ACL_ERROR_BAD_ALLOC);
   rt::LaunchAttrs attrs;
   attrs.op_name = call.op.c_str();
+  attrs.args_bytes = static_cast<uint32_t>(sizeof(Pack));
   const Status st = rt::launch_kernel(call.stream, blocks, &Pack::run, pack, &Pack::destroy, attrs);
   if (st.ok()) return st;
   return failed(st.value());
 }
+
+// Overflow detection (spec part 2, 4.8), called by execute() after every op: when the call's
+// stream has its overflow switch on, launches after the op's kernels one check per floating-point
+// output that reports an overflow (arun::Block::check_finite) if any element is Inf or NaN. Nothing
+// is launched when the switch is off.
+Status check_outputs_finite(const OpCall& call);
 
 // Typed device pointers from a tensor.
 template <class T>

@@ -310,7 +310,10 @@ Status execute(OpCall& call) {
                                std::to_string(t.bytes));
     }
   }
-  return def->fn(call);
+  ARUN_RETURN_IF_ERROR(def->fn(call));
+  // Overflow detection (spec part 2, 4.8): with the stream's switch on, the outputs are checked for
+  // Inf / NaN once the op's kernels are done.
+  return check_outputs_finite(call);
 }
 
 }  // namespace arun::ops

@@ -58,6 +58,14 @@ ACL_FUNC_VISIBILITY void *arunBlockMap(arunBlock *block, const void *devPtr, siz
  */
 ACL_FUNC_VISIBILITY void arunBlockFault(arunBlock *block, aclError code, const char *message);
 
+/*
+ * Floating-point overflow detection (spec part 2, 4.8): records that this launch produced an
+ * overflow, Inf or NaN. When the launch's stream had its overflow switch on at submission
+ * (aclrtSetStreamOverflowSwitch), the device's overflow status becomes non-zero (read with
+ * aclrtGetOverflowStatus); otherwise nothing is recorded. The launch itself does not fail.
+ */
+ACL_FUNC_VISIBILITY void arunBlockReportOverflow(arunBlock *block);
+
 #ifdef __cplusplus
 }
 #endif

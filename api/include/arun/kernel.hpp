@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -129,6 +130,17 @@ class Block {
     throw KernelFault(code == ACL_SUCCESS ? ACL_ERROR_RT_AICORE_EXCEPTION : code);
   }
 
+  // Overflow detection (arunBlockReportOverflow): report_overflow() records an overflow for this
+  // launch; check_finite(v) does so when v is Inf or NaN and says whether v was finite.
+  void report_overflow() const { arunBlockReportOverflow(native_); }
+  template <class T>
+  bool check_finite(T v) const {
+    static_assert(std::is_floating_point_v<T>, "check_finite takes a floating-point value");
+    if (std::isfinite(v)) return true;
+    report_overflow();
+    return false;
+  }
+
   arunBlock* native() const { return native_; }
 
  private:
@@ -166,7 +178,8 @@ aclError launch(aclrtStream stream, uint32_t blockDim, F&& kernel, Args&&... arg
   using Pack = detail::KernelPack<std::decay_t<F>, std::decay_t<Args>...>;
   static_assert(std::is_invocable_v<const std::decay_t<F>&, Block, const std::decay_t<Args>&...>,
                 "an ascend-run kernel is called as kernel(arun::Block, args...) with const arguments");
-  Pack* pack = new (std::nothrow) Pack{std::forward<F>(kernel), std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+  Pack* pack =
+      new (std::nothrow) Pack{std::forward<F>(kernel), std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
   if (pack == nullptr) return ACL_ERROR_BAD_ALLOC;
   return arunLaunchKernel(stream, blockDim, &Pack::run, pack, &Pack::destroy);
 }

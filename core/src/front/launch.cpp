@@ -18,9 +18,18 @@ namespace arun::rt {
 
 namespace {
 
+// The launch whose block this thread is running (a device unit runs one block at a time), so that
+// block_report_overflow finds the task's overflow sink without widening arunBlock.
+thread_local Task* t_running = nullptr;
+
 // The device calls this once per block; the block context is what the kernel sees as arunBlock.
 void run_user_kernel(plugin::KernelContext& ctx, void* args) {
   auto* task = static_cast<Task*>(args);
+  struct Running {  // restored however the kernel returns
+    Task* outer = t_running;
+    explicit Running(Task* t) { t_running = t; }
+    ~Running() { t_running = outer; }
+  } running(task);
   task->user_kernel(reinterpret_cast<arunBlock*>(&ctx), task->user_args);
 }
 
@@ -56,11 +65,21 @@ Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, vo
   task->user_args = args;
   task->free_user_args = guard.free;  // the task owns the arguments from here on
   guard.free = nullptr;
+  task->user_args_bytes = attrs.args_bytes;
   task->unit_kind = plugin::UnitKind::Compute;
   task->stream = s.get();
+  // Overflow detection applies to launches submitted while the switch is on (spec part 2, 4.8).
+  if (s->overflow_switch.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    task->overflow_sink = &s->context()->slot()->overflow_status;
   if (attrs.op_name != nullptr && prof::on(prof::kTasks)) [[unlikely]]
     task->prof_name = prof::intern(attrs.op_name);
   return rt->submit(task);
+}
+
+void block_report_overflow(arunBlock* block) {
+  (void)block;
+  Task* task = t_running;
+  if (task != nullptr && task->overflow_sink != nullptr) task->overflow_sink->store(1, std::memory_order_relaxed);
 }
 
 Status launch_target(aclrtStream stream, LaunchTarget* out) {

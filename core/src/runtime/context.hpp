@@ -36,6 +36,9 @@ class Context {
   std::mutex mu;
   std::vector<std::shared_ptr<Stream>> streams;
   std::vector<std::shared_ptr<Event>> events;
+  // aclrtCtxGetFloatOverflowAddr: the context's 8-byte overflow word (0 until first asked for),
+  // guarded by mu and freed with the context.
+  uint64_t overflow_addr = 0;
 
  private:
   DeviceSlot* slot_;

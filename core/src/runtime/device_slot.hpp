@@ -72,6 +72,9 @@ class DeviceSlot {
   int set_count = 0;  // aclrtSetDevice references
   std::shared_ptr<Context> default_context;
   int overflow_mode = 1;  // aclrtFloatOverflowMode; INFNAN (IEEE) by default
+  // The process-level overflow status of this device (spec part 2, 4.8): non-zero once a task of a
+  // stream with the overflow switch on reported an overflow / Inf / NaN; cleared by the reset tasks.
+  std::atomic<uint32_t> overflow_status{0};
 
  private:
   int32_t id_;

@@ -48,19 +48,28 @@ void ProcessHooks::set_legacy_exception_callback(aclrtExceptionInfoCallback call
 
 Status ProcessHooks::add_exception_callback(aclrtExceptionInfoCallback callback) {
   std::lock_guard lock(mu_);
-  if (std::find(exception_callbacks_.begin(), exception_callbacks_.end(), callback) != exception_callbacks_.end()) {
-    return Status(Errc::rt_param_invalid, "this callback is already registered");
+  // Callbacks are identified by their pointer: a second registration keeps the first one.
+  if (std::find(exception_callbacks_.begin(), exception_callbacks_.end(), callback) == exception_callbacks_.end()) {
+    exception_callbacks_.push_back(callback);
   }
-  exception_callbacks_.push_back(callback);
   return Status::Ok();
 }
 
 Status ProcessHooks::remove_exception_callback(aclrtExceptionInfoCallback callback) {
   std::lock_guard lock(mu_);
   auto it = std::find(exception_callbacks_.begin(), exception_callbacks_.end(), callback);
-  if (it == exception_callbacks_.end()) return Status(Errc::rt_param_invalid, "this callback is not registered");
-  exception_callbacks_.erase(it);
+  if (it != exception_callbacks_.end()) exception_callbacks_.erase(it);  // not registered: nothing to do
   return Status::Ok();
+}
+
+void ProcessHooks::set_binary_exception_callback(const void* binary, aclrtOpExceptionCallback callback, void* user) {
+  std::lock_guard lock(mu_);
+  binary_exception_[binary] = BinaryHook{callback, user};
+}
+
+void ProcessHooks::drop_binary_exception_callback(const void* binary) {
+  std::lock_guard lock(mu_);
+  binary_exception_.erase(binary);
 }
 
 void ProcessHooks::on_task_failure(const TaskFailure& f) {
@@ -71,15 +80,28 @@ void ProcessHooks::on_task_failure(const TaskFailure& f) {
   auto& self = instance();
   aclrtExceptionInfoCallback legacy;
   std::vector<aclrtExceptionInfoCallback> hooks;
+  BinaryHook binary_hook{};
   {
     std::lock_guard lock(self.mu_);
     legacy = self.legacy_exception_;
     hooks = self.exception_callbacks_;
+    if (f.binary != nullptr) {
+      auto it = self.binary_exception_.find(f.binary);
+      if (it != self.binary_exception_.end()) binary_hook = it->second;
+    }
   }
-  rtExceptionInfo info{f.task_id, static_cast<uint32_t>(f.stream_id), f.thread_id, static_cast<uint32_t>(f.device_id),
-                       static_cast<uint32_t>(f.code)};
+  rtExceptionInfo info{f.task_id,
+                       static_cast<uint32_t>(f.stream_id),
+                       f.thread_id,
+                       static_cast<uint32_t>(f.device_id),
+                       static_cast<uint32_t>(f.code),
+                       f.kernel ? 1u : 0u,
+                       f.args,
+                       f.args_bytes};
   if (legacy != nullptr) legacy(&info);
   for (auto hook : hooks) hook(&info);
+  // The binary's own hook runs after the process-wide ones (spec part 2, 4.7).
+  if (binary_hook.callback != nullptr) binary_hook.callback(&info, binary_hook.user);
 }
 
 }  // namespace arun

@@ -37,6 +37,12 @@ class ProcessHooks {
   void set_legacy_exception_callback(aclrtExceptionInfoCallback callback);
   Status add_exception_callback(aclrtExceptionInfoCallback callback);
   Status remove_exception_callback(aclrtExceptionInfoCallback callback);
+  // aclrtBinarySetExceptionCallback: one hook per kernel binary (a later call replaces it), called
+  // after the process-wide ones for a failed task whose TaskFailure::binary is `binary`. The binary
+  // family (aclrtBinaryLoad* / aclrtBinaryUnLoad, not implemented yet) validates the handle before
+  // setting and drops the hook when the binary is unloaded; until then no failure names a binary.
+  void set_binary_exception_callback(const void* binary, aclrtOpExceptionCallback callback, void* user);
+  void drop_binary_exception_callback(const void* binary);
 
  private:
   ProcessHooks() = default;
@@ -51,6 +57,11 @@ class ProcessHooks {
   std::map<std::string, StreamStateHook> stream_state_;          // by name
   aclrtExceptionInfoCallback legacy_exception_ = nullptr;        // aclrtSetExceptionInfoCallback: last call wins
   std::vector<aclrtExceptionInfoCallback> exception_callbacks_;  // aclrtExceptionInfoCallbackRegister
+  struct BinaryHook {
+    aclrtOpExceptionCallback callback = nullptr;
+    void* user = nullptr;
+  };
+  std::map<const void*, BinaryHook> binary_exception_;  // aclrtBinarySetExceptionCallback, by binary
 };
 
 }  // namespace arun

@@ -592,6 +592,16 @@ void Runtime::release_context(const std::shared_ptr<Context>& context, LeakRepor
     });
   }
   for (auto& e : events) events_.remove(e->handle());
+  uint64_t overflow_addr = 0;
+  {
+    std::lock_guard lock(context->mu);
+    std::swap(overflow_addr, context->overflow_addr);
+  }
+  if (overflow_addr != 0) {
+    context->slot()->with_allocator([&](DeviceAllocator* a) {
+      if (a != nullptr) (void)a->free(overflow_addr);
+    });
+  }
   context->default_stream.reset();
   context->retire();
   {

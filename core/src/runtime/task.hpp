@@ -46,6 +46,10 @@ struct Task : plugin::Work {
   void (*user_kernel)(arunBlock* block, void* args) = nullptr;
   void* user_args = nullptr;
   void (*free_user_args)(void* args) = nullptr;
+  uint32_t user_args_bytes = 0;  // LaunchAttrs::args_bytes (0: unknown); exception info
+  // Overflow detection (spec part 2, 4.8): the device's overflow status word when the stream's
+  // switch was on at submission, else nullptr; a block's arunBlockReportOverflow sets it.
+  std::atomic<uint32_t>* overflow_sink = nullptr;
   // HostCall: host_fn(host_user) runs on a thread serving `host_queue`.
   std::shared_ptr<HostQueue> host_queue;
   bool host_blocking = true;

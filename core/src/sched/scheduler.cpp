@@ -379,7 +379,9 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
   // failure returns after they did; no lock is held while they run.
   if (failed) {
     if (FailureListener listener = g_failure_listener.load()) {
-      listener({static_cast<uint32_t>(task->seq), task->stream->id(), task->submitter_tid, device_id_, result.status});
+      const bool kernel = task->user_kernel != nullptr;
+      listener({static_cast<uint32_t>(task->seq), task->stream->id(), task->submitter_tid, device_id_, result.status,
+                kernel, kernel ? task->user_args : nullptr, kernel ? task->user_args_bytes : 0});
     }
   }
   // The work is done with its arguments: free a kernel's argument block (arunLaunchKernel) now,

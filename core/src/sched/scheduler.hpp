@@ -31,6 +31,14 @@ struct TaskFailure {
   uint32_t thread_id = 0;  // the host thread that submitted it
   int32_t device_id = 0;
   int code = 0;  // ACL code the device reported
+  // A kernel launch (arunLaunchKernel, an operator): its argument block and size (0: unknown);
+  // valid while the failure listener runs (aclrtGetArgsFromExceptionInfo).
+  bool kernel = false;
+  const void* args = nullptr;
+  uint32_t args_bytes = 0;
+  // The kernel binary (aclrtBinHandle) the kernel came from; nullptr for every task until the binary
+  // family exists. Selects the aclrtBinarySetExceptionCallback hook.
+  const void* binary = nullptr;
 };
 // Called on the thread that completed the task, with no scheduler lock held.
 using FailureListener = void (*)(const TaskFailure& failure);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "arun/runtime/aclprof.hpp"
+#include "arun/runtime/builtin_tasks.hpp"
 #include "arun/runtime/call.hpp"
 #include "arun/runtime/devices.hpp"
 #include "arun/runtime/extensions.hpp"
@@ -21,5 +22,6 @@
 #include "arun/runtime/lifecycle.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"
+#include "arun/runtime/overflow.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "arun/runtime/streams.hpp"

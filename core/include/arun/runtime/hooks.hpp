@@ -21,6 +21,10 @@ struct rtExceptionInfo {
   uint32_t thread_id;
   uint32_t device_id;
   uint32_t error_code;
+  // Spec part 2, 4.7: the failed task's argument block when it is a kernel launch (has_args 1).
+  uint32_t has_args;
+  const void* args;
+  uint32_t args_bytes;
 };
 
 namespace arun::rt {
@@ -48,9 +52,21 @@ Status register_stream_state_callback(const char* name, aclrtStreamStateCallback
 // ---- exception hooks, process-scope; they run on the thread that completed the failed task
 // aclrtSetExceptionInfoCallback: the one legacy hook (NULL clears it; the last call wins).
 Status set_exception_callback(aclrtExceptionInfoCallback callback);
-// aclrtExceptionInfoCallbackRegister / Unregister: rt_param_invalid if already / not registered.
+// aclrtExceptionInfoCallbackRegister / Unregister (callback not NULL): registering a pointer twice
+// keeps one registration; unregistering one that is not registered does nothing (spec part 2, 4.7).
 Status register_exception_callback(aclrtExceptionInfoCallback callback);
 Status unregister_exception_callback(aclrtExceptionInfoCallback callback);
+
+// ---- exception info (spec part 2, 4.7); `info` is not NULL (the caller returns 0xFFFFFFFF)
+// aclrtGetArgsFromExceptionInfo: the kernel's argument block. A task without one: false.
+bool exception_info_args(const rtExceptionInfo* info, void** args, uint32_t* bytes);
+// aclrtGetFuncHandleFromExceptionInfo: rt_param_invalid, since no failed task carries a binary and
+// kernel name (ascend-run kernels are host functions; aclrtBinaryLoad* does not exist yet).
+Status exception_info_function(const rtExceptionInfo* info, aclrtFuncHandle* func);
+// aclrtBinarySetExceptionCallback (arguments non-NULL): the per-binary exception hook. No binary
+// handle can be live yet, so every handle is rt_invalid_handle; the table that keeps the callback
+// per binary is ProcessHooks::set_binary_exception_callback, for the binary family to call.
+Status set_binary_exception_callback(aclrtBinHandle binary, aclrtOpExceptionCallback callback, void* user);
 
 // ---- failure reports
 // aclrtGetErrorVerbose: the latest task failure of device `device_id` since aclInit (errorType

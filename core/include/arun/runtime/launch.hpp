@@ -26,6 +26,10 @@ struct LaunchAttrs {
   // Name of the task in profiling records (an operator's type, "MatMul"); nullptr: "kernel". Read
   // (and interned) during the call only while a session collects tasks.
   const char* op_name = nullptr;
+  // Size of the argument block in bytes when the launcher knows it (arun::launch / launch_op: the
+  // packed callable and arguments); 0 when it does not (arunLaunchKernel's C callers). Reported by
+  // aclrtGetArgsFromExceptionInfo.
+  uint32_t args_bytes = 0;
 };
 
 // Enqueues `fn` as one kernel task of `block_dim` (> 0) blocks on `stream` (nullptr: the current
@@ -67,6 +71,11 @@ inline void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes) {
 inline void block_fault(arunBlock* block, aclError code, const char* message) {
   block_context(block).fault(code, message);
 }
+
+// Records an overflow / Inf / NaN for the running launch (arunBlockReportOverflow): the device's
+// overflow status is set if the launch's stream had its overflow switch on when it was submitted
+// (arun/runtime/overflow.hpp); otherwise nothing happens.
+void block_report_overflow(arunBlock* block);
 
 // ---- aclrtKernelArgs* (argument handles in caller memory)
 //
