@@ -2,7 +2,7 @@
 # The test job: a normal build with every test (unit, conformance against each backend,
 # integration), then the unit and conformance tests again under ASan+UBSan, and the concurrent
 # core under TSan, and a bounded fuzzing pass (tests/fuzz). ARUN_SANITIZERS=0 skips the sanitizer
-# passes, ARUN_FUZZ=0 the fuzzing; ARUN_FUZZ_SECONDS sets each fuzz target's time (default 60).
+# passes, ARUN_FUZZ=0 the fuzzing; ARUN_FUZZ_SECONDS sets each fuzz target's time (default 45).
 set -euo pipefail
 # Plugins are loaded only from files and folders nobody else can write (core/src/plugins): build
 # with a umask that gives them those permissions, whatever the caller's.
@@ -72,6 +72,6 @@ if [ "${ARUN_FUZZ:-1}" != "0" ]; then
     -DCMAKE_C_FLAGS="-O1 -gline-tables-only" -DARUN_BUILD_FUZZERS=ON -DARUN_BUILD_TESTS=OFF -DARUN_BUILD_BENCH=OFF \
     >/dev/null
   cmake --build "$fuzz" -j"$jobs" --target arun_fuzzers
-  "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${ARUN_FUZZ_SECONDS:-60}"
+  "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${ARUN_FUZZ_SECONDS:-45}"
 fi
 echo "== all tests passed"

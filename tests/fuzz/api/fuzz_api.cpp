@@ -122,8 +122,9 @@ void copy(State& s, Input& in, bool async) {
       src = dev_ptr(s, in, &room_s);
       break;
     default:
-      dst = host_ptr(s, in, count);
-      src = host_ptr(s, in, count);
+      // Two distinct harness buffers: overlapping host ranges are the caller's undefined behaviour.
+      dst = g_host[0] + (in.u8() % 16) * 16u;
+      src = g_host[1] + (in.u8() % 16) * 16u;
       dst_max = count;
       break;
   }
