@@ -23,7 +23,8 @@ set(ARUN_LAYERING_EXEMPT
   tests/unit/core/
   tests/unit/config/
   tests/unit/loader_test.cpp
-  tests/unit/profiler/collection_test.cpp)
+  tests/unit/profiler/collection_test.cpp
+  tests/fuzz/config/fuzz_config.cpp)
 
 set(globs)
 foreach(dir IN LISTS ARUN_LAYERING_DIRS)

@@ -14,6 +14,7 @@ packages=(
   python3-onnx python3-numpy             # tests/models: the test models and their references
   libopenblas-dev                        # ops/: sgemm behind MatMul, Gemm and Conv
   libonnx-dev libprotobuf-dev            # model/: ONNX import (aclmdlLoadFromFile & co.)
+  clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang
 )
 # ARUN_BENCH_PEERS=1: the peers bench/ compares against (PoCL's OpenCL CPU device, StarPU, mimalloc).
 # Opt-in: only the benchmark build wants them; CMake skips the peer benchmarks when they are absent.

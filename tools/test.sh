@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The test job: a normal build with every test (unit, conformance against each backend,
 # integration), then the unit and conformance tests again under ASan+UBSan, and the concurrent
-# core under TSan. ARUN_SANITIZERS=0 skips the sanitizer passes.
+# core under TSan, and a bounded fuzzing pass (tests/fuzz). ARUN_SANITIZERS=0 skips the sanitizer
+# passes, ARUN_FUZZ=0 the fuzzing; ARUN_FUZZ_SECONDS sets each fuzz target's time (default 45).
 set -euo pipefail
+# Plugins are loaded only from files and folders nobody else can write (core/src/plugins): build
+# with a umask that gives them those permissions, whatever the caller's.
+umask 022
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${BUILD_DIR:-$root/build}
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -56,5 +60,18 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   "$base-tsan/bin/profiler_collection_test"
   # stress.*: tests/stress (threads x streams x random task mixes), against every backend.
   run_ctest "$base-tsan" -R '^(conformance|demo|stress|model\.)'
+fi
+if [ "${ARUN_FUZZ:-1}" != "0" ]; then
+  # libFuzzer targets built with clang (-fsanitize=fuzzer plus ASan+UBSan), run from their seed
+  # corpus (tests/fuzz/<target>/corpus) for a bounded time each, two at a time; any crash, leak,
+  # timeout or sanitizer report fails the job and leaves the input in $fuzz/artifacts.
+  echo "== fuzzing"
+  fuzz=$base-fuzz
+  # -O1 and line tables only: quicker to build, still symbolised reports.
+  CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
+    -DCMAKE_C_FLAGS="-O1 -gline-tables-only" -DARUN_BUILD_FUZZERS=ON -DARUN_BUILD_TESTS=OFF -DARUN_BUILD_BENCH=OFF \
+    >/dev/null
+  cmake --build "$fuzz" -j"$jobs" --target arun_fuzzers
+  "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${ARUN_FUZZ_SECONDS:-45}"
 fi
 echo "== all tests passed"

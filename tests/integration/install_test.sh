@@ -521,6 +521,10 @@ if run_logged sink-configure "$cmake_bin" "${sink_args[@]}" && run_logged sink-b
    && [ -f "$sink_so" ]; then
   ok "examples/profiler_sink builds against the install: $sink_so"
   cat >"$scratch/sink.toml" <<TOML
+[runtime]
+# a plugin's path must lie in a plugin folder
+plugin_search_paths = ["$scratch/sink"]
+
 [[plugin]]
 kind = "device"
 name = "ascend"

@@ -101,7 +101,7 @@ Status Runtime::choose_allocator() {
     // reports a bad option or a failed factory.
     PluginInstance<plugin::AllocatorPlugin> loaded;
     PluginLoadStep failed = PluginLoadStep::Load;
-    Status st = load_plugin_object(*entry, config_.plugin_search_paths, spec.options, where, &loaded, &failed);
+    Status st = load_plugin_object(*entry, plugin_search(config_), spec.options, where, &loaded, &failed);
     if (!st.ok()) {
       if (failed == PluginLoadStep::Options) return Status(code, st.message());
       if (failed == PluginLoadStep::Create) return Status(code, where + ": " + st.message());

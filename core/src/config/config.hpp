@@ -40,6 +40,9 @@ struct RuntimeConfig {
   // [runtime]
   std::optional<plugin::LogLevel> log_level;     // unset = keep the environment / default level
   std::vector<std::string> plugin_search_paths;  // absolute paths, in search order, before the built-in plugin folder
+  // Load plugin files (and folders) that are writable by group or others or owned by another user
+  // than root or the current one; off by default (plugin_loader refuses them), for development trees.
+  bool allow_insecure_plugins = false;
   LeakReportMode leak_report = LeakReportMode::Warn;
   bool memory_report = false;    // print each device's allocator report when it closes
   bool leak_call_sites = false;  // record where each device / pinned allocation was made, for the report

@@ -180,6 +180,8 @@ Status parse_runtime(const std::string& origin, const std::string& base, const t
       ARUN_RETURN_IF_ERROR(read_string_list(origin, node, path, &dirs));
       cfg->plugin_search_paths.clear();
       for (auto& d : dirs) cfg->plugin_search_paths.push_back(resolve_path(base, d));
+    } else if (key == "allow_insecure_plugins") {
+      ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->allow_insecure_plugins));
     } else if (key == "leak_report") {
       std::string mode;
       ARUN_RETURN_IF_ERROR(read_string(origin, node, path, &mode));
@@ -200,9 +202,10 @@ Status parse_runtime(const std::string& origin, const std::string& base, const t
     } else if (key == "finalize_timeout_ms") {
       ARUN_RETURN_IF_ERROR(read_integer(origin, node, path, 0, INT32_MAX, &cfg->finalize_timeout_ms));
     } else {
-      return unknown_key(origin, key, path,
-                         "log_level, plugin_search_paths, leak_report, leak_call_sites, memory_report, "
-                         "finalize_timeout_ms");
+      return unknown_key(
+          origin, key, path,
+          "log_level, plugin_search_paths, allow_insecure_plugins, leak_report, leak_call_sites, memory_report, "
+          "finalize_timeout_ms");
     }
   }
   return Status::Ok();

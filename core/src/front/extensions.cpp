@@ -73,6 +73,7 @@ const char* runtime_report() {
   try {
     Runtime* rt = Runtime::instance();
     std::vector<std::string> dirs;
+    bool allow_insecure = false;
     if (rt != nullptr) {
       const auto& c = rt->config();
       out += "config:    " + (c.source_path.empty() ? std::string("<none>") : c.source_path) + " (" + c.source_kind +
@@ -90,14 +91,16 @@ const char* runtime_report() {
                "\n    from " + p.origin + ", " + std::to_string(p.device_count) + " device(s)\n";
       }
       dirs = c.plugin_search_paths;
+      allow_insecure = c.allow_insecure_plugins;
     } else {
       out += "runtime:   not initialised\n";
     }
     dirs.push_back(builtin_plugin_dir());
+    // Described from their files: listing them runs no plugin's code (plugin_elf.hpp).
     out += "\nplugin libraries found:\n";
     for (const auto& dir : dirs) {
       out += "  in " + dir + ":\n";
-      auto probes = probe_plugin_dir(dir);
+      auto probes = probe_plugin_dir(dir, allow_insecure);
       if (probes.empty()) out += "    (none)\n";
       for (const auto& p : probes) {
         if (p.ok) {

@@ -17,11 +17,22 @@ namespace arun {
 
 struct LoadedPlugin {
   std::shared_ptr<boost::dll::shared_library> library;
-  const plugin::PluginDescriptor* descriptor = nullptr;
-  std::string path;
+  const plugin::PluginDescriptor* descriptor = nullptr;  // checked: in the library's loaded data
+  std::string path;                                      // canonical
+  // Copies of the descriptor's strings, each read with a bound (the plugin's own may be anything).
+  std::string name, version, build_id, description;
 };
 
-// One library looked at, for `ascend-run info` and error messages.
+// Where plugins may come from and whether unsafe files are accepted ([runtime]
+// plugin_search_paths and allow_insecure_plugins; the built-in plugin folder is always last).
+struct PluginSearch {
+  std::vector<std::string> dirs;
+  bool allow_insecure = false;
+};
+PluginSearch plugin_search(const RuntimeConfig& config);
+
+// One library looked at, for `ascend-run info` and error messages. Probing reads the file (its ELF
+// dynamic symbols and descriptor bytes, plugin_elf.hpp) and never loads it: no plugin code runs.
 struct PluginProbe {
   std::string path;
   bool ok = false;
@@ -30,40 +41,46 @@ struct PluginProbe {
   uint16_t abi_major = 0, abi_minor = 0;
 };
 
-// Loads `path` and checks its descriptor: magic, ABI (same major, minor not newer than ours),
-// struct size; and, when given, kind and name. Errors name the file and both ABI versions.
+// Is `path` safe to load? Resolves it canonically (into `canonical`) and refuses anything but a
+// regular file, and a file or folder writable by group or others or owned by another user than
+// root or the current one (unless `allow_insecure`). Errc::invalid_file, naming the file and why.
+Status check_plugin_file(const std::string& path, bool allow_insecure, std::string* canonical);
+
+// Loads `path` and checks its descriptor: first in the file, before anything runs (the file's
+// safety, the descriptor symbol's type and size, magic, ABI: same major, minor not newer than
+// ours; struct size; and, when given, kind and name), then in the loaded library (the symbol and
+// the descriptor lie in its data, the strings are bounded, the factory is in its code). Errors
+// name the file and both ABI versions.
 Status load_plugin_library(const std::string& path, const plugin::PluginKind* expected_kind,
-                           const std::string* expected_name, LoadedPlugin* out);
+                           const std::string* expected_name, LoadedPlugin* out, bool allow_insecure = false);
 
 // Resolves a [[plugin]] entry: its explicit path, or libarun_<kind>_<name>.so in the search
-// folders (config folders first, then the built-in plugin folder). `tried` lists every path looked at.
-Status load_plugin_entry(const PluginEntry& entry, const std::vector<std::string>& search_paths, LoadedPlugin* out,
+// folders (config folders first, then the built-in plugin folder). Either way the file, resolved
+// canonically, must lie in one of those folders. `tried` lists every path looked at.
+Status load_plugin_entry(const PluginEntry& entry, const PluginSearch& search, LoadedPlugin* out,
                          std::vector<std::string>* tried);
 
-// Every libarun_*.so in `dir`, loaded and described or with the reason it was rejected.
-std::vector<PluginProbe> probe_plugin_dir(const std::string& dir);
-PluginProbe probe_plugin_file(const std::string& path);
+// Every libarun_*.so in `dir`, described from its file or with the reason it was rejected.
+std::vector<PluginProbe> probe_plugin_dir(const std::string& dir, bool allow_insecure = false);
+PluginProbe probe_plugin_file(const std::string& path, bool allow_insecure = false);
 
 std::string plugin_file_name(plugin::PluginKind kind, const std::string& name);
 
 plugin::HostServices* plugin_host_services_for_factory();
 
-// Calls the plugin's factory; the returned object keeps the library loaded.
+// Calls the plugin's factory; the returned object keeps the library loaded. A factory that fails,
+// throws or returns an object of another interface is an error naming the plugin and its file.
+Status call_plugin_factory(const LoadedPlugin& plugin, const plugin::OptionValues& options, plugin::PluginObject** out);
 template <class Interface>
 Status create_plugin_object(const LoadedPlugin& plugin, const plugin::OptionValues& options,
                             std::shared_ptr<Interface>* out) {
-  char error[512] = {0};
-  plugin::PluginObject* raw =
-      plugin.descriptor->create(plugin_host_services_for_factory(), &options, error, sizeof(error));
-  if (raw == nullptr) {
-    return Status(Errc::file_attr_invalid, "plugin " + std::string(plugin.descriptor->name) + " (" + plugin.path +
-                                               ") failed to start: " + (error[0] ? error : "no reason given"));
-  }
+  plugin::PluginObject* raw = nullptr;
+  ARUN_RETURN_IF_ERROR(call_plugin_factory(plugin, options, &raw));
   auto* typed = dynamic_cast<Interface*>(raw);
   if (typed == nullptr) {
     delete raw;
-    return Status(Errc::file_attr_invalid,
-                  "plugin " + plugin.path + " returned an object that is not of its kind's interface");
+    return Status(Errc::file_attr_invalid, "plugin " + plugin.name + " (" + plugin.path +
+                                               ") returned an object that is not of its kind's interface");
   }
   auto library = plugin.library;
   *out = std::shared_ptr<Interface>(typed, [library](Interface* p) { delete p; });
@@ -95,11 +112,11 @@ enum class PluginLoadStep { Load, Options, Create };
 // unchanged (see load_plugin_entry, validate_plugin_options, create_plugin_object); `failed`, when
 // given, says which step it was, for callers that report a step under their own code.
 template <class Interface>
-Status load_plugin_object(const PluginEntry& entry, const std::vector<std::string>& search_paths,
-                          const toml::table& options, const std::string& options_origin, PluginInstance<Interface>* out,
+Status load_plugin_object(const PluginEntry& entry, const PluginSearch& search, const toml::table& options,
+                          const std::string& options_origin, PluginInstance<Interface>* out,
                           PluginLoadStep* failed = nullptr) {
   PluginLoadStep step = PluginLoadStep::Load;
-  Status st = load_plugin_entry(entry, search_paths, &out->library, nullptr);
+  Status st = load_plugin_entry(entry, search, &out->library, nullptr);
   if (st.ok()) {
     step = PluginLoadStep::Options;
     const plugin::PluginDescriptor& d = *out->library.descriptor;

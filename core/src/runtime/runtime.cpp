@@ -253,7 +253,7 @@ Status Runtime::start_profiling(const std::vector<std::string>& sinks, const std
     }
     PluginInstance<plugin::ProfilerSink> sink;
     ARUN_RETURN_IF_ERROR(
-        load_plugin_object(*listed, config_.plugin_search_paths, listed->options, listed->origin + ".options", &sink));
+        load_plugin_object(*listed, plugin_search(config_), listed->options, listed->origin + ".options", &sink));
     session.sinks.push_back({name, std::move(sink.object)});
   }
   session.output_dir = output_dir;
@@ -343,7 +343,7 @@ Status Runtime::load_scheduler_plugin() {
   }
   PluginInstance<plugin::SchedulerPlugin> loaded;
   ARUN_RETURN_IF_ERROR(
-      load_plugin_object(*entry, config_.plugin_search_paths, entry->options, entry->origin + ".options", &loaded));
+      load_plugin_object(*entry, plugin_search(config_), entry->options, entry->origin + ".options", &loaded));
   plugins_.push_back(describe_plugin(loaded.library, entry->origin));
   std::shared_ptr<plugin::SchedulerPlugin> sched = std::move(loaded.object);
   std::string name = scheduler_.name;
@@ -367,7 +367,7 @@ Status Runtime::load_scheduler_plugin() {
 Status Runtime::load_device_plugin(const PluginEntry& entry) {
   PluginInstance<plugin::DevicePlugin> loaded;
   ARUN_RETURN_IF_ERROR(
-      load_plugin_object(entry, config_.plugin_search_paths, entry.options, entry.origin + ".options", &loaded));
+      load_plugin_object(entry, plugin_search(config_), entry.options, entry.origin + ".options", &loaded));
   std::shared_ptr<plugin::DevicePlugin> backend = std::move(loaded.object);
   plugins_.push_back(describe_plugin(loaded.library, entry.origin, backend->device_count()));
   for (uint32_t i = 0; i < backend->device_count(); ++i)
@@ -532,11 +532,11 @@ Status Runtime::reset_device(int32_t id, bool force) {
 }
 
 std::vector<std::string> Runtime::installed_plugins(const std::string& kind) const {
-  std::vector<std::string> dirs = config_.plugin_search_paths;
-  dirs.push_back(builtin_plugin_dir());
+  // Read from the files (plugin_elf.hpp): listing the valid names runs no plugin's code.
+  const PluginSearch search = plugin_search(config_);
   std::vector<std::string> names;
-  for (const auto& dir : dirs) {
-    for (const auto& probe : probe_plugin_dir(dir)) {
+  for (const auto& dir : search.dirs) {
+    for (const auto& probe : probe_plugin_dir(dir, search.allow_insecure)) {
       if (probe.ok && probe.kind == kind) names.push_back(probe.name);
     }
   }

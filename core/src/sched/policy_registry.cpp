@@ -177,7 +177,10 @@ Status resolve_scheduler(const PolicySpec& spec, Errc code, SchedulerChoice* out
   auto defaults = WrrPolicy::default_weights();
   c.weights.assign(defaults.begin(), defaults.end());
   std::string policy_label = "\"" + spec.name + "\"";
-  for (auto&& [key, node] : spec.options) {
+  for (auto&& entry : spec.options) {
+    // Named references, not structured bindings: clang 14 (the fuzz build) cannot capture those.
+    const auto& key = entry.first;
+    const auto& node = entry.second;
     auto fail = [&](const std::string& reason) {
       std::string msg = spec.origin;
       const auto& where = node.source();

@@ -1,5 +1,8 @@
 // One source, several broken plugins: each BROKEN_* definition breaks the descriptor in one way.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "arun/plugin/device.hpp"
 
@@ -8,9 +11,31 @@ using namespace arun::plugin;
 namespace {
 
 PluginObject* fail_factory(HostServices*, const OptionValues*, char* error, size_t size) {
+#if defined(BROKEN_THROWING_FACTORY)
+  (void)error, (void)size;
+  throw std::runtime_error("the broken plugin throws on purpose");
+#elif defined(BROKEN_UNTERMINATED_ERROR)
+  // Fills the whole buffer it was given, without a terminating NUL.
+  std::memset(error, 'x', size);
+  return nullptr;
+#else
   std::strncpy(error, "the broken plugin refuses to start on purpose", size - 1);
   return nullptr;
+#endif
 }
+
+#ifdef BROKEN_MARKER
+// Leaves a line in $ARUN_TEST_PLUGIN_MARKER when the library is loaded: a test that never selects
+// this plugin proves it was never dlopen'ed.
+__attribute__((constructor)) void leave_marker() {
+  if (const char* file = std::getenv("ARUN_TEST_PLUGIN_MARKER")) {
+    if (FILE* f = std::fopen(file, "a")) {
+      std::fputs("loaded\n", f);
+      std::fclose(f);
+    }
+  }
+}
+#endif
 
 constexpr uint32_t magic() {
 #ifdef BROKEN_BAD_MAGIC
@@ -41,19 +66,38 @@ constexpr uint32_t struct_size() {
 #endif
 }
 constexpr PluginKind kind() {
-#ifdef BROKEN_WRONG_KIND
+#if defined(BROKEN_WRONG_KIND) || defined(BROKEN_MARKER)
   return PluginKind::Profiler;
 #else
   return PluginKind::Device;
 #endif
 }
 
-const PluginDescriptor kDescriptor{magic(), abi_major(), abi_minor(), struct_size(), kind(), "broken", "0.0.1",
-                                   "test",  "a deliberately broken plugin", nullptr, 0, &fail_factory};
+#ifdef BROKEN_MARKER
+constexpr const char* kName = "marker";
+#else
+constexpr const char* kName = "broken";
+#endif
+
+const PluginDescriptor kDescriptor{
+    magic(), abi_major(), abi_minor(),  struct_size(), kind(), kName, "0.0.1", "test", "a deliberately broken plugin",
+    nullptr, 0,           &fail_factory};
 
 }  // namespace
 
-#ifndef BROKEN_NO_DESCRIPTOR
+#if defined(BROKEN_DESCRIPTOR_FUNCTION)
+// The descriptor symbol is a function, not the data object ARUN_DECLARE_PLUGIN makes.
+extern "C" __attribute__((visibility("default"))) const void* arun_plugin_descriptor() {
+  return &kDescriptor;
+}
+#elif defined(BROKEN_DESCRIPTOR_WRONG_SIZE)
+// Data, but not a pointer's size.
+extern "C" __attribute__((visibility("default"))) const uint32_t arun_plugin_descriptor = 0x4e555241u;
+#elif defined(BROKEN_DESCRIPTOR_NULL)
+// A pointer, but null.
+extern "C" __attribute__((visibility("default"))) const void* const arun_plugin_descriptor = nullptr;
+extern "C" __attribute__((visibility("default"))) const void* arun_keep_descriptor = &kDescriptor;
+#elif !defined(BROKEN_NO_DESCRIPTOR)
 ARUN_DECLARE_PLUGIN(kDescriptor)
 #else
 // Keeps the descriptor referenced so the library is otherwise a normal plugin.

@@ -22,11 +22,14 @@ std::string write_config(const std::string& name, const std::string& body) {
   return path;
 }
 
-std::string null_config(int devices = 2, const std::string& extra = "") {
+// The null device by its path; the [runtime] table that follows names its folder as a plugin
+// folder (the loader takes a `path =` only inside one). `runtime` adds keys to that table.
+std::string null_config(int devices = 2, const std::string& extra = "", const std::string& runtime = "") {
   return "[[plugin]]\nkind = \"device\"\nname = \"null\"\npath = \"" ARUN_NULL_PLUGIN
          "\"\n[plugin.options]\n"
          "device_count = " +
-         std::to_string(devices) + "\n" + extra;
+         std::to_string(devices) + "\n" + extra + "[runtime]\nplugin_search_paths = [\"" ARUN_BUILD_PLUGIN_DIR "\"]\n" +
+         runtime;
 }
 
 bool contains(const std::string& s, const std::string& part) {
@@ -89,21 +92,21 @@ TEST_F(RuntimeTest, ConfigErrorsNameTheFileKeyOrPlugin) {
 
 // [scheduler] / [allocator] errors found after parsing carry the file's line:column too.
 TEST_F(RuntimeTest, PolicySectionErrorsCarryLineAndColumn) {
-  // null_config(2) is 6 lines; [scheduler] is line 7, `policy` line 8 column 10.
+  // null_config(2) is 8 lines; [scheduler] is line 9, `policy` line 10 column 10.
   std::string sched = write_config("ps.toml", null_config() + "[scheduler]\npolicy = \"lottery\"\n");
   Status s = Runtime::initialize(sched.c_str());
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
-  EXPECT_TRUE(contains(s.message(), "ps.toml:8:10: scheduler.policy: unknown scheduling policy")) << s.message();
+  EXPECT_TRUE(contains(s.message(), "ps.toml:10:10: scheduler.policy: unknown scheduling policy")) << s.message();
 
   std::string alloc = write_config("pa.toml", null_config() + "[allocator]\npolicy = \"nowhere\"\n");
   Status a = Runtime::initialize(alloc.c_str());
   EXPECT_EQ(a.code(), Errc::file_attr_invalid);
-  EXPECT_TRUE(contains(a.message(), "pa.toml:8:10: allocator.policy: unknown allocator policy")) << a.message();
+  EXPECT_TRUE(contains(a.message(), "pa.toml:10:10: allocator.policy: unknown allocator policy")) << a.message();
 
   std::string direct = write_config("pd.toml", null_config() + "[allocator]\npolicy = \"direct\"\nbins = 4\n");
   Status d = Runtime::initialize(direct.c_str());
   EXPECT_EQ(d.code(), Errc::file_attr_invalid);
-  EXPECT_TRUE(contains(d.message(), "pd.toml:9:8: allocator.bins: the direct allocator takes no options"))
+  EXPECT_TRUE(contains(d.message(), "pd.toml:11:8: allocator.bins: the direct allocator takes no options"))
       << d.message();
   EXPECT_EQ(Runtime::instance(), nullptr);
 }
@@ -153,8 +156,7 @@ TEST_F(RuntimeTest, DestroyedHandlesAreRecognised) {
 namespace {
 
 std::string sched_config(const std::string& scheduler_table, const std::string& extra_plugins = "") {
-  return "[runtime]\nplugin_search_paths = [\"" ARUN_BUILD_PLUGIN_DIR "\"]\n" + null_config(1) + extra_plugins +
-         "[scheduler]\n" + scheduler_table;
+  return null_config(1) + extra_plugins + "[scheduler]\n" + scheduler_table;
 }
 
 // Sets or clears ASCEND_RUN_SCHED for one scope.
@@ -273,7 +275,7 @@ TEST_F(RuntimeTest, SchedulerPluginIsLoadedByPolicyName) {
 // aclFinalize with a host function that never returns gives up after [runtime] finalize_timeout_ms
 // with an error naming the stream, instead of waiting forever.
 TEST_F(RuntimeTest, FinalizeWithAHungHostFunctionReturnsAfterTheConfiguredWait) {
-  std::string cfg = write_config("hung.toml", "[runtime]\nfinalize_timeout_ms = 200\n" + null_config(1));
+  std::string cfg = write_config("hung.toml", null_config(1, "", "finalize_timeout_ms = 200\n"));
   ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
   ASSERT_TRUE(Runtime::instance()->set_device(0).ok());
   static std::atomic<bool> release{false};
@@ -309,8 +311,9 @@ TEST_F(RuntimeTest, FinalizeWithAHungHostFunctionReturnsAfterTheConfiguredWait) 
 // Control characters from the config (here a terminal escape in a plugin folder's name) are escaped
 // in the runtime report `ascend-run info` prints.
 TEST_F(RuntimeTest, ReportEscapesControlCharactersFromTheConfig) {
-  std::string cfg = write_config(
-      "esc.toml", "[runtime]\nplugin_search_paths = [\"/nonexistent/evil\\u001b[2Jdir\\rx\"]\n" + null_config(1));
+  std::string cfg = write_config("esc.toml",
+                                 "[[plugin]]\nkind = \"device\"\nname = \"null\"\n[runtime]\nplugin_search_paths = "
+                                 "[\"/nonexistent/evil\\u001b[2Jdir\\rx\", \"" ARUN_BUILD_PLUGIN_DIR "\"]\n");
   ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
   std::string report = rt::runtime_report();
   EXPECT_EQ(report.find('\x1b'), std::string::npos) << report;
