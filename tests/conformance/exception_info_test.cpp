@@ -171,6 +171,7 @@ TEST_P(ExceptionInfoTest, BinarySetExceptionCallbackChecksItsArguments) {
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtBinarySetExceptionCallback(nullptr, nullptr, nullptr));
   // No binary can be loaded yet, so every handle is dead or forged (R4).
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtBinarySetExceptionCallback(&forged, &opCallback, &forged));
+  ASSERT_ACL_OK(aclrtResetDevice(0));
   finalize();
   EXPECT_ACL(ACL_ERROR_UNINITIALIZE, aclrtBinarySetExceptionCallback(&forged, &opCallback, nullptr));
   reinit();
