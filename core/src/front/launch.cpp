@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "arun/runtime/recorder.hpp"
+#include "front/res_limit_state.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/runtime.hpp"
@@ -58,6 +59,7 @@ Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, vo
   guard.free = nullptr;
   task->unit_kind = plugin::UnitKind::Compute;
   task->stream = s.get();
+  task->max_compute_units = detail::kernel_core_limit(*rt, *s);
   if (attrs.op_name != nullptr && prof::on(prof::kTasks)) [[unlikely]]
     task->prof_name = prof::intern(attrs.op_name);
   return rt->submit(task);

@@ -72,6 +72,9 @@ class DeviceSlot {
   int set_count = 0;  // aclrtSetDevice references
   std::shared_ptr<Context> default_context;
   int overflow_mode = 1;  // aclrtFloatOverflowMode; INFNAN (IEEE) by default
+  // aclrtSetDeviceResLimit: process-level core limits per aclrtDevResLimitType (cube, vector);
+  // 0 = none (the hardware count). Dropped when the device closes.
+  std::atomic<uint32_t> res_limit[2] = {0, 0};
 
  private:
   int32_t id_;
