@@ -154,4 +154,20 @@ aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t* value) {
   });
 }
 
+aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t* value) {
+  return api_call("aclrtGetDeviceCapability", [&] {
+    if (value == nullptr) return invalid_param("value is NULL");
+    return rt::device_feature(deviceId, raw(devFeatureType), value);
+  });
+}
+
+// Both NULL checks are the runtime core's in CANN (107000, not 100000).
+aclError aclrtCheckArchCompatibility(const char* socVersion, int32_t* canCompatible) {
+  return api_call("aclrtCheckArchCompatibility", [&] {
+    if (socVersion == nullptr) return rt_param_invalid("socVersion is NULL");
+    if (canCompatible == nullptr) return rt_param_invalid("canCompatible is NULL");
+    return rt::check_arch_compatibility(socVersion, canCompatible);
+  });
+}
+
 }  // extern "C"

@@ -89,6 +89,19 @@ aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, i
   });
 }
 
+aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag) {
+  return api_call("aclrtStreamWaitEventWithFlag", [&] {
+    if (event == nullptr) return invalid_param("event is NULL");
+    if (flag != ACL_EVENT_WAIT_DEFAULT && flag != ACL_EVENT_WAIT_EXTERNAL) {
+      return invalid_param("flag " + std::to_string(flag) + " is neither ACL_EVENT_WAIT_DEFAULT nor _EXTERNAL");
+    }
+    if (flag == ACL_EVENT_WAIT_EXTERNAL && timeout != 0) {
+      return invalid_param("ACL_EVENT_WAIT_EXTERNAL takes no timeout (timeout must be 0)");
+    }
+    return rt::stream_wait_event_with_flag(stream, event, timeout, flag);
+  });
+}
+
 aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
   return api_call("aclrtResetEvent", [&] {
     if (event == nullptr) return event_is_null();

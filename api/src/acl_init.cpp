@@ -146,4 +146,30 @@ const char* arunGetVersion(void) {
   return ARUN_VERSION;
 }
 
+// Need no aclInit: the attributes depend on the installed version and, once a runtime is up, its SoC.
+aclError aclGetCannAttributeList(const aclCannAttr** cannAttrList, size_t* num) {
+  return api_call_no_runtime("aclGetCannAttributeList", [&] {
+    if (cannAttrList == nullptr || num == nullptr) return invalid_param("cannAttrList or num is NULL");
+    return rt::cann_attributes(cannAttrList, num);
+  });
+}
+
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t* value) {
+  return api_call_no_runtime("aclGetCannAttribute", [&] {
+    if (value == nullptr) return invalid_param("value is NULL");
+    const auto attr = raw(cannAttr);
+    if (attr < ACL_CANN_ATTR_INF_NAN || attr > ACL_CANN_ATTR_JIT_COMPILE) {
+      return invalid_param("cannAttr " + std::to_string(attr) + " is not INF_NAN, BF16 or JIT_COMPILE");
+    }
+    const aclCannAttr* list = nullptr;
+    size_t num = 0;
+    ARUN_RETURN_IF_ERROR(rt::cann_attributes(&list, &num));
+    *value = 0;
+    for (size_t i = 0; i < num; ++i) {
+      if (list[i] == attr) *value = 1;
+    }
+    return Status::Ok();
+  });
+}
+
 }  // extern "C"

@@ -106,6 +106,34 @@ aclError aclrtFreeWithDevSync(void* devPtr) {
   });
 }
 
+aclError aclrtMallocForTaskScheduler(void** devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig* cfg) {
+  const void* site = __builtin_return_address(0);
+  return api_call("aclrtMallocForTaskScheduler", [&] {
+    if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+    if (cfg != nullptr && cfg->numAttrs != 0 && cfg->attrs == nullptr) {
+      return invalid_param("cfg->attrs is NULL with cfg->numAttrs " + std::to_string(cfg->numAttrs));
+    }
+    if (size == 0) return invalid_param("size is 0");
+    return rt::device_malloc_for_task_scheduler(devPtr, size, raw(policy), cfg, site);
+  });
+}
+
+aclError aclrtMallocHostWithCfg(void** ptr, uint64_t size, aclrtMallocConfig* cfg) {
+  const void* site = __builtin_return_address(0);
+  return api_call("aclrtMallocHostWithCfg", [&] {
+    if (ptr == nullptr) return invalid_param("ptr is NULL");
+    if (size == 0) return invalid_param("size is 0");
+    return rt::host_malloc_with_cfg(ptr, size, cfg, site);
+  });
+}
+
+aclError aclrtFreeHostWithDevSync(void* hostPtr) {
+  return api_call("aclrtFreeHostWithDevSync", [&] {
+    if (hostPtr == nullptr) return invalid_param("hostPtr is NULL");
+    return rt::host_free_with_sync(hostPtr);
+  });
+}
+
 // The stream is resolved before the pointer arguments are looked at: the core checks them.
 aclError arunMallocAsync(void** devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtStream stream) {
   const void* site = __builtin_return_address(0);

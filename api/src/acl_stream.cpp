@@ -217,4 +217,28 @@ aclError aclrtRegStreamStateCallback(const char* regName, aclrtStreamStateCallba
   });
 }
 
+// The default stream cannot take part: every stream argument is checked for NULL here.
+aclError aclrtSwitchStream(void* leftValue, aclrtCondition cond, void* rightValue, aclrtCompareDataType dataType,
+                           aclrtStream trueStream, aclrtStream falseStream, aclrtStream stream) {
+  return api_call("aclrtSwitchStream", [&] {
+    if (leftValue == nullptr || rightValue == nullptr) return invalid_param("leftValue or rightValue is NULL");
+    if (trueStream == nullptr || stream == nullptr) return invalid_param("trueStream or stream is NULL");
+    if (falseStream != nullptr) return invalid_param("falseStream is reserved and must be NULL");
+    if (raw(cond) < ACL_RT_EQUAL || raw(cond) > ACL_RT_LESS_OR_EQUAL) {
+      return rt_param_invalid("cond " + std::to_string(raw(cond)) + " is not an aclrtCondition");
+    }
+    if (raw(dataType) != ACL_RT_SWITCH_INT32 && raw(dataType) != ACL_RT_SWITCH_INT64) {
+      return rt_param_invalid("dataType " + std::to_string(raw(dataType)) + " is not an aclrtCompareDataType");
+    }
+    return rt::switch_stream(trueStream, stream);
+  });
+}
+
+aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream) {
+  return api_call("aclrtActiveStream", [&] {
+    if (activeStream == nullptr || stream == nullptr) return invalid_param("activeStream or stream is NULL");
+    return rt::active_stream(activeStream, stream);
+  });
+}
+
 }  // extern "C"

@@ -265,6 +265,10 @@ ACL_FUNC_VISIBILITY const char *aclrtGetSocName();
 /* Query one capability value of a device. */
 ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);
 
+/* 4.1 CANN attributes: the attributes this software/SoC combination supports (library-owned array). */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "arun/runtime/res_limits.hpp"
 #include "runtime/runtime.hpp"
 #include "sched/scheduler.hpp"
 
@@ -333,12 +334,7 @@ Status current_default_stream(aclrtStream* out) {
 }
 
 Status resource_limit_in_current_thread(aclrtDevResLimitType type, uint32_t* value) {
-  Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime().require_context(&ctx));
-  // No per-stream or per-process limits are set in this version: the hardware default applies.
-  const auto& p = ctx->slot()->device()->properties();
-  *value = type == ACL_RT_DEV_RES_CUBE_CORE ? p.compute_units : p.vector_units;
-  return Status::Ok();
+  return res_limit_in_current_thread(type, value);  // the resource-limit area (res_limits.cpp)
 }
 
 }  // namespace arun::rt

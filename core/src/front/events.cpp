@@ -181,13 +181,11 @@ Status record_event_with_flag(aclrtEvent event, aclrtStream stream, uint32_t fla
                 "ACL_EVENT_RECORD_EXTERNAL needs a stream that is being captured; this one is not");
 }
 
-Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int32_t timeout_s) {
-  Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
-  if (timeout_s < 0) return Status(Errc::rt_param_invalid, "timeout " + std::to_string(timeout_s) + " is negative");
-  if (event == nullptr) return Status(Errc::rt_param_invalid, "event is NULL");
-  std::shared_ptr<Event> e;
-  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+namespace {
+
+// The checks aclrtStreamWaitEventWithTimeout and a default-flag aclrtStreamWaitEventWithFlag share
+// after the event was found; `timeout_s` 0 waits forever.
+Status timed_wait(Runtime* rt, aclrtStream stream, const std::shared_ptr<Event>& e, uint64_t timeout_s) {
   if (e->flags() & ACL_EVENT_DEVICE_USE_ONLY) {
     return Status(Errc::rt_param_invalid, "a device-only event cannot be waited on from the host API");
   }
@@ -196,9 +194,53 @@ Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int3
   }
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
-  // The simulated device's wait task has no timeout (as CANN's on chips without that support):
-  // the bound is accepted and the wait is unbounded.
-  return rt->wait_event(*s, e);
+  // A wait still blocked after timeout_s seconds fails with ACL_ERROR_RT_TASK_TIMEOUT, which the
+  // stream's next synchronize reports; the stream then goes on with its next task.
+  return rt->wait_event(*s, e, timeout_s * 1000000000ull);
+}
+
+}  // namespace
+
+Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int32_t timeout_s) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  if (timeout_s < 0) return Status(Errc::rt_param_invalid, "timeout " + std::to_string(timeout_s) + " is negative");
+  if (event == nullptr) return Status(Errc::rt_param_invalid, "event is NULL");
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  return timed_wait(rt, stream, e, static_cast<uint64_t>(timeout_s));
+}
+
+Status stream_wait_event_with_flag(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  std::shared_ptr<Event> e;
+  ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  // The first call fixes the event's wait flag (independently of its record flag), whether or not
+  // it succeeds.
+  int32_t fixed = -1;
+  e->wait_flag.compare_exchange_strong(fixed, static_cast<int32_t>(flag));
+  if (fixed == -1) fixed = static_cast<int32_t>(flag);
+  if (flag == ACL_EVENT_WAIT_EXTERNAL) {
+    const uint32_t user_flags = e->flags() & ~(Event::kCreatedEx | Event::kCreatedPlain);
+    if (!(e->flags() & Event::kCreatedEx) || user_flags != ACL_EVENT_SYNC) {
+      return Status(Errc::rt_feature_not_support,
+                    "ACL_EVENT_WAIT_EXTERNAL needs an event from aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)");
+    }
+  }
+  if (static_cast<uint32_t>(fixed) != flag) {
+    return Status(Errc::rt_param_invalid, "the event's wait flag was fixed to " + std::to_string(fixed) +
+                                              " by its first aclrtStreamWaitEventWithFlag");
+  }
+  if (flag == ACL_EVENT_WAIT_DEFAULT) {
+    // UINT32_MAX asks for the runtime's default wait timeout, which is none.
+    return timed_wait(rt, stream, e, timeout_s == UINT32_MAX ? 0 : timeout_s);
+  }
+  // ACL_EVENT_WAIT_EXTERNAL belongs in a graph capture, which this runtime does not provide.
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  return Status(static_cast<Errc>(ACL_ERROR_RT_STREAM_NOT_CAPTURED),
+                "ACL_EVENT_WAIT_EXTERNAL needs a stream that is being captured; this one is not");
 }
 
 Status query_event_wait(aclrtEvent event, aclrtEventWaitStatus* status) {

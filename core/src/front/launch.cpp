@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "arun/runtime/recorder.hpp"
+#include "front/res_limit_state.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/runtime.hpp"
@@ -71,6 +72,7 @@ Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, vo
   // Overflow detection applies to launches submitted while the switch is on (spec part 2, 4.8).
   if (s->overflow_switch.load(std::memory_order_relaxed) != 0) [[unlikely]]
     task->overflow_sink = &s->context()->slot()->overflow_status;
+  task->max_compute_units = detail::kernel_core_limit(*rt, *s);
   if (attrs.op_name != nullptr && prof::on(prof::kTasks)) [[unlikely]]
     task->prof_name = prof::intern(attrs.op_name);
   return rt->submit(task);

@@ -386,6 +386,12 @@ Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const ac
   return malloc_on(rt, out, size, policy, site, 0, false);
 }
 
+Status device_malloc_for_task_scheduler(void** out, size_t size, uint32_t policy, const aclrtMallocConfig* cfg,
+                                        const void* site) {
+  // The simulated device's task scheduler addresses all of device memory: every block qualifies.
+  return device_malloc_with_cfg(out, size, policy, cfg, site);
+}
+
 Status device_free_with_sync(void* ptr) {
   ARUN_RUNTIME(rt);
   if (ptr == nullptr) return invalid_param("devPtr is NULL");
@@ -459,6 +465,46 @@ Status host_free(void* ptr) {
   }
   rt.pinned().retire(ptr, std::move(in_flight));
   return Status::Ok();
+}
+
+Status host_malloc_with_cfg(void** out, uint64_t size, const aclrtMallocConfig* cfg, const void* site) {
+  ARUN_RUNTIME(rt);
+  (void)rt;
+  if (cfg != nullptr) {
+    if (cfg->attrs == nullptr) return rt_param_invalid("cfg->attrs is NULL (pass cfg = NULL for no attributes)");
+    for (size_t i = 0; i < cfg->numAttrs; ++i) {
+      uint32_t id = 0;
+      std::memcpy(&id, &cfg->attrs[i].attr, sizeof id);
+      switch (id) {
+        case ACL_RT_MEM_ATTR_RSV:
+        case ACL_RT_MEM_ATTR_MODULE_ID:  // accounting only
+        case ACL_RT_MEM_ATTR_DEVICE_ID:  // host memory belongs to no device: accepted and ignored
+          break;
+        case ACL_RT_MEM_ATTR_VA_FLAG:
+          return rt_param_invalid("cfg->attrs[" + std::to_string(i) +
+                                  "]: ACL_RT_MEM_ATTR_VA_FLAG is not accepted here");
+        default:
+          return rt_param_invalid("cfg->attrs[" + std::to_string(i) + "]: unknown attribute " + std::to_string(id));
+      }
+    }
+  }
+  if (size > SIZE_MAX - 4095) {
+    return Status(Errc::rt_memory_allocation, "cannot allocate " + std::to_string(size) + " bytes of host memory");
+  }
+  return host_malloc(out, static_cast<size_t>(size), site);
+}
+
+Status host_free_with_sync(void* ptr) {
+  ARUN_RUNTIME(rt);
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
+  // A failed synchronisation leaves the block allocated, so the caller may retry.
+  ARUN_RETURN_IF_ERROR(rt.synchronize_device(-1));
+  void* base = nullptr;
+  if (!rt.pinned().find(ptr, 1, &base) || base != ptr) {
+    return rt_param_invalid("pointer was not returned by aclrtMallocHost / aclrtMallocHostWithCfg");
+  }
+  return host_free(ptr);
 }
 
 // ---------------------------------------------------------------- copies and fills

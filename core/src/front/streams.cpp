@@ -153,4 +153,33 @@ Status stop_stream(aclrtStream stream) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------- model-stream control
+
+namespace {
+
+// Both streams of aclrtSwitchStream / aclrtActiveStream must be bound to a model runtime instance.
+Status model_streams(aclrtStream other, aclrtStream stream, const char* other_name) {
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  if (!rt->find_stream(other)) {
+    return Status(Errc::rt_invalid_handle,
+                  std::string(other_name) + " is not a live stream (destroyed, or not a stream)");
+  }
+  return Status(static_cast<Errc>(ACL_ERROR_RT_STREAM_MODEL),
+                "stream " + std::to_string(s->id()) +
+                    " is not bound to a model runtime instance (ascend-run provides no aclmdlRIBindStream)");
+}
+
+}  // namespace
+
+Status switch_stream(aclrtStream true_stream, aclrtStream stream) {
+  return model_streams(true_stream, stream, "trueStream");
+}
+
+Status active_stream(aclrtStream active, aclrtStream stream) {
+  return model_streams(active, stream, "activeStream");
+}
+
 }  // namespace arun::rt

@@ -69,6 +69,7 @@ void DeviceSlot::release(LeakReport* leaks) {
     // as complete.
     device_->close();
     scheduler_.reset();
+    for (auto& limit : res_limit) limit.store(0, std::memory_order_relaxed);
     log().debug("device {} ({}) closed", id_, backend_);
   }
 }

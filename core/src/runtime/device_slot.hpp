@@ -75,6 +75,9 @@ class DeviceSlot {
   // The process-level overflow status of this device (spec part 2, 4.8): non-zero once a task of a
   // stream with the overflow switch on reported an overflow / Inf / NaN; cleared by the reset tasks.
   std::atomic<uint32_t> overflow_status{0};
+  // aclrtSetDeviceResLimit: process-level core limits per aclrtDevResLimitType (cube, vector);
+  // 0 = none (the hardware count). Dropped when the device closes.
+  std::atomic<uint32_t> res_limit[2] = {0, 0};
 
  private:
   int32_t id_;

@@ -40,6 +40,8 @@ class Event {
   uint32_t pending_waits = 0;           // enqueued wait tasks not yet satisfied
   // The record flag (ACL_EVENT_RECORD_*) the first aclrtRecordEventWithFlag fixed; -1: none yet.
   std::atomic<int32_t> record_flag{-1};
+  // The same for the wait flag (ACL_EVENT_WAIT_*) of aclrtStreamWaitEventWithFlag.
+  std::atomic<int32_t> wait_flag{-1};
 
  private:
   Context* context_;

@@ -73,6 +73,8 @@ class Runtime {
   // ---- streams ----
   // NULL = the current context's default stream. A stream of another context is rt_stream_context.
   Status resolve_stream(void* handle, std::shared_ptr<Stream>* out) const;
+  // The live stream behind `handle`, whatever its context; nullptr if destroyed or not a stream.
+  std::shared_ptr<Stream> find_stream(void* handle) const { return streams_.find(handle); }
   // Every live stream, default streams included (for the report).
   std::vector<std::shared_ptr<Stream>> live_streams() const { return streams_.snapshot(); }
   Status create_stream(uint32_t priority, uint32_t flags, void** handle);
@@ -85,7 +87,8 @@ class Runtime {
   Status destroy_event(void* handle);
   Status resolve_event(void* handle, std::shared_ptr<Event>* out) const;  // any context
   Status record_event(const std::shared_ptr<Event>& event, Stream& stream);
-  Status wait_event(Stream& stream, const std::shared_ptr<Event>& event);
+  // `timeout_ns` != 0: the wait fails with ACL_ERROR_RT_TASK_TIMEOUT after blocking that long.
+  Status wait_event(Stream& stream, const std::shared_ptr<Event>& event, uint64_t timeout_ns = 0);
   Status reset_event(const std::shared_ptr<Event>& event, Stream& stream);
   Status synchronize_event(Event& event, int32_t timeout_ms);
 

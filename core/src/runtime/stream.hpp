@@ -66,6 +66,9 @@ class Stream {
   std::atomic<uint32_t> overflow_switch{0};
   std::atomic<uint32_t> cache_op_info_switch{0};
   std::atomic<uint32_t> user_custom_tag{0};
+  // aclrtSetStreamResLimit: core limits per aclrtDevResLimitType (cube, vector); 0 = none. They
+  // apply to kernels launched by threads that selected this stream (aclrtUseStreamResInCurrentThread).
+  std::atomic<uint32_t> res_limit[2] = {0, 0};
 
   void set_user_allocator(std::optional<UserAllocator> a) {
     std::lock_guard lock(user_allocator_mu_);

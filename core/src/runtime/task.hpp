@@ -38,6 +38,8 @@ struct Task : plugin::Work {
   uint64_t ready_seq = 0;
   std::shared_ptr<EventRecord> record;  // EventRecord / EventWait: the record it completes or waits for
   std::shared_ptr<Event> event;         // EventWait / EventReset
+  // EventWait: how long it may stay blocked before it fails with ACL_ERROR_RT_TASK_TIMEOUT (0: forever).
+  uint64_t wait_timeout_ns = 0;
   // ascend-run device tasks (arunLaunchDeviceTask): a plain host function run on a compute unit
   void (*host_fn)(void*) = nullptr;
   void* host_user = nullptr;

@@ -295,6 +295,8 @@ void Scheduler::advance(Stream* first, Batch& batch) {
           if (t->record && !t->record->done.load(std::memory_order_relaxed)) {
             t->record->blocked.push_back(s);
             s->head_busy_ = true;
+            if (t->wait_timeout_ns != 0) [[unlikely]]
+              wait_timer_.arm(WaitTimer::now_ns() + t->wait_timeout_ns, s, s->uid(), t->seq);
           } else {
             if (t->event) --t->event->pending_waits;
             if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
@@ -410,6 +412,41 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
     advance(s, batch);
     if (s->detached_ && s->queue_.empty()) {
       auto it = streams_.find(s);
+      batch.dropped = std::move(it->second);
+      streams_.erase(it);
+    }
+    dispatch(batch);
+  }
+  flush(batch);
+}
+
+// A timed event wait reached its deadline: if it is still the blocked head of its stream, it fails
+// (the stream's error, reported by its next synchronize) and the stream moves on.
+void Scheduler::expire_wait(Stream* stream, uint64_t stream_uid, uint64_t seq) {
+  constexpr int kTimeout = 107020;  // ACL_ERROR_RT_TASK_TIMEOUT
+  Batch batch;
+  {
+    std::lock_guard lock(mu_);
+    auto it = streams_.find(stream);
+    if (it == streams_.end() || stream->uid() != stream_uid) return;  // destroyed meanwhile
+    Stream* s = stream;
+    if (s->queue_.empty() || !s->head_busy_) return;
+    Task* t = s->queue_.front();
+    if (t->seq != seq || t->task_kind != TaskKind::EventWait || !t->record ||
+        t->record->done.load(std::memory_order_relaxed)) {
+      return;  // released in time
+    }
+    auto& blocked = t->record->blocked;
+    blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
+    if (t->event) --t->event->pending_waits;
+    if (s->first_error_ == 0) s->first_error_ = kTimeout;
+    finish(s, t, batch);
+    if (stops_on_failure(*s)) {
+      s->stop_error_ = kTimeout;
+      discard_locked(s, batch);
+    }
+    advance(s, batch);
+    if (s->detached_ && s->queue_.empty()) {
       batch.dropped = std::move(it->second);
       streams_.erase(it);
     }

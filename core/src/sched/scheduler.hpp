@@ -21,6 +21,7 @@
 #include "runtime/stream.hpp"
 #include "sched/notifier.hpp"
 #include "sched/scheduler_policy.hpp"
+#include "sched/wait_timer.hpp"
 
 namespace arun {
 
@@ -132,6 +133,9 @@ class Scheduler {
   // Profiling: record clock minus device clock, measured once (the device clock only counts from
   // a fixed epoch on the same steady clock, so the difference is constant); 0 = not measured yet.
   std::atomic<uint64_t> prof_clock_offset_{0};
+  // Timed event waits (Task::wait_timeout_ns). Last member: destroyed (its thread joined) first.
+  void expire_wait(Stream* stream, uint64_t stream_uid, uint64_t seq);
+  WaitTimer wait_timer_{[this](Stream* s, uint64_t uid, uint64_t seq) { expire_wait(s, uid, seq); }};
 };
 
 }  // namespace arun

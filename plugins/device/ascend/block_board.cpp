@@ -40,10 +40,15 @@ BlockBoard::Launch* BlockBoard::join() {
     std::lock_guard lock(mu_);
     for (Launch* l : open_) {
       const uint32_t next = l->next.load(std::memory_order_relaxed);
-      if (next < l->block_dim && l->status.load(std::memory_order_relaxed) == 0) {
+      if (next < l->block_dim && l->status.load(std::memory_order_relaxed) == 0 && has_room(*l)) {
         ++l->helpers;
         found = l;
-        more = l->block_dim - next > 1;  // blocks left once this helper has claimed its first
+        if (!has_room(*l)) {
+          l->full = true;
+          if (!l->exhausted.load(std::memory_order_relaxed)) claimable_.fetch_sub(1, std::memory_order_seq_cst);
+        }
+        // Blocks left once this helper has claimed its first, and room for one more core.
+        more = l->block_dim - next > 1 && has_room(*l);
         break;
       }
     }
@@ -55,9 +60,24 @@ BlockBoard::Launch* BlockBoard::join() {
   return found;
 }
 
+bool BlockBoard::has_room(const Launch& launch) {
+  return launch.max_cores == 0 || launch.helpers + 1 < launch.max_cores;
+}
+
 void BlockBoard::leave(Launch& launch) {
-  std::lock_guard lock(mu_);
-  if (--launch.helpers == 0) released_.notify_all();
+  bool reopened = false;
+  {
+    std::lock_guard lock(mu_);
+    if (launch.full) {
+      launch.full = false;
+      if (!launch.exhausted.load(std::memory_order_relaxed)) {
+        claimable_.fetch_add(1, std::memory_order_seq_cst);
+        reopened = true;
+      }
+    }
+    if (--launch.helpers == 0) released_.notify_all();
+  }
+  if (reopened) wake_one();  // the core that left may be busy with its own work now
 }
 
 bool BlockBoard::claim(Launch& launch, uint32_t* block) {
@@ -73,7 +93,16 @@ bool BlockBoard::claim(Launch& launch, uint32_t* block) {
 }
 
 void BlockBoard::mark_exhausted(Launch& launch) {
-  if (!launch.exhausted.exchange(true, std::memory_order_seq_cst)) claimable_.fetch_sub(1, std::memory_order_seq_cst);
+  if (launch.max_cores == 0) {
+    if (!launch.exhausted.exchange(true, std::memory_order_seq_cst)) claimable_.fetch_sub(1, std::memory_order_seq_cst);
+    return;
+  }
+  // A limited launch leaves the count when it fills up too, so its count changes under the mutex.
+  if (launch.exhausted.load(std::memory_order_seq_cst)) return;
+  std::lock_guard lock(mu_);
+  if (!launch.exhausted.exchange(true, std::memory_order_seq_cst) && !launch.full) {
+    claimable_.fetch_sub(1, std::memory_order_seq_cst);
+  }
 }
 
 void BlockBoard::wake_one() {

@@ -11,6 +11,11 @@
 // work of its own is posted, so helping never delays what the scheduler gave that unit for longer
 // than one block.
 //
+// A launch with a core limit (Work::max_compute_units, from the resource-limit API) admits at most
+// that many cores at once: the owner plus limit-1 helpers; join() passes over a full launch, and a
+// full launch does not count as claimable (idle cores park instead of polling it) until a helper
+// leaves it.
+//
 // Lifetime: a Launch lives on the owner's stack. Helpers hold it only between join() and leave(),
 // both under the board mutex, and withdraw() waits for them, so a helper never touches a launch
 // whose kernel has completed.
@@ -38,6 +43,8 @@ class BlockBoard {
     std::atomic<bool> exhausted{true};      // every block claimed, or never published
     std::atomic<uint32_t> participants{1};  // units that ran at least one block (owner included)
     uint32_t helpers = 0;                   // guarded by the board mutex
+    uint32_t max_cores = 0;                 // cores that may run blocks at once, owner included (0: all)
+    bool full = false;                      // at its core limit; guarded by the board mutex
   };
 
   // The compute units that may help; set once the units run, cleared before they stop.
@@ -62,6 +69,8 @@ class BlockBoard {
 
  private:
   void mark_exhausted(Launch& launch);
+  // Whether one more helper may join (board mutex held).
+  static bool has_room(const Launch& launch);
   void wake_one();
 
   mutable std::mutex mu_;

@@ -158,7 +158,8 @@ int WorkExecutor::kernel(const Work& w) const {
   BlockBoard::Launch launch;
   launch.work = &w;
   launch.block_dim = w.block_dim;
-  const bool spread = w.block_dim > 1;
+  launch.max_cores = w.max_compute_units;
+  const bool spread = w.block_dim > 1 && w.max_compute_units != 1;
   if (spread) board_.publish(launch);
   run_blocks(launch, [] { return false; });
   // Blocks a helper runs write memory that the completion publishes: withdraw() synchronises with

@@ -104,6 +104,10 @@ struct Work {
   // polls it where stopping is safe (between kernel blocks, between copy chunks) and completes the
   // work with ACL_ERROR_RT_DEVICE_TASK_ABORT; it may also ignore it and run to the end.
   const std::atomic<bool>* cancel = nullptr;
+  // Kernel: the most compute units that may run this launch's blocks at once, the unit it was
+  // given included (aclrtSetDeviceResLimit / aclrtSetStreamResLimit); 0 = no limit. Plugin ABI
+  // minor 5: devices built against an older minor never read it.
+  uint32_t max_compute_units = 0;
 };
 
 class Device {

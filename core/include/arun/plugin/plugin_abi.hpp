@@ -29,7 +29,8 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 2: scheduler plugins (scheduler.hpp).
 // Minor 3: allocator plugins (allocator.hpp); HostServices::memory_live.
 // Minor 4: profiler sinks (profiler.hpp).
-inline constexpr uint16_t kAbiMinor = 4;
+// Minor 5: Work::max_compute_units (core-count resource limits).
+inline constexpr uint16_t kAbiMinor = 5;
 
 enum class PluginKind : uint32_t {
   Device = 1,

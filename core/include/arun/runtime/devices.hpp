@@ -80,7 +80,7 @@ Status set_current_context(aclrtContext context);
 Status get_current_context(aclrtContext* out);
 Status current_default_stream(aclrtStream* out);
 // aclrtGetResInCurrentThread: the limit for `type` (ACL_RT_DEV_RES_CUBE_CORE or _VECTOR_CORE,
-// checked by the caller) on the current device: the hardware's unit count (no limits are set).
+// checked by the caller) in force for the calling thread on the current device (res_limits.hpp).
 Status resource_limit_in_current_thread(aclrtDevResLimitType type, uint32_t* value);
 
 }  // namespace arun::rt

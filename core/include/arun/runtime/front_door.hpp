@@ -15,6 +15,7 @@
 #include "arun/runtime/aclprof.hpp"
 #include "arun/runtime/builtin_tasks.hpp"
 #include "arun/runtime/call.hpp"
+#include "arun/runtime/capabilities.hpp"
 #include "arun/runtime/devices.hpp"
 #include "arun/runtime/extensions.hpp"
 #include "arun/runtime/hooks.hpp"
@@ -24,4 +25,5 @@
 #include "arun/runtime/models.hpp"
 #include "arun/runtime/overflow.hpp"
 #include "arun/runtime/recorder.hpp"
+#include "arun/runtime/res_limits.hpp"
 #include "arun/runtime/streams.hpp"

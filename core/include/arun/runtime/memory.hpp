@@ -29,6 +29,10 @@ Status device_malloc_align32(void** out, size_t size, uint32_t policy, const voi
 // attribute, an invalid policy combination, DEVICE_ID other than the current device),
 // ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_MEMORY_ALLOCATION.
 Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const aclrtMallocConfig* cfg, const void* site);
+// aclrtMallocForTaskScheduler: as device_malloc_with_cfg (the simulated device's task scheduler
+// reaches all of its memory).
+Status device_malloc_for_task_scheduler(void** out, size_t size, uint32_t policy, const aclrtMallocConfig* cfg,
+                                        const void* site);
 // aclrtFreeWithDevSync: synchronises the current device, then frees. Errors:
 // ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_PARAM_INVALID (not device memory of this runtime), the
 // synchronisation's (the block stays allocated), device_free's.
@@ -58,6 +62,14 @@ Status record_stream_use(void* ptr, aclrtStream stream);
 Status host_malloc(void** out, size_t size, const void* site);
 // aclrtFreeHost (`ptr` non-NULL). Errors: ACL_ERROR_RT_MEMORY_FREE (not from aclrtMallocHost).
 Status host_free(void* ptr);
+// aclrtMallocHostWithCfg (`out` non-NULL, `size` > 0): host_malloc with options; needs no context.
+// Errors: ACL_ERROR_RT_PARAM_INVALID (cfg->attrs NULL, VA_FLAG, an unknown attribute; DEVICE_ID
+// and MODULE_ID are accepted and ignored), ACL_ERROR_RT_MEMORY_ALLOCATION.
+Status host_malloc_with_cfg(void** out, uint64_t size, const aclrtMallocConfig* cfg, const void* site);
+// aclrtFreeHostWithDevSync (`ptr` non-NULL): synchronises the current device, then host_free.
+// Errors: ACL_ERROR_RT_CONTEXT_NULL, the synchronisation's (the block stays allocated),
+// ACL_ERROR_RT_PARAM_INVALID (not the base of a block from aclrtMallocHost*).
+Status host_free_with_sync(void* ptr);
 
 // ---- copies and fills (the caller checked NULLs, count <= dest_max and count > 0)
 // aclrtMemcpyAsync. Errors: memcpy_sync's, the stream's, ACL_ERROR_RT_FEATURE_NOT_SUPPORT

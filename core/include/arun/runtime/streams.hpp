@@ -88,8 +88,23 @@ Status query_event_recorded(aclrtEvent event, aclrtEventRecordedStatus* status);
 Status record_event_with_flag(aclrtEvent event, aclrtStream stream, uint32_t flag);
 // aclrtStreamWaitEventWithTimeout: rt_param_invalid (timeout < 0, checked first; NULL event;
 // device-only event), rt_invalid_handle, rt_feature_not_support (event without ACL_EVENT_SYNC),
-// the stream's errors. The simulated wait task has no timeout support: the wait is unbounded.
+// the stream's errors. `timeout_s` 0 waits forever; a wait still blocked after `timeout_s` seconds
+// fails with ACL_ERROR_RT_TASK_TIMEOUT (reported by the stream's next synchronize) and the stream
+// goes on.
 Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int32_t timeout_s);
+// aclrtStreamWaitEventWithFlag (`event` non-NULL, `flag` 0 or 1, EXTERNAL with timeout 0: checked
+// by the caller): rt_invalid_handle; the first call fixes the event's wait flag; EXTERNAL:
+// rt_feature_not_support unless an Ex event created with exactly ACL_EVENT_SYNC; rt_param_invalid
+// (flag differs from the fixed one); DEFAULT: as stream_wait_event_with_timeout with an unsigned
+// timeout (UINT32_MAX: the default, no timeout); EXTERNAL: the stream's errors, then
+// rt_stream_not_captured, always (no stream capture in this runtime).
+Status stream_wait_event_with_flag(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag);
+// aclrtSwitchStream / aclrtActiveStream (NULLs, falseStream, cond and dataType checked by the
+// caller): the stream's errors (rt_context_null, rt_invalid_handle, rt_stream_context), the other
+// stream's rt_invalid_handle, then rt_stream_model: both streams must be bound to a model runtime
+// instance, and this runtime provides no aclmdlRIBindStream, so no stream ever is.
+Status switch_stream(aclrtStream true_stream, aclrtStream stream);
+Status active_stream(aclrtStream active_stream, aclrtStream stream);
 // aclrtQueryEventWaitStatus (Ex events are rt_param_invalid): NOT_READY while waits are pending.
 Status query_event_wait(aclrtEvent event, aclrtEventWaitStatus* status);
 // aclrtEventElapsedTime: milliseconds between the completions of two recorded events of one device.
