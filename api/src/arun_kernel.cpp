@@ -49,3 +49,7 @@ extern "C" void arunBlockFault(arunBlock* block, aclError code, const char* mess
   if (block == nullptr) return;
   rt::block_fault(block, code, message != nullptr ? message : "kernel reported a fault");
 }
+
+extern "C" int arunBlockCancelled(const arunBlock* block) {
+  return block != nullptr && rt::block_cancelled() ? 1 : 0;
+}

@@ -129,6 +129,10 @@ class Block {
     throw KernelFault(code == ACL_SUCCESS ? ACL_ERROR_RT_AICORE_EXCEPTION : code);
   }
 
+  // True once aclrtStreamStop / aclrtStreamAbort asked the launch to halt. The device stops
+  // between blocks itself; a long block polls this and returns early (what it wrote stays).
+  bool cancelled() const { return arunBlockCancelled(native_) != 0; }
+
   arunBlock* native() const { return native_; }
 
  private:

@@ -2,6 +2,7 @@
 #include "arun/runtime/launch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -18,9 +19,19 @@ namespace arun::rt {
 
 namespace {
 
+// The stop flag of the launch whose block runs on this thread (block_cancelled). Set by the
+// trampoline rather than asked of the plugin's KernelContext, so every device plugin supports it
+// without an ABI change; the device itself still checks Work::cancel between blocks.
+constinit thread_local const std::atomic<bool>* t_block_cancel = nullptr;
+
 // The device calls this once per block; the block context is what the kernel sees as arunBlock.
 void run_user_kernel(plugin::KernelContext& ctx, void* args) {
   auto* task = static_cast<Task*>(args);
+  struct Restore {
+    const std::atomic<bool>* outer;
+    ~Restore() { t_block_cancel = outer; }
+  } restore{t_block_cancel};  // a device that runs a block inside another keeps nesting right
+  t_block_cancel = &task->cancel_requested;
   task->user_kernel(reinterpret_cast<arunBlock*>(&ctx), task->user_args);
 }
 
@@ -61,6 +72,11 @@ Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, vo
   if (attrs.op_name != nullptr && prof::on(prof::kTasks)) [[unlikely]]
     task->prof_name = prof::intern(attrs.op_name);
   return rt->submit(task);
+}
+
+bool block_cancelled() {
+  const std::atomic<bool>* flag = t_block_cancel;
+  return flag != nullptr && flag->load(std::memory_order_acquire);
 }
 
 Status launch_target(aclrtStream stream, LaunchTarget* out) {

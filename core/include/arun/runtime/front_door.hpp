@@ -21,5 +21,6 @@
 #include "arun/runtime/lifecycle.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"
+#include "arun/runtime/notifies.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "arun/runtime/streams.hpp"
