@@ -54,3 +54,7 @@ extern "C" void arunBlockReportOverflow(arunBlock* block) {
   if (block == nullptr) return;
   rt::block_report_overflow(block);
 }
+
+extern "C" int arunBlockCancelled(const arunBlock* block) {
+  return block != nullptr && rt::block_cancelled() ? 1 : 0;
+}

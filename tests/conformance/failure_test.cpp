@@ -109,16 +109,17 @@ TEST_P(FailureTest, StopOnFailureDropsQueuedTasksAndRefusesNewOnesUntilAbort) {
   Probe refused;
   EXPECT_ACL(ACL_ERROR_RT_COPY_DATA, launchProbe(s, refused)) << "a stopped stream refuses new tasks";
   EXPECT_NE(nullptr, aclGetRecentErrMsg());
-  // A stream that chose to continue is unaffected.
+  // A stream that chose to continue still runs its work, but (spec part 2, R3) the context is in
+  // stop-on-failure mode now, so its synchronize reports the context's sticky failure.
   Probe elsewhere;
   ASSERT_ACL_OK(launchProbe(other, elsewhere));
-  EXPECT_ACL_OK(aclrtSynchronizeStream(other));
+  EXPECT_ACL(ACL_ERROR_RT_COPY_DATA, aclrtSynchronizeStream(other));
   EXPECT_TRUE(elsewhere.ran.load());
-  // aclrtStreamAbort takes the stream back into service.
+  // aclrtStreamAbort takes the stream back into service; the context's error stays.
   ASSERT_ACL_OK(aclrtStreamAbort(s));
   Probe revived;
   ASSERT_ACL_OK(launchProbe(s, revived));
-  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_ACL(ACL_ERROR_RT_COPY_DATA, aclrtSynchronizeStream(s));
   EXPECT_TRUE(revived.ran.load());
   EXPECT_FALSE(refused.ran.load());
   freeCopyTargets();
@@ -266,7 +267,7 @@ TEST_P(FailureTest, AbortMakesAConcurrentSynchronizeReturnStreamAbort) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
-TEST_P(FailureTest, StopKeepsTheQueue) {
+TEST_P(FailureTest, StopDropsTheQueueAndMarksTheStreamAbnormal) {
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamStop(nullptr));
@@ -276,11 +277,13 @@ TEST_P(FailureTest, StopKeepsTheQueue) {
   Probe behind;
   ASSERT_ACL_OK(launchProbe(s, behind));
   ASSERT_TRUE(gate.waitEntered(1));
-  // A host task cannot be halted half-way; the stop must not drop what is queued behind it.
+  // A host task cannot be halted half-way, but what is queued behind it is dropped and the stream
+  // is abnormal (spec part 2, R3) until it is destroyed.
   EXPECT_ACL_OK(aclrtStreamStop(s));
   gate.open();
-  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
-  EXPECT_TRUE(behind.ran.load()) << "aclrtStreamStop must not purge the queue";
+  EXPECT_ACL(ACL_ERROR_RT_INTERNAL_ERROR, aclrtSynchronizeStream(s));
+  EXPECT_ACL(ACL_ERROR_RT_INTERNAL_ERROR, aclrtSynchronizeStream(s)) << "every later synchronize";
+  EXPECT_FALSE(behind.ran.load()) << "aclrtStreamStop drops the tasks behind the halted one";
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 

@@ -227,7 +227,7 @@ TEST_P(KernelTest, TrapsStatusesAndExceptionsFailTheLaunchWithTheirCodes) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
-TEST_P(KernelTest, StopHaltsARunningKernelBetweenBlocksAndKeepsTheQueue) {
+TEST_P(KernelTest, StopHaltsARunningKernelBetweenBlocksAndDropsTheQueue) {
   constexpr uint32_t kBlocks = 1000;
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
@@ -242,9 +242,9 @@ TEST_P(KernelTest, StopHaltsARunningKernelBetweenBlocksAndKeepsTheQueue) {
   ASSERT_TRUE(gate.waitEntered(1));
   ASSERT_ACL_OK(aclrtStreamStop(s));
   gate.open();
-  // A halted task is not a failure; the tasks behind it still run.
-  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
-  EXPECT_TRUE(behind.ran.load());
+  // The stream is abnormal from now on (spec part 2, R3); the tasks behind the halted one are dropped.
+  EXPECT_ACL(ACL_ERROR_RT_INTERNAL_ERROR, aclrtSynchronizeStream(s));
+  EXPECT_FALSE(behind.ran.load());
   // Blocks already running finish; each unit stops before its next block.
   EXPECT_LT(ran.load(), kBlocks);
   EXPECT_ACL_OK(aclrtDestroyStream(s));

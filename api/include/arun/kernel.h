@@ -66,6 +66,13 @@ ACL_FUNC_VISIBILITY void arunBlockFault(arunBlock *block, aclError code, const c
  */
 ACL_FUNC_VISIBILITY void arunBlockReportOverflow(arunBlock *block);
 
+/*
+ * 1 once aclrtStreamStop or aclrtStreamAbort asked the launch to halt, else 0. The device stops a
+ * launch between blocks by itself; a block that runs long (a loop over much data) polls this and
+ * returns early so the stop takes effect within one poll interval instead of at the block's end.
+ */
+ACL_FUNC_VISIBILITY int arunBlockCancelled(const arunBlock *block);
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,6 +140,9 @@ class Block {
     report_overflow();
     return false;
   }
+  // True once aclrtStreamStop / aclrtStreamAbort asked the launch to halt. The device stops
+  // between blocks itself; a long block polls this and returns early (what it wrote stays).
+  bool cancelled() const { return arunBlockCancelled(native_) != 0; }
 
   arunBlock* native() const { return native_; }
 

@@ -2,6 +2,7 @@
 #include "arun/runtime/launch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -20,13 +21,15 @@ namespace arun::rt {
 namespace {
 
 // The launch whose block this thread is running (a device unit runs one block at a time), so that
-// block_report_overflow finds the task's overflow sink without widening arunBlock.
-thread_local Task* t_running = nullptr;
+// block_report_overflow and block_cancelled find the task without widening arunBlock or the
+// plugin's KernelContext: every device plugin supports them with no ABI change. (The device itself
+// still checks Work::cancel between blocks.)
+constinit thread_local Task* t_running = nullptr;
 
 // The device calls this once per block; the block context is what the kernel sees as arunBlock.
 void run_user_kernel(plugin::KernelContext& ctx, void* args) {
   auto* task = static_cast<Task*>(args);
-  struct Running {  // restored however the kernel returns
+  struct Running {  // restored however the kernel returns; a block run inside another nests right
     Task* outer = t_running;
     explicit Running(Task* t) { t_running = t; }
     ~Running() { t_running = outer; }
@@ -82,6 +85,11 @@ void block_report_overflow(arunBlock* block) {
   (void)block;
   Task* task = t_running;
   if (task != nullptr && task->overflow_sink != nullptr) task->overflow_sink->store(1, std::memory_order_relaxed);
+}
+
+bool block_cancelled() {
+  const Task* task = t_running;
+  return task != nullptr && task->cancel_requested.load(std::memory_order_acquire);
 }
 
 Status launch_target(aclrtStream stream, LaunchTarget* out) {

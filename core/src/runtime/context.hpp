@@ -31,6 +31,9 @@ class Context {
   // Set once any stream of the context chose ACL_STOP_ON_FAILURE: the spec makes stop-on-failure
   // apply to every stream of the context that did not choose a mode of its own.
   std::atomic<bool> stop_on_failure{false};
+  // Spec part 2, R3: once stop_on_failure is set, the first task failure in any stream of the
+  // context; every later synchronize of any of its streams reports it. Gone with the context.
+  std::atomic<int> sticky_error{0};
 
   // Streams and events created in this context, released with it.
   std::mutex mu;

@@ -140,7 +140,7 @@ Status Runtime::finalize_locked(Runtime* rt) {
     const int64_t deadline = Notifier::deadline_after_ms(static_cast<int32_t>(rt->config_.finalize_timeout_ms));
     std::string busy;
     for (const auto& s : rt->streams_.snapshot()) {
-      if (s->scheduler()->wait_for(*s, s->submitted(), deadline)) continue;
+      if (s->scheduler()->drain(*s, deadline)) continue;
       const int32_t device = s->context()->slot()->id();
       log().error(
           "aclFinalize: stream {} of device {} still has {} task(s) queued after {} ms "
@@ -709,9 +709,20 @@ Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
                                                     std::to_string(timeout_ms) + " ms");
   }
   if (allocator_->trace) allocator_->trace->synchronized(sched->device_id(), stream.uid());
+  // Spec part 2, R3, in CANN's order: the stream's own state (abnormal after aclrtStreamStop, then
+  // a task error), then the context's sticky stop-on-failure error.
+  if (stream.abnormal()) {
+    return Status(Errc::rt_internal_error,
+                  "stream " + std::to_string(stream.id()) + " is abnormal: aclrtStreamStop halted its running task");
+  }
   if (int e = sched->take_error(stream)) {
     return Status(static_cast<Errc>(e),
                   "a task on stream " + std::to_string(stream.id()) + " failed with error " + std::to_string(e));
+  }
+  if (int e = stream.context()->sticky_error.load(std::memory_order_acquire)) {
+    return Status(static_cast<Errc>(e), "a task of this context failed with error " + std::to_string(e) +
+                                            " under ACL_STOP_ON_FAILURE; the error stays until the context is "
+                                            "destroyed or its device reset");
   }
   return Status::Ok();
 }

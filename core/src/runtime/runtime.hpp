@@ -22,6 +22,7 @@
 #include "runtime/host_registrations.hpp"
 #include "runtime/memory_registry.hpp"
 #include "runtime/model_table.hpp"
+#include "runtime/notify_registry.hpp"
 #include "sched/policy_registry.hpp"
 
 namespace arun {
@@ -123,6 +124,8 @@ class Runtime {
   FailureLog& failures() { return failures_; }
   // ---- loaded models (arun/runtime/models.hpp); abandoned and dropped by teardown ----
   ModelTable& models() { return models_; }
+  // ---- notifies (spec part 2, 4.5; core/src/front/notifies.cpp) ----
+  NotifyRegistry& notifies() { return notifies_; }
 
  private:
   // The teardown half of finalize(); g_init_mu is held and `rt` is the live instance.
@@ -170,6 +173,7 @@ class Runtime {
   AclprofState aclprof_;
   FailureLog failures_;  // forgotten with the runtime at aclFinalize
   ModelTable models_;
+  NotifyRegistry notifies_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

@@ -79,6 +79,10 @@ class Stream {
     return user_allocator_;
   }
 
+  // aclrtStreamStop halted something that ran (spec part 2, R3): every later synchronize returns
+  // ACL_ERROR_RT_INTERNAL_ERROR and new work is refused, until aclrtStreamAbort or destruction.
+  bool abnormal() const { return abnormal_.load(std::memory_order_acquire); }
+
   // Bumped by every aclrtStreamAbort: a synchronize that saw it change returns ACL_ERROR_RT_STREAM_ABORT.
   uint32_t abort_epoch() const { return abort_epoch_.load(std::memory_order_acquire); }
 
@@ -112,6 +116,7 @@ class Stream {
   // Lowest position a parked host thread waits for; completions below it wake nobody.
   std::atomic<uint64_t> notify_at_{UINT64_MAX};
   std::atomic<uint32_t> abort_epoch_{0};
+  std::atomic<bool> abnormal_{false};  // written under the scheduler mutex
 
   mutable std::mutex user_allocator_mu_;
   std::optional<UserAllocator> user_allocator_;

@@ -20,8 +20,23 @@ class Stream;
 class Scheduler;
 class Event;
 struct EventRecord;
+struct NotifyState;
 
-enum class TaskKind : uint8_t { Work, EventRecord, EventWait, EventReset, HostCall };
+// NotifyRecord / NotifyWait (aclrtRecordNotify, aclrtWaitAndResetNotify), ValueWrite / ValueWait
+// (aclrtValueWrite, aclrtValueWait) are device-side markers too: a wait that does not hold when it
+// reaches the head blocks only its stream, and the scheduler re-checks it when a record, a value
+// write or a completed device task could have made it true (sched/device_waits.cpp).
+enum class TaskKind : uint8_t {
+  Work,
+  EventRecord,
+  EventWait,
+  EventReset,
+  HostCall,
+  NotifyRecord,
+  NotifyWait,
+  ValueWrite,
+  ValueWait
+};
 
 class HostQueue;
 
@@ -59,6 +74,16 @@ struct Task : plugin::Work {
   // blocks or chunks: set by aclrtStreamStop / aclrtStreamAbort to halt the task while it runs.
   uint32_t submitter_tid = 0;
   std::atomic<bool> cancel_requested{false};
+  bool dispatched = false;  // handed to a unit (guarded by the scheduler mutex)
+  // NotifyRecord / NotifyWait: the notify; ValueWrite / ValueWait: the device address, the value
+  // and the flag (ACL_STREAM_WAIT_VALUE_*). A wait's timeout counts from when it blocks its stream:
+  // wait_timeout_ns (< 0: none) becomes wait_deadline_ns (steady clock) then.
+  std::shared_ptr<NotifyState> notify;
+  uint64_t value_addr = 0;
+  uint64_t value = 0;
+  uint32_t value_flag = 0;
+  int64_t wait_timeout_ns = -1;
+  int64_t wait_deadline_ns = -1;
   // Profiling (profiling.hpp): set only while a session collects tasks. prof_enqueue != 0 marks
   // a task that is being profiled; enqueue and ready are prof::ticks(), converted when the record is
   // written; prof_name is the interned LaunchAttrs::op_name of a kernel launch (an operator's

@@ -8,26 +8,13 @@
 #include <unistd.h>
 
 #include "arun/runtime/recorder.hpp"
+#include "base/logging.hpp"
 #include "host/host_queue.hpp"
 #include "runtime/context.hpp"
 #include "runtime/event.hpp"
+#include "sched/scheduler_batch.hpp"
 
 namespace arun {
-
-// Work collected inside the critical section and carried out after it.
-struct Scheduler::Batch {
-  struct Launch {
-    plugin::UnitKind kind;
-    uint32_t unit;
-    Task* task;
-  };
-  boost::container::small_vector<Launch, 4> launches;
-  boost::container::small_vector<Task*, 4> retired;
-  boost::container::small_vector<Stream*, 4> resumed;
-  std::shared_ptr<Stream> dropped;  // a detached stream whose last task completed
-  bool progressed = false;
-  bool room = false;  // a stream with blocked submitters got room (or stopped accepting)
-};
 
 namespace {
 std::atomic<FailureListener> g_failure_listener{nullptr};
@@ -52,7 +39,14 @@ Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> po
   }
 }
 
-Scheduler::~Scheduler() = default;
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard lock(mu_);
+    timer_stop_ = true;
+  }
+  timer_cv_.notify_all();
+  if (timer_.joinable()) timer_.join();
+}
 
 void Scheduler::add_stream(const std::shared_ptr<Stream>& stream) {
   std::lock_guard lock(mu_);
@@ -74,6 +68,8 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
     } else if (head->task_kind == TaskKind::EventWait && head->record) {
       auto& blocked = head->record->blocked;
       blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
+    } else if (head->task_kind == TaskKind::NotifyWait || head->task_kind == TaskKind::ValueWait) {
+      drop_device_wait_locked(head);
     }
   }
   size_t keep = head_running ? 1 : 0;
@@ -123,6 +119,7 @@ void Scheduler::abort(Stream& stream) {
     if (stream.room_waiters_ != 0) batch.room = true;
     stream.stop_error_ = 0;
     stream.first_error_ = 0;
+    stream.abnormal_.store(false, std::memory_order_release);  // R3: abort returns it to normal
     stream.abort_epoch_.fetch_add(1, std::memory_order_acq_rel);
     if (discard_locked(&stream, batch)) {
       Task* head = stream.queue_.front();
@@ -139,12 +136,48 @@ void Scheduler::abort(Stream& stream) {
 }
 
 bool Scheduler::stop_running(Stream& stream) {
-  std::lock_guard lock(mu_);
-  if (stream.queue_.empty() || !stream.head_busy_) return false;
-  Task* head = stream.queue_.front();
-  if (head->task_kind != TaskKind::Work) return false;
-  head->cancel_requested.store(true, std::memory_order_release);
+  Batch batch;
+  {
+    std::lock_guard lock(mu_);
+    if (stream.queue_.empty() || !stream.head_busy_) return false;
+    Task* head = stream.queue_.front();
+    // A work head that is only ready (not yet on a unit) does not run; neither does an event wait
+    // that is blocked (it is a marker). A blocking host call and a device-side wait do.
+    const bool running = (head->task_kind == TaskKind::Work && head->dispatched) ||
+                         head->task_kind == TaskKind::HostCall || head->task_kind == TaskKind::NotifyWait ||
+                         head->task_kind == TaskKind::ValueWait;
+    if (!running) return false;
+    if (head->task_kind == TaskKind::Work) head->cancel_requested.store(true, std::memory_order_release);
+    stream.abnormal_.store(true, std::memory_order_release);
+    // A running work head or host call stays until it ends; a device-side wait is killed here.
+    discard_locked(&stream, batch);
+    dispatch(batch);
+  }
+  flush(batch);
   return true;
+}
+
+bool Scheduler::drain(Stream& stream, int64_t deadline_ns) {
+  const uint64_t target = stream.submitted();
+  for (;;) {
+    int64_t slice = Notifier::now_ns() + 20'000'000;  // re-check for a stuck wait every 20 ms
+    if (deadline_ns >= 0 && deadline_ns < slice) slice = deadline_ns;
+    if (wait_for(stream, target, slice)) return true;
+    if (deadline_ns >= 0 && Notifier::now_ns() >= deadline_ns) return false;
+    bool stuck = false;
+    {
+      std::lock_guard lock(mu_);
+      stuck = stuck_locked(stream);
+    }
+    if (stuck) {
+      log().warn(
+          "stream {} of device {} waits on a notify or a device value that nothing can set any more; "
+          "its remaining tasks are dropped",
+          stream.id(), device_id_);
+      discard_pending(stream);
+      return true;
+    }
+  }
 }
 
 void Scheduler::host_call_done(Task* task) {
@@ -176,7 +209,7 @@ void Scheduler::remove_stream(const std::shared_ptr<Stream>& stream, bool discar
   if (discard) {
     discard_pending(*stream);
   } else {
-    wait_for(*stream, stream->submitted(), -1);
+    drain(*stream, -1);
   }
   std::lock_guard lock(mu_);
   policy_->stream_removed(*stream);
@@ -223,6 +256,8 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
     }
     if (s->stop_error_ != 0 || s->aborting_) {
       stop_error = s->stop_error_;  // 0: submitted while the stream is being aborted, dropped silently
+    } else if (s->abnormal_.load(std::memory_order_relaxed)) {
+      stop_error = static_cast<int>(Errc::rt_internal_error);
     } else {
       enqueue_locked(task, batch);
       seq = task->seq;
@@ -233,7 +268,11 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   if (seq != 0) return seq;
   int32_t id = task->stream->id();
   delete task;
-  if (stop_error != 0 && refused != nullptr) {
+  if (stop_error == static_cast<int>(Errc::rt_internal_error) && refused != nullptr) {
+    *refused =
+        Status(Errc::rt_internal_error, "stream " + std::to_string(id) +
+                                            " is abnormal after aclrtStreamStop; call aclrtStreamAbort or destroy it");
+  } else if (stop_error != 0 && refused != nullptr) {
     *refused = Status(static_cast<Errc>(stop_error),
                       "stream " + std::to_string(id) + " stopped after a task failed with error " +
                           std::to_string(stop_error) + " (ACL_STOP_ON_FAILURE); call aclrtStreamAbort or destroy it");
@@ -307,6 +346,12 @@ void Scheduler::advance(Stream* first, Batch& batch) {
           t->event->latest.reset();
           finish(s, t, batch);
           break;
+        case TaskKind::NotifyRecord:
+        case TaskKind::NotifyWait:
+        case TaskKind::ValueWrite:
+        case TaskKind::ValueWait:
+          run_device_marker_locked(s, t, batch);
+          break;
         case TaskKind::HostCall: {
           // Posted under the mutex so that the calls of a stream reach their thread in order.
           HostCall call{t->host_fn, t->host_user, s, t->host_blocking ? t : nullptr};
@@ -345,6 +390,30 @@ void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
   batch.retired.push_back(t);
 }
 
+// A failed task: the stream's first error and, under a context in stop-on-failure mode, the
+// context's sticky error (spec part 2, R3).
+void Scheduler::note_failure_locked(Stream* s, int code) {
+  if (s->first_error_ == 0) s->first_error_ = code;
+  Context* ctx = s->context();
+  if (ctx != nullptr && ctx->stop_on_failure.load(std::memory_order_acquire)) {
+    int none = 0;
+    ctx->sticky_error.compare_exchange_strong(none, code, std::memory_order_acq_rel);
+  }
+}
+
+// A marker (device-side wait or write) that failed on the device: reported like a failed task
+// (the exception callbacks are not called for markers) and retired; its stream goes on unless it
+// stops on failure.
+void Scheduler::fail_marker_locked(Stream* s, Task* t, int code, Batch& batch) {
+  note_failure_locked(s, code);
+  finish(s, t, batch);
+  if (stops_on_failure(*s)) {
+    s->stop_error_ = code;
+    discard_locked(s, batch);
+  }
+  batch.resumed.push_back(s);
+}
+
 void Scheduler::dispatch(Batch& batch) {
   for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
     auto kind = static_cast<plugin::UnitKind>(k);
@@ -353,6 +422,7 @@ void Scheduler::dispatch(Batch& batch) {
       Task* t = policy_->pick(kind);
       if (t == nullptr) break;
       t->unit = free.back();
+      t->dispatched = true;
       free.pop_back();
       policy_->started(*t);
       batch.launches.push_back({kind, t->unit, t});
@@ -403,13 +473,22 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
     Stream* s = task->stream;
     free_units_[static_cast<uint32_t>(task->unit_kind)].push_back(task->unit);
     policy_->finished(*task, result.end_ns >= result.start_ns ? result.end_ns - result.start_ns : 0);
-    if (failed && s->first_error_ == 0) s->first_error_ = result.status;
+    if (failed) note_failure_locked(s, result.status);
     finish(s, task, batch);
     if (failed && stops_on_failure(*s)) {
       s->stop_error_ = result.status;
       discard_locked(s, batch);
     }
     advance(s, batch);
+    // The task may have written device memory that a ValueWait tests.
+    if (!device_waits_.empty()) {
+      recheck_device_waits_locked(batch);
+      if (!batch.resumed.empty()) {
+        Stream* w = batch.resumed.back();
+        batch.resumed.pop_back();
+        advance(w, batch);
+      }
+    }
     if (s->detached_ && s->queue_.empty()) {
       auto it = streams_.find(s);
       batch.dropped = std::move(it->second);

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "arun/core/status.hpp"
@@ -76,8 +77,20 @@ class Scheduler {
   // aclrtStreamAbort: asks the running task to stop, drops the rest, waits for the running task,
   // and clears a stop-on-failure state. Synchronizes in progress return ACL_ERROR_RT_STREAM_ABORT.
   void abort(Stream& stream);
-  // aclrtStreamStop: asks the running task to stop early; the queue is kept. False if none runs.
+  // aclrtStreamStop (spec part 2, R3): if something of the stream runs (a task on a unit, a blocking
+  // host call, or a device-side wait blocking its head), asks it to stop, drops the tasks queued
+  // behind it and marks the stream abnormal (Stream::abnormal). False, and nothing changes, if
+  // nothing runs.
   bool stop_running(Stream& stream);
+  // Waits until the stream has completed everything submitted before the call. A stream whose head
+  // is a blocked wait (notify, value, or an event behind one) that nothing on the device can
+  // satisfy any more (no unit busy, no host call running, no wait timeout pending) is not waited
+  // for: its remaining tasks are dropped, with a warning, so destroying a stream, resetting a
+  // device and aclFinalize stay bounded. False if `deadline_ns` passed first.
+  bool drain(Stream& stream, int64_t deadline_ns);
+  // Host-side aclrtNotifyBatchReset and synchronous device writes (aclrtMemcpy, aclrtMemset): the
+  // device-side waits are checked again.
+  void poke_device_waits();
   // A blocking host call has returned (or was skipped): its stream may go on.
   void host_call_done(Task* task);
   uint32_t queue_depth() const { return queue_depth_; }
@@ -119,6 +132,15 @@ class Scheduler {
   void complete(Task* task, const plugin::WorkResult& result);
   void emit_task_record(const Task& task, const plugin::WorkResult& result);
   void emit_marker_record(const Task& task, plugin::RecordKind kind);
+  // Device-side waits (sched/device_waits.cpp), all under mu_.
+  int check_device_wait_locked(Task* task, bool* satisfied);  // 0, or the code the wait fails with
+  void run_device_marker_locked(Stream* s, Task* task, Batch& batch);
+  void recheck_device_waits_locked(Batch& batch);
+  void fail_marker_locked(Stream* s, Task* task, int code, Batch& batch);
+  void drop_device_wait_locked(Task* task);
+  bool stuck_locked(const Stream& s) const;
+  void timer_loop();
+  void note_failure_locked(Stream* s, int code);
 
   plugin::Device* device_;
   std::unique_ptr<SchedulerPolicy> policy_;
@@ -130,6 +152,12 @@ class Scheduler {
   Notifier notifier_;
   uint32_t queue_depth_;
   std::condition_variable room_;  // a full stream got room, or was stopped / aborted
+  // Stream heads blocked in a device-side wait (NotifyWait, ValueWait), oldest first, and the
+  // thread that fails those whose timeout passed (started by the first wait with a timeout).
+  std::vector<Task*> device_waits_;
+  std::condition_variable timer_cv_;
+  std::thread timer_;
+  bool timer_stop_ = false;
   // Profiling: record clock minus device clock, measured once (the device clock only counts from
   // a fixed epoch on the same steady clock, so the difference is constant); 0 = not measured yet.
   std::atomic<uint64_t> prof_clock_offset_{0};

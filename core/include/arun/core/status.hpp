@@ -40,6 +40,7 @@ enum class Errc : int {
   rt_thread_subscribe = 107012,
   rt_stream_no_cb_reg = 107015,
   rt_invalid_handle = 107017,
+  rt_task_timeout = 107020,
   rt_device_task_abort = 107022,
   rt_stream_abort = 107023,
   // resources / unsupported
@@ -49,8 +50,10 @@ enum class Errc : int {
   rt_memory_allocation = 207001,
   rt_memory_free = 207002,
   rt_no_device = 207004,
+  rt_no_permission = 207006,
   rt_no_event_resource = 207007,
   rt_no_stream_resource = 207008,
+  rt_no_notify_resource = 207009,
   // internal / device failures
   internal_error = 500000,
   failure = 500001,

@@ -24,6 +24,7 @@
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"
 #include "arun/runtime/overflow.hpp"
+#include "arun/runtime/notifies.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "arun/runtime/res_limits.hpp"
 #include "arun/runtime/streams.hpp"

@@ -62,6 +62,9 @@ inline uint32_t block_index(const arunBlock* block) {
 inline uint32_t block_count(const arunBlock* block) {
   return block_context(block).block_dim();
 }
+// True once aclrtStreamStop / aclrtStreamAbort asked the launch that runs on the calling thread to
+// halt (a long block polls it; the device itself stops between blocks). False outside a block.
+bool block_cancelled();
 // A host view of [dev_ptr, dev_ptr + bytes) of device memory, or nullptr after faulting the launch
 // (ACL_ERROR_RT_AICORE_EXCEPTION) when the range is not inside one live allocation.
 inline void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes) {
