@@ -574,10 +574,9 @@ TEST_P(LimitsTest, WaitEventWithFlagOrdersTheStreams) {
 // Stream b waits (with a 1 s bound) for an event recorded on a behind a closed gate: the wait
 // fails, b's synchronize reports ACL_ERROR_RT_TASK_TIMEOUT instead of hanging, and b goes on.
 template <class Wait>
-void expectWaitTimesOut(LimitsTest* test, Gate& gate, Wait wait,
+void expectWaitTimesOut(Gate& gate, Wait wait,
                         const std::function<aclError(aclrtStream, std::function<void()>)>& launchFn,
                         const std::function<aclError(aclrtStream, Gate&)>& gateFn) {
-  (void)test;
   aclrtStream a = nullptr, b = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&a));
   ASSERT_ACL_OK(aclrtCreateStream(&b));
@@ -605,14 +604,14 @@ void expectWaitTimesOut(LimitsTest* test, Gate& gate, Wait wait,
 
 TEST_P(LimitsTest, StreamWaitEventWithTimeoutExpires) {
   expectWaitTimesOut(
-      this, newGate(), [](aclrtStream s, aclrtEvent e) { return aclrtStreamWaitEventWithTimeout(s, e, 1); },
+      newGate(), [](aclrtStream s, aclrtEvent e) { return aclrtStreamWaitEventWithTimeout(s, e, 1); },
       [this](aclrtStream s, std::function<void()> f) { return launch(s, std::move(f)); },
       [this](aclrtStream s, Gate& g) { return launchGate(s, g); });
 }
 
 TEST_P(LimitsTest, StreamWaitEventWithFlagTimeoutExpires) {
   expectWaitTimesOut(
-      this, newGate(),
+      newGate(),
       [](aclrtStream s, aclrtEvent e) { return aclrtStreamWaitEventWithFlag(s, e, 1, ACL_EVENT_WAIT_DEFAULT); },
       [this](aclrtStream s, std::function<void()> f) { return launch(s, std::move(f)); },
       [this](aclrtStream s, Gate& g) { return launchGate(s, g); });
