@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "arun/kernel.hpp"
 #include "conformance.hpp"
 
 namespace conformance {
@@ -439,6 +440,25 @@ TEST_P(NotifyTest, AValueWaitIsReleasedByAnotherStreamsValueWriteOrCopy) {
   ASSERT_ACL_OK(aclrtMemcpyAsync(word, 8, &nine, 8, ACL_MEMCPY_HOST_TO_DEVICE, writer));
   EXPECT_ACL_OK(aclrtSynchronizeStream(waiter));
   EXPECT_ACL_OK(aclrtSynchronizeStream(writer));
+  EXPECT_ACL_OK(aclrtDestroyStream(waiter));
+  EXPECT_ACL_OK(aclrtDestroyStream(writer));
+  EXPECT_ACL_OK(aclrtFree(word));
+}
+
+TEST_P(NotifyTest, AValueWaitIsReleasedByASynchronousCopyOrAKernelsWrite) {
+  uint64_t* word = newWord(0);
+  aclrtStream waiter = newStream(), writer = newStream();
+  ASSERT_ACL_OK(aclrtValueWait(word, 3, ACL_STREAM_WAIT_VALUE_EQ, waiter));
+  expectBlocked(waiter);
+  const uint64_t three = 3;
+  ASSERT_ACL_OK(aclrtMemcpy(word, 8, &three, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(waiter)) << "released by aclrtMemcpy";
+  ASSERT_ACL_OK(aclrtValueWait(word, 4, ACL_STREAM_WAIT_VALUE_EQ, waiter));
+  expectBlocked(waiter);
+  ASSERT_ACL_OK(arun::launch(
+      writer, 1, [](arun::Block b, uint64_t* w) { b.at(w) = 4; }, word));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(writer));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(waiter)) << "released by a kernel's store";
   EXPECT_ACL_OK(aclrtDestroyStream(waiter));
   EXPECT_ACL_OK(aclrtDestroyStream(writer));
   EXPECT_ACL_OK(aclrtFree(word));

@@ -233,6 +233,10 @@ Status run_now(const CopyPlan& plan) {
   plugin::WorkResult r = plan.exec->device()->execute_now(&work);
   if (profiled) [[unlikely]]
     emit_sync_work_record(plan, start, prof::now_ns(), r.status);
+  // A synchronous write into device memory may make an aclrtValueWait hold (sched/device_waits.cpp).
+  if (work.dst.device != nullptr) {
+    if (Scheduler* sched = plan.exec->scheduler()) sched->poke_device_waits();
+  }
   if (r.status != 0) return Status(static_cast<Errc>(r.status), "the device reported a fault while copying");
   return Status::Ok();
 }
