@@ -196,7 +196,7 @@ Status timed_wait(Runtime* rt, aclrtStream stream, const std::shared_ptr<Event>&
   ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
   // A wait still blocked after timeout_s seconds fails with ACL_ERROR_RT_TASK_TIMEOUT, which the
   // stream's next synchronize reports; the stream then goes on with its next task.
-  return rt->wait_event(*s, e, timeout_s * 1000000000ull);
+  return rt->wait_event(*s, e, timeout_s == 0 ? -1 : static_cast<int64_t>(timeout_s) * 1'000'000'000);
 }
 
 }  // namespace

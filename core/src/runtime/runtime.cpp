@@ -810,7 +810,7 @@ Status Runtime::record_event(const std::shared_ptr<Event>& event, Stream& stream
   return submit(task);
 }
 
-Status Runtime::wait_event(Stream& stream, const std::shared_ptr<Event>& event, uint64_t timeout_ns) {
+Status Runtime::wait_event(Stream& stream, const std::shared_ptr<Event>& event, int64_t timeout_ns) {
   ARUN_RETURN_IF_ERROR(same_context(*event, stream));
   auto* task = new Task();
   task->task_kind = TaskKind::EventWait;

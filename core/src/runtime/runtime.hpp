@@ -89,7 +89,7 @@ class Runtime {
   Status resolve_event(void* handle, std::shared_ptr<Event>* out) const;  // any context
   Status record_event(const std::shared_ptr<Event>& event, Stream& stream);
   // `timeout_ns` != 0: the wait fails with ACL_ERROR_RT_TASK_TIMEOUT after blocking that long.
-  Status wait_event(Stream& stream, const std::shared_ptr<Event>& event, uint64_t timeout_ns = 0);
+  Status wait_event(Stream& stream, const std::shared_ptr<Event>& event, int64_t timeout_ns = -1);  // < 0: forever
   Status reset_event(const std::shared_ptr<Event>& event, Stream& stream);
   Status synchronize_event(Event& event, int32_t timeout_ms);
 

@@ -53,8 +53,6 @@ struct Task : plugin::Work {
   uint64_t ready_seq = 0;
   std::shared_ptr<EventRecord> record;  // EventRecord / EventWait: the record it completes or waits for
   std::shared_ptr<Event> event;         // EventWait / EventReset
-  // EventWait: how long it may stay blocked before it fails with ACL_ERROR_RT_TASK_TIMEOUT (0: forever).
-  uint64_t wait_timeout_ns = 0;
   // ascend-run device tasks (arunLaunchDeviceTask): a plain host function run on a compute unit
   void (*host_fn)(void*) = nullptr;
   void* host_user = nullptr;
@@ -76,14 +74,14 @@ struct Task : plugin::Work {
   std::atomic<bool> cancel_requested{false};
   bool dispatched = false;  // handed to a unit (guarded by the scheduler mutex)
   // NotifyRecord / NotifyWait: the notify; ValueWrite / ValueWait: the device address, the value
-  // and the flag (ACL_STREAM_WAIT_VALUE_*). A wait's timeout counts from when it blocks its stream:
-  // wait_timeout_ns (< 0: none) becomes wait_deadline_ns (steady clock) then.
+  // and the flag (ACL_STREAM_WAIT_VALUE_*).
   std::shared_ptr<NotifyState> notify;
   uint64_t value_addr = 0;
   uint64_t value = 0;
   uint32_t value_flag = 0;
+  // EventWait / NotifyWait / ValueWait: how long the wait may block its stream (counted from when
+  // it does) before it fails with ACL_ERROR_RT_TASK_TIMEOUT; < 0: forever. Scheduler::wait_timer_.
   int64_t wait_timeout_ns = -1;
-  int64_t wait_deadline_ns = -1;
   // Profiling (profiling.hpp): set only while a session collects tasks. prof_enqueue != 0 marks
   // a task that is being profiled; enqueue and ready are prof::ticks(), converted when the record is
   // written; prof_name is the interned LaunchAttrs::op_name of a kernel launch (an operator's

@@ -7,9 +7,8 @@
 // device task (a copy, memset or kernel may have written the word a ValueWait tests) and, from
 // the host, aclrtNotifyBatchReset or a synchronous copy (poke_device_waits). No thread polls. A
 // wait with a timeout (aclrtWaitAndResetNotify) is failed with ACL_ERROR_RT_TASK_TIMEOUT by the
-// scheduler's timer thread, which sleeps until the earliest deadline.
+// scheduler's WaitTimer (Scheduler::expire_wait), as timed event waits are.
 #include <algorithm>
-#include <chrono>
 
 #include "arun/core/status.hpp"
 #include "runtime/notify.hpp"
@@ -85,11 +84,8 @@ void Scheduler::run_device_marker_locked(Stream* s, Task* t, Batch& batch) {
       }
       s->head_busy_ = true;
       device_waits_.push_back(t);
-      if (t->wait_timeout_ns >= 0) {
-        t->wait_deadline_ns = Notifier::now_ns() + t->wait_timeout_ns;
-        if (!timer_.joinable()) timer_ = std::thread([this] { timer_loop(); });
-        timer_cv_.notify_one();
-      }
+      if (t->wait_timeout_ns >= 0)
+        wait_timer_.arm(WaitTimer::now_ns() + static_cast<uint64_t>(t->wait_timeout_ns), s, s->uid(), t->seq);
       return;
     }
   }
@@ -127,8 +123,10 @@ bool Scheduler::stuck_locked(const Stream& s) const {
   if (s.queue_.empty() || !s.head_busy_) return false;
   // A blocked event wait counts too: its record sits behind a device-side wait somewhere (records
   // are captured at enqueue, so waits cannot form a cycle).
-  const TaskKind kind = s.queue_.front()->task_kind;
+  const Task* head = s.queue_.front();
+  const TaskKind kind = head->task_kind;
   if (kind != TaskKind::NotifyWait && kind != TaskKind::ValueWait && kind != TaskKind::EventWait) return false;
+  if (head->wait_timeout_ns >= 0) return false;  // its own timeout will move it on
   for (const Task* w : device_waits_) {
     if (w->wait_timeout_ns >= 0) return false;  // a timeout will move things on
   }
@@ -160,48 +158,6 @@ void Scheduler::poke_device_waits() {
   }
   flush(batch);
   host_flushes_.fetch_sub(1, std::memory_order_release);
-}
-
-void Scheduler::timer_loop() {
-  std::unique_lock lock(mu_);
-  while (!timer_stop_) {
-    const int64_t now = Notifier::now_ns();
-    int64_t next = -1;
-    Batch batch;
-    bool expired = false;
-    for (size_t i = 0; i < device_waits_.size();) {
-      Task* t = device_waits_[i];
-      const int64_t due = t->wait_deadline_ns;
-      if (due < 0 || due > now) {
-        if (due >= 0 && (next < 0 || due < next)) next = due;
-        ++i;
-        continue;
-      }
-      device_waits_.erase(device_waits_.begin() + static_cast<std::ptrdiff_t>(i));
-      t->stream->head_busy_ = false;
-      fail_marker_locked(t->stream, t, static_cast<int>(Errc::rt_task_timeout), batch);
-      expired = true;
-    }
-    if (expired) {
-      if (!batch.resumed.empty()) {
-        Stream* w = batch.resumed.back();
-        batch.resumed.pop_back();
-        advance(w, batch);
-      }
-      dispatch(batch);
-      host_flushes_.fetch_add(1, std::memory_order_acq_rel);
-      lock.unlock();
-      flush(batch);
-      host_flushes_.fetch_sub(1, std::memory_order_release);
-      lock.lock();
-      continue;
-    }
-    if (next < 0) {
-      timer_cv_.wait(lock);
-    } else {
-      timer_cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(next)));
-    }
-  }
 }
 
 }  // namespace arun

@@ -39,14 +39,7 @@ Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> po
   }
 }
 
-Scheduler::~Scheduler() {
-  {
-    std::lock_guard lock(mu_);
-    timer_stop_ = true;
-  }
-  timer_cv_.notify_all();
-  if (timer_.joinable()) timer_.join();
-}
+Scheduler::~Scheduler() = default;  // wait_timer_, the last member, joins its thread first
 
 void Scheduler::add_stream(const std::shared_ptr<Stream>& stream) {
   std::lock_guard lock(mu_);
@@ -334,8 +327,8 @@ void Scheduler::advance(Stream* first, Batch& batch) {
           if (t->record && !t->record->done.load(std::memory_order_relaxed)) {
             t->record->blocked.push_back(s);
             s->head_busy_ = true;
-            if (t->wait_timeout_ns != 0) [[unlikely]]
-              wait_timer_.arm(WaitTimer::now_ns() + t->wait_timeout_ns, s, s->uid(), t->seq);
+            if (t->wait_timeout_ns >= 0) [[unlikely]]
+              wait_timer_.arm(WaitTimer::now_ns() + static_cast<uint64_t>(t->wait_timeout_ns), s, s->uid(), t->seq);
           } else {
             if (t->event) --t->event->pending_waits;
             if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
@@ -499,39 +492,50 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
   flush(batch);
 }
 
-// A timed event wait reached its deadline: if it is still the blocked head of its stream, it fails
-// (the stream's error, reported by its next synchronize) and the stream moves on.
+// A timed wait (event, notify or value wait) reached its deadline: if it is still the blocked head
+// of its stream, it fails with ACL_ERROR_RT_TASK_TIMEOUT (the stream's error, which its next
+// synchronize reports) and the stream moves on. Runs on the timer's thread, not a device thread:
+// quiesce() waits for its flush as for a host call's.
 void Scheduler::expire_wait(Stream* stream, uint64_t stream_uid, uint64_t seq) {
-  constexpr int kTimeout = 107020;  // ACL_ERROR_RT_TASK_TIMEOUT
   Batch batch;
+  host_flushes_.fetch_add(1, std::memory_order_acq_rel);
   {
     std::lock_guard lock(mu_);
     auto it = streams_.find(stream);
-    if (it == streams_.end() || stream->uid() != stream_uid) return;  // destroyed meanwhile
+    if (it == streams_.end() || stream->uid() != stream_uid) {  // destroyed meanwhile
+      host_flushes_.fetch_sub(1, std::memory_order_release);
+      return;
+    }
     Stream* s = stream;
-    if (s->queue_.empty() || !s->head_busy_) return;
-    Task* t = s->queue_.front();
-    if (t->seq != seq || t->task_kind != TaskKind::EventWait || !t->record ||
-        t->record->done.load(std::memory_order_relaxed)) {
-      return;  // released in time
+    Task* t = s->queue_.empty() || !s->head_busy_ ? nullptr : s->queue_.front();
+    bool blocked = false;
+    if (t != nullptr && t->seq == seq) {
+      if (t->task_kind == TaskKind::EventWait) {
+        blocked = t->record && !t->record->done.load(std::memory_order_relaxed);
+        if (blocked) {
+          auto& waiting = t->record->blocked;
+          waiting.erase(std::remove(waiting.begin(), waiting.end(), s), waiting.end());
+          if (t->event) --t->event->pending_waits;
+        }
+      } else if (t->task_kind == TaskKind::NotifyWait || t->task_kind == TaskKind::ValueWait) {
+        blocked = std::find(device_waits_.begin(), device_waits_.end(), t) != device_waits_.end();
+        if (blocked) drop_device_wait_locked(t);
+      }
     }
-    auto& blocked = t->record->blocked;
-    blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
-    if (t->event) --t->event->pending_waits;
-    if (s->first_error_ == 0) s->first_error_ = kTimeout;
-    finish(s, t, batch);
-    if (stops_on_failure(*s)) {
-      s->stop_error_ = kTimeout;
-      discard_locked(s, batch);
+    if (blocked) {
+      s->head_busy_ = false;
+      fail_marker_locked(s, t, static_cast<int>(Errc::rt_task_timeout), batch);
+      batch.resumed.pop_back();  // fail_marker_locked queued s; advance() starts from it
+      advance(s, batch);
+      if (s->detached_ && s->queue_.empty()) {
+        batch.dropped = std::move(it->second);
+        streams_.erase(it);
+      }
+      dispatch(batch);
     }
-    advance(s, batch);
-    if (s->detached_ && s->queue_.empty()) {
-      batch.dropped = std::move(it->second);
-      streams_.erase(it);
-    }
-    dispatch(batch);
   }
   flush(batch);
+  host_flushes_.fetch_sub(1, std::memory_order_release);
 }
 
 namespace {

@@ -139,7 +139,6 @@ class Scheduler {
   void fail_marker_locked(Stream* s, Task* task, int code, Batch& batch);
   void drop_device_wait_locked(Task* task);
   bool stuck_locked(const Stream& s) const;
-  void timer_loop();
   void note_failure_locked(Stream* s, int code);
 
   plugin::Device* device_;
@@ -152,16 +151,13 @@ class Scheduler {
   Notifier notifier_;
   uint32_t queue_depth_;
   std::condition_variable room_;  // a full stream got room, or was stopped / aborted
-  // Stream heads blocked in a device-side wait (NotifyWait, ValueWait), oldest first, and the
-  // thread that fails those whose timeout passed (started by the first wait with a timeout).
+  // Stream heads blocked in a device-side wait (NotifyWait, ValueWait), oldest first.
   std::vector<Task*> device_waits_;
-  std::condition_variable timer_cv_;
-  std::thread timer_;
-  bool timer_stop_ = false;
   // Profiling: record clock minus device clock, measured once (the device clock only counts from
   // a fixed epoch on the same steady clock, so the difference is constant); 0 = not measured yet.
   std::atomic<uint64_t> prof_clock_offset_{0};
-  // Timed event waits (Task::wait_timeout_ns). Last member: destroyed (its thread joined) first.
+  // Timed waits (Task::wait_timeout_ns: event, notify and value waits). Last member: destroyed
+  // (its thread joined) first.
   void expire_wait(Stream* stream, uint64_t stream_uid, uint64_t seq);
   WaitTimer wait_timer_{[this](Stream* s, uint64_t uid, uint64_t seq) { expire_wait(s, uid, seq); }};
 };
