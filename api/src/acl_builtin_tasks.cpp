@@ -53,18 +53,18 @@ aclError aclrtReduceAsync(void* dst, const void* src, uint64_t count, aclrtReduc
     if (dst == nullptr) return invalid_param("dst is NULL");
     if (src == nullptr) return invalid_param("src is NULL");
     if (reserve != nullptr) return invalid_param("reserve must be NULL");
-    if (!reduce_type_accepted(type)) {
-      return invalid_param("data type " + std::to_string(static_cast<int64_t>(type)) + " cannot be reduced");
+    if (!reduce_type_accepted(raw(type))) {
+      return invalid_param("data type " + std::to_string(raw(type)) + " cannot be reduced");
     }
-    return rt::reduce_async(dst, src, count, kind, type, stream);
+    return rt::reduce_async(dst, src, count, raw(kind), raw(type), stream);
   });
 }
 
 aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo* taskInfo, const aclrtStream stream, void* reserve) {
   return api_call("aclrtRandomNumAsync", [&] {
     if (taskInfo == nullptr) return invalid_param("taskInfo is NULL");
-    if (!random_type_accepted(taskInfo->dataType)) {
-      return invalid_param("dataType " + std::to_string(static_cast<int64_t>(taskInfo->dataType)) +
+    if (!random_type_accepted(raw(taskInfo->dataType))) {
+      return invalid_param("dataType " + std::to_string(raw(taskInfo->dataType)) +
                            " is not INT32, INT64, UINT32, UINT64, BF16, FLOAT16 or FLOAT");
     }
     if (reserve != nullptr) return rt_param_invalid("reserve must be NULL");

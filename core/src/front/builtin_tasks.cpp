@@ -27,6 +27,15 @@ namespace {
 
 constexpr Errc kStreamModel = static_cast<Errc>(107005);  // ACL_ERROR_RT_STREAM_MODEL
 
+// An enum field as its integer: callers may store any value, and loading one outside the enum's
+// range as the enum type is undefined behaviour.
+template <class E>
+int64_t raw(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int64_t>(v);
+}
+
 Status param_invalid(const std::string& what) {
   return Status(Errc::rt_param_invalid, what);
 }
@@ -545,8 +554,8 @@ Status reduce_async(void* dst, const void* src, uint64_t count, int64_t kind, in
 }
 
 Status random_num_async(const aclrtRandomNumTaskInfo* info, aclrtStream stream) {
-  const int64_t type = info->dataType;
-  const int32_t func = info->randomNumFuncParaInfo.funcType;
+  const int64_t type = raw(info->dataType);
+  const auto func = static_cast<int32_t>(raw(info->randomNumFuncParaInfo.funcType));
   if (func < ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK || func > ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS) {
     return param_invalid("funcType " + std::to_string(func) + " is not a random-number function (0..3)");
   }
@@ -617,7 +626,8 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
                          aclrtStream exec_stream) {
   Runtime* rt = nullptr;
   std::shared_ptr<Stream> target, exec;
-  switch (info->id) {
+  const int64_t id = raw(info->id);
+  switch (id) {
     case ACL_RT_UPDATE_RANDOM_TASK: {
       if (task_stream == nullptr) return param_invalid("taskStream is NULL");
       const auto& a = info->val.randomTaskAttr;
@@ -648,7 +658,7 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
                     "aclmdlRIBindStream yet, so no stream is)");
     }
     default:
-      return param_invalid("info->id is " + std::to_string(static_cast<int64_t>(info->id)) +
+      return param_invalid("info->id is " + std::to_string(id) +
                            "; it must be ACL_RT_UPDATE_RANDOM_TASK (1) or ACL_RT_UPDATE_AIC_AIV_TASK (2)");
   }
 }
