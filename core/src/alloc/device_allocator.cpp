@@ -41,7 +41,7 @@ Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const 
     plugin::AllocatorPolicy* p = nullptr;
     try {
       p = choice.plugin->create(static_cast<plugin::ChunkSource*>(a.get()), static_cast<plugin::StreamOrder*>(a.get()),
-                                error, sizeof error);
+                                error, sizeof error - 1);  // the last byte stays NUL
     } catch (...) {
       p = nullptr;
     }

@@ -96,7 +96,7 @@ Status Profiler::start(ProfilerSession session) {
     char error[512] = {0};
     bool ok = false;
     try {
-      ok = s.sink->begin(info, error, sizeof error);
+      ok = s.sink->begin(info, error, sizeof error - 1);  // the last byte stays NUL
     } catch (...) {
       ok = false;
     }

@@ -351,7 +351,7 @@ Status Runtime::load_scheduler_plugin() {
     char error[256] = {0};
     plugin::SchedulingPolicy* p = nullptr;
     try {
-      p = sched->create_policy({}, error, sizeof error);
+      p = sched->create_policy({}, error, sizeof error - 1);  // the last byte stays NUL
     } catch (...) {
       p = nullptr;
     }
