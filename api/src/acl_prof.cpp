@@ -250,18 +250,15 @@ aclError aclprofModelUnSubscribe(uint32_t modelId) {
 
 // ---- 4.15 operator-information subscription: configurations and record decoding
 
+// R5: NULL on failure, and the thread's last error is left as it was.
 aclprofSubscribeConfig* aclprofCreateSubscribeConfig(int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics,
                                                      void* fd) {
-  aclprofSubscribeConfig* out = nullptr;
-  api_call_no_runtime("aclprofCreateSubscribeConfig", [&] {
-    if (fd == nullptr) return invalid_param("fd is NULL");
-    if (timeInfoSwitch != 0 && timeInfoSwitch != 1) {
-      return invalid_param("timeInfoSwitch " + std::to_string(timeInfoSwitch) + " is neither 0 nor 1");
-    }
-    out = rt::prof_create_subscribe_config(timeInfoSwitch, raw(aicoreMetrics), fd);
-    return out != nullptr ? Status::Ok() : Status(static_cast<Errc>(ACL_ERROR_BAD_ALLOC), "out of host memory");
-  });
-  return out;
+  if (fd == nullptr || (timeInfoSwitch != 0 && timeInfoSwitch != 1)) return nullptr;
+  try {
+    return rt::prof_create_subscribe_config(timeInfoSwitch, raw(aicoreMetrics), fd);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig* profSubscribeConfig) {
