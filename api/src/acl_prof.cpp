@@ -71,6 +71,38 @@ Status check_config_arg(const aclprofConfig* cfg) {
 
 }  // namespace
 
+namespace {
+
+aclError op_string_length(const char* function, const void* info, size_t len, uint32_t index, bool name, size_t* out) {
+  return api_call_no_runtime(function, [&] {
+    if (info == nullptr) return invalid_param("opInfo is NULL");
+    if (out == nullptr) return invalid_param(name ? "opNameLen is NULL" : "opTypeLen is NULL");
+    return rt::prof_op_string_length(info, len, index, name, out);
+  });
+}
+
+aclError op_string(const char* function, const void* info, size_t len, uint32_t index, bool name, char* out,
+                   size_t capacity) {
+  return api_call_no_runtime(function, [&] {
+    if (info == nullptr) return invalid_param("opInfo is NULL");
+    if (out == nullptr) return invalid_param(name ? "opName is NULL" : "opType is NULL");
+    if (capacity == 0) return invalid_param(name ? "opNameLen is 0" : "opTypeLen is 0");
+    return rt::prof_op_string(info, len, index, name, out, capacity);
+  });
+}
+
+// The value getters (R5): no last error, a neutral value on failure.
+bool op_record(const void* info, size_t len, uint32_t index, rt::OpRecordView* out) {
+  if (info == nullptr) return false;
+  try {
+    return rt::prof_op_record(info, len, index, out).ok();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
 extern "C" {
 
 aclError aclprofInit(const char* profilerResultPath, size_t length) {
@@ -203,8 +235,7 @@ aclError aclprofGetStepTimestamp(aclprofStepInfo* stepInfo, aclprofStepTag tag, 
   });
 }
 
-// The model is checked before the configuration (spec: 100011 first). Validation only: see
-// arun/runtime/aclprof.hpp (no subscription configuration can be created yet).
+// The model is checked before the configuration (spec: 100011 first).
 aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig* profSubscribeConfig) {
   return api_call("aclprofModelSubscribe", [&] {
     ARUN_RETURN_IF_ERROR(rt::prof_require_loaded_model(modelId));
@@ -215,6 +246,102 @@ aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig* p
 
 aclError aclprofModelUnSubscribe(uint32_t modelId) {
   return api_call("aclprofModelUnSubscribe", [&] { return rt::prof_model_unsubscribe(modelId); });
+}
+
+// ---- 4.15 operator-information subscription: configurations and record decoding
+
+// R5: NULL on failure, and the thread's last error is left as it was.
+aclprofSubscribeConfig* aclprofCreateSubscribeConfig(int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics,
+                                                     void* fd) {
+  if (fd == nullptr || (timeInfoSwitch != 0 && timeInfoSwitch != 1)) return nullptr;
+  try {
+    return rt::prof_create_subscribe_config(timeInfoSwitch, raw(aicoreMetrics), fd);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig* profSubscribeConfig) {
+  return api_call_no_runtime("aclprofDestroySubscribeConfig", [&] {
+    if (profSubscribeConfig == nullptr) return invalid_param("profSubscribeConfig is NULL");
+    return rt::prof_destroy_subscribe_config(profSubscribeConfig);
+  });
+}
+
+aclError aclprofGetOpDescSize(size_t* opDescSize) {
+  return api_call_no_runtime("aclprofGetOpDescSize", [&] {
+    if (opDescSize == nullptr) return invalid_param("opDescSize is NULL");
+    *opDescSize = rt::prof_op_record_size();
+    return Status::Ok();
+  });
+}
+
+aclError aclprofGetOpNum(const void* opInfo, size_t opInfoLen, uint32_t* opNumber) {
+  return api_call_no_runtime("aclprofGetOpNum", [&] {
+    if (opInfo == nullptr) return invalid_param("opInfo is NULL");
+    if (opNumber == nullptr) return invalid_param("opNumber is NULL");
+    return rt::prof_op_count(opInfo, opInfoLen, opNumber);
+  });
+}
+
+aclError aclprofGetOpTypeLen(const void* opInfo, size_t opInfoLen, uint32_t index, size_t* opTypeLen) {
+  return op_string_length("aclprofGetOpTypeLen", opInfo, opInfoLen, index, false, opTypeLen);
+}
+
+aclError aclprofGetOpType(const void* opInfo, size_t opInfoLen, uint32_t index, char* opType, size_t opTypeLen) {
+  return op_string("aclprofGetOpType", opInfo, opInfoLen, index, false, opType, opTypeLen);
+}
+
+aclError aclprofGetOpNameLen(const void* opInfo, size_t opInfoLen, uint32_t index, size_t* opNameLen) {
+  return op_string_length("aclprofGetOpNameLen", opInfo, opInfoLen, index, true, opNameLen);
+}
+
+aclError aclprofGetOpName(const void* opInfo, size_t opInfoLen, uint32_t index, char* opName, size_t opNameLen) {
+  return op_string("aclprofGetOpName", opInfo, opInfoLen, index, true, opName, opNameLen);
+}
+
+uint64_t aclprofGetOpStart(const void* opInfo, size_t opInfoLen, uint32_t index) {
+  rt::OpRecordView r;
+  return op_record(opInfo, opInfoLen, index, &r) ? r.start_us : 0;
+}
+
+uint64_t aclprofGetOpEnd(const void* opInfo, size_t opInfoLen, uint32_t index) {
+  rt::OpRecordView r;
+  return op_record(opInfo, opInfoLen, index, &r) ? r.end_us : 0;
+}
+
+uint64_t aclprofGetOpDuration(const void* opInfo, size_t opInfoLen, uint32_t index) {
+  rt::OpRecordView r;
+  return op_record(opInfo, opInfoLen, index, &r) ? r.duration_us : 0;
+}
+
+size_t aclprofGetModelId(const void* opInfo, size_t opInfoLen, uint32_t index) {
+  rt::OpRecordView r;
+  return op_record(opInfo, opInfoLen, index, &r) ? r.model_id : static_cast<size_t>(ACL_ERROR_INVALID_PARAM);
+}
+
+aclprofSubscribeOpFlag aclprofGetOpFlag(const void* opInfo, size_t opInfoLen, uint32_t index) {
+  rt::OpRecordView r;
+  if (!op_record(opInfo, opInfoLen, index, &r)) return ACL_SUBSCRIBE_NONE;
+  switch (r.flag) {
+    case ACL_SUBSCRIBE_OP:
+    case ACL_SUBSCRIBE_SUBGRAPH:
+    case ACL_SUBSCRIBE_OP_THREAD:
+      return static_cast<aclprofSubscribeOpFlag>(r.flag);
+    default:
+      return ACL_SUBSCRIBE_NONE;
+  }
+}
+
+const char* aclprofGetOpAttriValue(const void* opInfo, size_t opInfoLen, uint32_t index,
+                                   aclprofSubscribeOpAttri attri) {
+  // One library buffer, overwritten by the next call (spec: not thread-safe).
+  static char text[24];
+  rt::OpRecordView r;
+  if (!op_record(opInfo, opInfoLen, index, &r)) return nullptr;
+  if (raw(attri) != ACL_SUBSCRIBE_ATTRI_THREADID || r.flag != ACL_SUBSCRIBE_OP_THREAD) return nullptr;
+  std::snprintf(text, sizeof text, "%u", r.thread_id);
+  return text;
 }
 
 }  // extern "C"

@@ -11,9 +11,12 @@
 #include <cstring>
 #include <string>
 
+#include "arun/runtime/aclprof.hpp"
+#include "arun/runtime/devices.hpp"
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/streams.hpp"
+#include "arun/runtime/task_observer.hpp"
 
 namespace arun::model {
 
@@ -107,7 +110,11 @@ Status LoadedModel::load(const void* image, size_t size, const Memory& mem, uint
   }
   ARUN_RETURN_IF_ERROR(check(rt::create_event(kEventFlags, &m->start_), "creating an event"));
   ARUN_RETURN_IF_ERROR(check(rt::create_event(kEventFlags, &m->done_), "creating an event"));
-  return rt::add_model(std::move(m), id);
+  (void)rt::current_device(&m->device_);
+  LoadedModel* raw = m.get();
+  ARUN_RETURN_IF_ERROR(rt::add_model(std::move(m), id));
+  raw->id_ = *id;
+  return Status::Ok();
 }
 
 Status LoadedModel::find(uint32_t id, std::shared_ptr<LoadedModel>* out) {
@@ -216,6 +223,7 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
 }
 
 Status LoadedModel::enqueue(aclrtStream stream) {
+  const std::shared_ptr<rt::ModelOpObserver> observer = rt::model_op_observer(id_);
   if (plan_.streams > 1) {
     ARUN_RETURN_IF_ERROR(check(rt::record_event(start_, stream), "recording the start event"));
     for (int s = 1; s < plan_.streams; ++s) {
@@ -231,7 +239,15 @@ Status LoadedModel::enqueue(aclrtStream stream) {
     }
     ops::OpCall& call = calls_[n];
     call.stream = on;
-    Status st = ops::execute(call);
+    // Under aclprofModelSubscribe, the node's tasks report to the subscription as one operator.
+    uint64_t cookie = 0;
+    if (observer) cookie = observer->begin_op(graph_.nodes[n].op, graph_.nodes[n].name);
+    Status st;
+    {
+      rt::TaskObserverScope scope(observer.get(), cookie);
+      st = ops::execute(call);
+    }
+    if (observer) observer->end_op(cookie);
     if (!st.ok()) {
       const model::Node& node = graph_.nodes[n];
       return Status(st.code(), "node '" + node.name + "' (" + node.op + "): " + st.message());

@@ -362,10 +362,8 @@ TEST_P(ModelTest, DatasetMisuse) {
   EXPECT_NE(std::string::npos, recentMessage().find("not loaded")) << recentMessage();
 }
 
-// Spec part 2, 4.x: aclprofModelSubscribe / aclprofModelUnSubscribe on a loaded model. No
-// subscription configuration can be created yet (aclprofCreateSubscribeConfig is not provided),
-// so a loaded model can be neither subscribed nor unsubscribed; the rules after the model check
-// are what is observable.
+// Spec part 2, 4.15: aclprofModelSubscribe / aclprofModelUnSubscribe on a loaded model with
+// configurations the runtime did not create (prof_subscribe_test.cpp covers real subscriptions).
 TEST_P(ModelTest, ModelSubscribeOnALoadedModel) {
   const uint32_t id = load("mlp_b1");
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclprofModelSubscribe(id, nullptr)) << "NULL configuration";

@@ -170,6 +170,33 @@ MSVP_PROF_API aclError aclprofStop(const aclprofConfig *profilerConfig);
 MSVP_PROF_API aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig);
 MSVP_PROF_API aclError aclprofModelUnSubscribe(uint32_t modelId);
 
+/* 4.15 Profiling: operator-information subscription */
+/* fd points to the int holding the pipe's write end; it must live until aclprofModelUnSubscribe. NULL on failure. */
+MSVP_PROF_API aclprofSubscribeConfig *aclprofCreateSubscribeConfig(int8_t timeInfoSwitch,
+                                                                   aclprofAicoreMetrics aicoreMetrics, void *fd);
+MSVP_PROF_API aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig *profSubscribeConfig);
+/* Decoding a buffer of records read from the pipe (a multiple of aclprofGetOpDescSize bytes). */
+MSVP_PROF_API aclError aclprofGetOpDescSize(size_t *opDescSize);
+MSVP_PROF_API aclError aclprofGetOpNum(const void *opInfo, size_t opInfoLen, uint32_t *opNumber);
+MSVP_PROF_API aclError aclprofGetOpTypeLen(const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opTypeLen);
+/* Type and name strings are handed out once each: ask for the length first. */
+MSVP_PROF_API aclError aclprofGetOpType(const void *opInfo, size_t opInfoLen, uint32_t index, char *opType,
+                                        size_t opTypeLen);
+MSVP_PROF_API aclError aclprofGetOpNameLen(const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen);
+MSVP_PROF_API aclError aclprofGetOpName(const void *opInfo, size_t opInfoLen, uint32_t index, char *opName,
+                                        size_t opNameLen);
+/* Microseconds; 0 on error. */
+MSVP_PROF_API uint64_t aclprofGetOpStart(const void *opInfo, size_t opInfoLen, uint32_t index);
+MSVP_PROF_API uint64_t aclprofGetOpEnd(const void *opInfo, size_t opInfoLen, uint32_t index);
+MSVP_PROF_API uint64_t aclprofGetOpDuration(const void *opInfo, size_t opInfoLen, uint32_t index);
+/* The error code (as size_t) on failure. */
+MSVP_PROF_API size_t aclprofGetModelId(const void *opInfo, size_t opInfoLen, uint32_t index);
+/* ACL_SUBSCRIBE_NONE on failure. */
+MSVP_PROF_API aclprofSubscribeOpFlag aclprofGetOpFlag(const void *opInfo, size_t opInfoLen, uint32_t index);
+/* Decimal text in a library buffer overwritten by the next call; NULL on failure. */
+MSVP_PROF_API const char *aclprofGetOpAttriValue(const void *opInfo, size_t opInfoLen, uint32_t index,
+                                                 aclprofSubscribeOpAttri attri);
+
 /* ---- User markers (recorded with ACL_PROF_MSPROFTX) ---- */
 
 MSVP_PROF_API void *aclprofCreateStamp();

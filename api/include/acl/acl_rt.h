@@ -234,6 +234,57 @@ typedef enum {
     ACL_HOST_REGISTER_READONLY = 0x08,
 } aclrtHostRegisterType;
 
+/* 4.10 Host memory registration and managed (unified) memory: types */
+typedef enum aclrtMemManagedAdviseType {
+    ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+    ACL_MEM_ADVISE_UNSET_READ_MOSTLY,
+    ACL_MEM_ADVISE_SET_PREFERRED_LOCATION,
+    ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+    ACL_MEM_ADVISE_SET_ACCESSED_BY,
+    ACL_MEM_ADVISE_UNSET_ACCESSED_BY,
+} aclrtMemManagedAdviseType;
+
+typedef enum aclrtMemManagedLocationType {
+    ACL_MEM_LOCATIONTYPE_INVALID = 0,
+    ACL_MEM_LOCATIONTYPE_DEVICE,
+    ACL_MEM_LOCATIONTYPE_HOST,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT,
+} aclrtMemManagedLocationType;
+
+/* id: device id for DEVICE, NUMA node for HOST_NUMA, ignored otherwise. */
+typedef struct aclrtMemManagedLocation {
+    aclrtMemManagedLocationType type;
+    int32_t id;
+} aclrtMemManagedLocation;
+
+typedef enum aclrtMemManagedRangeAttribute {
+    ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+    ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+} aclrtMemManagedRangeAttribute;
+
+/* Hardware engines (aclrtHostMemMapCapabilities). */
+typedef enum {
+    ACL_RT_HAC_TYPE_STARS = 0,
+    ACL_RT_HAC_TYPE_AICPU,
+    ACL_RT_HAC_TYPE_AIC,
+    ACL_RT_HAC_TYPE_AIV,
+    ACL_RT_HAC_TYPE_PCIEDMA,
+    ACL_RT_HAC_TYPE_RDMA,
+    ACL_RT_HAC_TYPE_SDMA,
+    ACL_RT_HAC_TYPE_DVPP,
+    ACL_RT_HAC_TYPE_UDMA,
+    ACL_RT_HAC_TYPE_CCU,
+} aclrtHacType;
+
+typedef enum { ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0, ACL_RT_HOST_MEM_MAP_SUPPORTED } aclrtHostMemMapCapability;
+
 /* Memory class for aclrtGetMemInfo; the ACL_MEM_* values let the runtime pick DDR or HBM. */
 typedef enum aclrtMemAttr {
     ACL_DDR_MEM,
@@ -882,6 +933,30 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, si
 ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
 ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
 ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/* 4.10 Host memory registration and managed (unified) memory */
+/* flag: an OR of ACL_HOST_REG_MAPPED / ACL_HOST_REG_PINNED (IOMEMORY and READONLY are reserved). */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+/* The device alias of a host address in a mapped registration, for kernel arguments. flag: 0. */
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
+                                                         aclrtHostMemMapCapability *capabilities);
+/* Managed memory: host and every device reach it; 2 MiB granularity; free with aclrtFree. */
+ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size,
+                                                   aclrtMemManagedAdviseType advise,
+                                                   aclrtMemManagedLocation location);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr,
+                                                    size_t size, void *data, size_t dataSize);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes, size_t numAttributes,
+                                                     const void *ptr, size_t size, void **data, size_t *dataSizes);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size,
+                                                          aclrtMemManagedLocation location, uint32_t flags,
+                                                          aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs, size_t *sizes, size_t count,
+                                                               aclrtMemManagedLocation *prefetchLocs,
+                                                               size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+                                                               uint64_t flags, aclrtStream stream);
 
 /* ---- Host callbacks and host functions ---- */
 

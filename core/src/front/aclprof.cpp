@@ -3,9 +3,11 @@
 #include "arun/runtime/aclprof.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "base/logging.hpp"
 #include "prof/aclprof_state.hpp"
 #include "prof/session.hpp"
+#include "prof/subscriptions.hpp"
 #include "runtime/runtime.hpp"
 
 namespace arun::rt {
@@ -466,6 +469,22 @@ Status prof_step_timestamp(aclprofStepInfo* step, int tag, aclrtStream stream) {
 
 // ---------------------------------------------------------------- model subscription
 
+namespace {
+// Subscriptions alive in any runtime: lets model_op_observer skip the lock when there are none.
+std::atomic<int> g_subscribed{0};
+}  // namespace
+
+aclprofSubscribeConfig* prof_create_subscribe_config(int8_t time_info, int metrics, void* fd) {
+  return prof::SubscribeConfigs::instance().create(time_info, metrics, static_cast<int*>(fd));
+}
+
+Status prof_destroy_subscribe_config(const aclprofSubscribeConfig* config) {
+  if (!prof::SubscribeConfigs::instance().destroy(config)) {
+    return invalid_param("profSubscribeConfig is not a live configuration from aclprofCreateSubscribeConfig");
+  }
+  return Status::Ok();
+}
+
 Status prof_require_loaded_model(uint32_t model) {
   std::shared_ptr<ModelObject> loaded;
   if (!find_model(model, &loaded).ok()) {
@@ -476,16 +495,149 @@ Status prof_require_loaded_model(uint32_t model) {
 }
 
 Status prof_model_subscribe(uint32_t model, const aclprofSubscribeConfig* config) {
-  ARUN_RETURN_IF_ERROR(prof_require_loaded_model(model));
+  std::shared_ptr<ModelObject> loaded;
+  if (!find_model(model, &loaded).ok()) {
+    return Status(static_cast<Errc>(ACL_ERROR_INVALID_MODEL_ID),
+                  "model id " + std::to_string(model) + " is not a loaded model");
+  }
   if (config == nullptr) return invalid_param("profSubscribeConfig is NULL");
-  return invalid_param(
-      "profSubscribeConfig is not a configuration created by aclprofCreateSubscribeConfig "
-      "(ascend-run does not provide model subscriptions yet)");
+  aclprofSubscribeConfig c{};
+  if (!prof::SubscribeConfigs::instance().get(config, &c)) {
+    return invalid_param("profSubscribeConfig is not a live configuration from aclprofCreateSubscribeConfig");
+  }
+  if (c.time_info == 0 && c.metrics == ACL_AICORE_NONE) {
+    return invalid_param("the configuration collects nothing (timeInfoSwitch 0 and ACL_AICORE_NONE)");
+  }
+  ARUN_PROF_RUNTIME(rt);
+  (void)rt;
+  std::lock_guard lock(st.mu);
+  if (st.initialized) {
+    return Status(static_cast<Errc>(ACL_ERROR_PROF_API_CONFLICT),
+                  "aclprofInit is in effect: model subscription and API-driven profiling exclude each other");
+  }
+  if (Profiler::instance().running()) {
+    return Status(Errc::prof_already_run, "profiling is already running (started by " + Profiler::instance().source() +
+                                              "); model subscription is not possible");
+  }
+  if (st.subscriptions.count(model) != 0) {
+    return Status(static_cast<Errc>(ACL_ERROR_PROF_REPEAT_SUBSCRIBE),
+                  "model " + std::to_string(model) + " is already subscribed");
+  }
+  const int32_t device = loaded->device();
+  const int fd = c.fd != nullptr ? *c.fd : -1;
+  for (const auto& [other, s] : st.subscriptions) {
+    if (s->device() != device) continue;
+    const aclprofSubscribeConfig& o = s->config();
+    if (o.time_info != c.time_info || o.metrics != c.metrics || s->fd_value() != fd) {
+      return Status(Errc::invalid_profiling_config,
+                    "model " + std::to_string(other) + " on device " + std::to_string(device) +
+                        " is subscribed with another configuration; every subscription of a device must use the same");
+    }
+  }
+  if (fd < 0) return Status(static_cast<Errc>(ACL_ERROR_PROFILING_FAILURE), "the configuration's fd is negative");
+  st.subscriptions.emplace(model, std::make_shared<prof::ModelSubscription>(model, device, c));
+  g_subscribed.fetch_add(1, std::memory_order_release);
+  return Status::Ok();
 }
 
 Status prof_model_unsubscribe(uint32_t model) {
   ARUN_RETURN_IF_ERROR(prof_require_loaded_model(model));
-  return Status(static_cast<Errc>(ACL_ERROR_INVALID_MODEL_ID), "model " + std::to_string(model) + " is not subscribed");
+  ARUN_PROF_RUNTIME(rt);
+  (void)rt;
+  std::shared_ptr<prof::ModelSubscription> s;
+  bool shared_fd = false;
+  {
+    std::lock_guard lock(st.mu);
+    auto it = st.subscriptions.find(model);
+    if (it == st.subscriptions.end()) {
+      return Status(static_cast<Errc>(ACL_ERROR_INVALID_MODEL_ID),
+                    "model " + std::to_string(model) + " is not subscribed");
+    }
+    s = std::move(it->second);
+    st.subscriptions.erase(it);
+    for (const auto& [other, o] : st.subscriptions) shared_fd = shared_fd || o->fd_value() == s->fd_value();
+  }
+  g_subscribed.fetch_sub(1, std::memory_order_release);
+  prof::end_subscription(*s, 30000, !shared_fd, true);
+  return Status::Ok();
+}
+
+std::shared_ptr<ModelOpObserver> model_op_observer(uint32_t model) {
+  if (g_subscribed.load(std::memory_order_acquire) == 0) return nullptr;
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr) return nullptr;
+  AclprofState& st = rt->aclprof();
+  std::lock_guard lock(st.mu);
+  auto it = st.subscriptions.find(model);
+  return it == st.subscriptions.end() ? nullptr : it->second;
+}
+
+// ---- record decoding (no runtime needed)
+
+size_t prof_op_record_size() {
+  return prof::kOpRecordSize;
+}
+
+namespace {
+Status invalid_records(size_t len) {
+  return invalid_param("opInfo is not a buffer of subscription records (length " + std::to_string(len) +
+                       ", a non-zero multiple of " + std::to_string(prof::kOpRecordSize) +
+                       " bytes whose records all verify)");
+}
+}  // namespace
+
+Status prof_op_count(const void* buf, size_t len, uint32_t* count) {
+  if (!prof::validate_op_records(buf, len)) return invalid_records(len);
+  *count = static_cast<uint32_t>(len / prof::kOpRecordSize);
+  return Status::Ok();
+}
+
+Status prof_op_record(const void* buf, size_t len, uint32_t index, OpRecordView* out) {
+  if (!prof::validate_op_records(buf, len)) return invalid_records(len);
+  std::optional<prof::OpRecord> r = prof::read_op_record(buf, len, index);
+  if (!r) {
+    return invalid_param("index " + std::to_string(index) + " is beyond the " +
+                         std::to_string(len / prof::kOpRecordSize) + " record(s) of the buffer");
+  }
+  out->model_id = r->model_id;
+  out->flag = r->flag;
+  out->thread_id = r->thread_id;
+  out->op_index = r->op_index;
+  out->start_us = r->start_us;
+  out->end_us = r->end_us;
+  out->duration_us = r->duration_us;
+  return Status::Ok();
+}
+
+Status prof_op_string_length(const void* buf, size_t len, uint32_t index, bool name, size_t* out) {
+  OpRecordView r;
+  ARUN_RETURN_IF_ERROR(prof_op_record(buf, len, index, &r));
+  std::optional<std::string> s = prof::OpStrings::instance().peek(r.op_index, name);
+  if (!s)
+    return invalid_param(std::string("the operator ") + (name ? "name" : "type") + " of record " +
+                         std::to_string(index) + " was already fetched (each is handed out once)");
+  *out = s->size() + 1;
+  return Status::Ok();
+}
+
+Status prof_op_string(const void* buf, size_t len, uint32_t index, bool name, char* out, size_t capacity) {
+  OpRecordView r;
+  ARUN_RETURN_IF_ERROR(prof_op_record(buf, len, index, &r));
+  const char* what = name ? "name" : "type";
+  std::optional<std::string> s = prof::OpStrings::instance().peek(r.op_index, name);
+  if (!s) {
+    return invalid_param(std::string("the operator ") + what + " of record " + std::to_string(index) +
+                         " was already fetched (each is handed out once)");
+  }
+  if (capacity < s->size()) {
+    return invalid_param("the buffer of " + std::to_string(capacity) + " bytes is too small for the operator " + what +
+                         " (" + std::to_string(s->size() + 1) + " bytes with its terminator)");
+  }
+  if (!prof::OpStrings::instance().take(r.op_index, name, out, capacity)) {
+    return invalid_param(std::string("the operator ") + what + " of record " + std::to_string(index) +
+                         " was already fetched (each is handed out once)");
+  }
+  return Status::Ok();
 }
 
 }  // namespace arun::rt

@@ -12,6 +12,7 @@
 #include "acl/acl_rt.h"
 #include "alloc/allocator_descriptors.hpp"
 #include "arun/runtime/recorder.hpp"
+#include "runtime/managed_memory.hpp"
 #include "runtime/runtime.hpp"
 
 namespace arun::rt {
@@ -337,6 +338,7 @@ Status device_malloc(void** out, size_t size, uint32_t policy, const void* site)
 
 Status device_free(void* ptr) {
   ARUN_RUNTIME(rt);
+  if (ManagedMemory::instance().free(ptr)) return Status::Ok();  // aclrtMemAllocManaged memory
   return free_on(rt, ptr, 0);
 }
 
@@ -634,7 +636,7 @@ Status host_register(void* ptr, uint64_t size, void** dev_ptr) {
   ARUN_RUNTIME(rt);
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
-  if (!rt.host_registrations().add(reinterpret_cast<uintptr_t>(ptr), size)) {
+  if (!rt.host_registrations().add(reinterpret_cast<uintptr_t>(ptr), size, HostRegistrations::kMapped)) {
     return Status(Errc::host_memory_already_registered, "the host range is already registered");
   }
   // The simulated device reaches host memory directly, so the alias is the host address itself.

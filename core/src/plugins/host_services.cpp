@@ -8,6 +8,7 @@ namespace arun {
 namespace {
 
 std::atomic<MemoryLiveCheck> g_live_check{nullptr};
+std::atomic<HostMappedCheck> g_mapped_check{nullptr};
 
 class RuntimeHostServices final : public plugin::HostServices {
  public:
@@ -21,6 +22,10 @@ class RuntimeHostServices final : public plugin::HostServices {
     MemoryLiveCheck check = g_live_check.load(std::memory_order_acquire);
     return check == nullptr || check(device, addr, bytes);
   }
+  bool host_mapped(uint64_t addr, uint64_t bytes) override {
+    HostMappedCheck check = g_mapped_check.load(std::memory_order_acquire);
+    return check != nullptr && check(addr, bytes);
+  }
 };
 
 }  // namespace
@@ -28,6 +33,10 @@ class RuntimeHostServices final : public plugin::HostServices {
 plugin::HostServices* host_services() {
   static RuntimeHostServices services;
   return &services;
+}
+
+void set_host_mapped_check(HostMappedCheck check) {
+  g_mapped_check.store(check, std::memory_order_release);
 }
 
 void set_memory_live_check(MemoryLiveCheck check) {

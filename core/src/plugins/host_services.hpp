@@ -13,5 +13,8 @@ plugin::HostServices* host_services();
 // Installed by the runtime while it is initialised; nullptr: only the device's own check counts.
 using MemoryLiveCheck = bool (*)(const plugin::Device* device, uint64_t addr, uint64_t bytes);
 void set_memory_live_check(MemoryLiveCheck check);
+// Installed likewise: HostServices::host_mapped; nullptr: no host memory is mapped.
+using HostMappedCheck = bool (*)(uint64_t addr, uint64_t bytes);
+void set_host_mapped_check(HostMappedCheck check);
 
 }  // namespace arun

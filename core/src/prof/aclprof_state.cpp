@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "prof/session.hpp"
+#include "prof/subscriptions.hpp"
 
 namespace arun {
 namespace {
@@ -18,6 +19,12 @@ AclprofState::~AclprofState() {
 }
 
 void AclprofState::reset() {
+  std::map<uint32_t, std::shared_ptr<prof::ModelSubscription>> subscribed;
+  {
+    std::lock_guard lock(mu);
+    subscribed.swap(subscriptions);
+  }
+  end_subscriptions(subscribed);
   std::lock_guard lock(mu);
   if (started != nullptr) Profiler::instance().stop();  // Runtime::finalize stops it too
   started = nullptr;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -26,6 +27,10 @@ struct aclprofStepInfo {
 };
 
 namespace arun {
+
+namespace prof {
+class ModelSubscription;
+}
 
 // What aclprofCreateStamp hands out (as void*).
 struct ProfStamp {
@@ -65,6 +70,8 @@ struct AclprofState {
   // Process-unique, new for each state and each reset: aclprofPush keeps ranges on a thread-local
   // stack (no lock), and a pop drops those tagged with another epoch.
   uint64_t epoch = 0;
+  // aclprofModelSubscribe: model id -> its subscription (ended by reset()).
+  std::map<uint32_t, std::shared_ptr<prof::ModelSubscription>> subscriptions;
 };
 
 }  // namespace arun

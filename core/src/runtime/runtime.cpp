@@ -16,6 +16,7 @@
 #include "plugins/host_services.hpp"
 #include "prof/session.hpp"
 #include "runtime/visible_devices.hpp"
+#include "runtime/managed_memory.hpp"
 #include "sched/plugin_policy.hpp"
 
 namespace arun {
@@ -94,6 +95,7 @@ Status Runtime::initialize(const char* config_path) {
   if (!st.ok()) {
     rt->teardown();
     set_memory_live_check(nullptr);
+    set_host_mapped_check(nullptr);
     return st;
   }
   for (const auto& notice : rt->config_.notices) log().warn("{}", notice);
@@ -161,6 +163,7 @@ Status Runtime::finalize_locked(Runtime* rt) {
   LeakReport leaks;
   rt->teardown(&leaks);
   set_memory_live_check(nullptr);
+  set_host_mapped_check(nullptr);
   // After teardown, which drained every stream: the session holds all the work the program did.
   Profiler::instance().stop();
   Status st = rt->report_leaks(leaks, "aclFinalize");
@@ -176,6 +179,7 @@ Status Runtime::setup(RuntimeConfig config) {
   // allocations: a policy may carve many blocks out of one chunk, and even `direct` keeps a freed
   // chunk until the work in flight that may use it is done.
   set_memory_live_check(&Runtime::memory_live);
+  set_host_mapped_check(&Runtime::host_mapped);
   for (const auto& entry : config_.plugins) {
     if (entry.kind == plugin::PluginKind::Scheduler) {
       // Loaded only when it is the policy in use (below): a config may list several.
@@ -432,6 +436,7 @@ void Runtime::teardown(LeakReport* leaks) {
     std::free(base);
   });
   host_registrations_.clear();
+  ManagedMemory::instance().release_all();  // every stream is drained
   devices_.clear();
   visible_physical_ids_.clear();
   physical_devices_.clear();  // the backends' last references go with the plugins below
@@ -551,6 +556,12 @@ bool Runtime::memory_live(const plugin::Device* device, uint64_t addr, uint64_t 
     return slot->with_allocator([&](DeviceAllocator* a) { return a == nullptr || a->find(addr, bytes, nullptr); });
   }
   return true;
+}
+
+bool Runtime::host_mapped(uint64_t addr, uint64_t bytes) {
+  if (ManagedMemory::instance().contains(addr, bytes)) return true;
+  Runtime* rt = instance();
+  return rt != nullptr && rt->host_registrations_.find(addr, bytes, HostRegistrations::kMapped);
 }
 
 Status Runtime::report_leaks(const LeakReport& leaks, const std::string& when) const {
@@ -872,6 +883,15 @@ PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
     info.base = reinterpret_cast<uint64_t>(base);
     info.size = size;
     info.in_allocation = addr + bytes <= info.base + size;
+    return info;
+  }
+  // aclrtHostRegisterV2(ACL_HOST_REG_PINNED): page-locked program memory, as aclrtMallocHost's.
+  uintptr_t reg_base = 0;
+  if (host_registrations_.find(addr, 1, HostRegistrations::kPinned, &reg_base, &size)) {
+    info.kind = PointerInfo::Kind::PinnedHost;
+    info.base = reg_base;
+    info.size = size;
+    info.in_allocation = bytes <= size - (addr - reg_base);
   }
   return info;
 }

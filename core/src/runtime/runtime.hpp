@@ -143,6 +143,8 @@ class Runtime {
   std::vector<std::string> installed_plugins(const std::string& kind) const;
   // HostServices::memory_live: is the range inside a block the program holds?
   static bool memory_live(const plugin::Device* device, uint64_t addr, uint64_t bytes);
+  // HostServices::host_mapped: a mapped host registration or managed memory?
+  static bool host_mapped(uint64_t addr, uint64_t bytes);
   Status load_scheduler_plugin();
   Status start_configured_profiling();  // [profiler] enabled or ASCEND_RUN_PROFILING
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);

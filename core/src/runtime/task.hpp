@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "arun/plugin/device.hpp"
+#include "arun/runtime/task_observer.hpp"
 
 struct arunBlock;  // what a user kernel sees of its block (arun/kernel.h): a plugin::KernelContext
 
@@ -91,11 +92,16 @@ struct Task : plugin::Work {
   uint64_t correlation = 0;
   uint32_t prof_name = 0;
   uint32_t prof_depth = 0;
+  // A TaskObserverScope active when the task was submitted (aclprofModelSubscribe): told when the
+  // task completes, or here when it is destroyed unrun.
+  std::shared_ptr<rt::TaskObserver> observer;
+  uint64_t observer_cookie = 0;
 
   Task() = default;
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
   ~Task() {
+    if (observer) observer->task_finished(observer_cookie, false, 0, 0);
     if (free_user_args != nullptr) free_user_args(user_args);
   }
 };

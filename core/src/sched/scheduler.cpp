@@ -1,6 +1,7 @@
 #include "sched/scheduler.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include <boost/container/small_vector.hpp>
@@ -234,6 +235,14 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
     task->prof_enqueue = span_start != 0 ? span_start : prof::ticks();
     task->correlation = prof::current_correlation();
   }
+  if (task->task_kind == TaskKind::Work) {
+    uint64_t cookie = 0;
+    if (rt::TaskObserver* observer = rt::current_task_observer(&cookie)) [[unlikely]] {
+      task->observer = observer->shared_from_this();
+      task->observer_cookie = cookie;
+      observer->task_submitted(cookie);  // balanced in complete() or, if refused, by ~Task
+    }
+  }
   uint64_t seq = 0;
   int stop_error = 0;
   Batch batch;
@@ -460,6 +469,17 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
   // Written before the completion is published, so a program that synchronizes and then stops
   // profiling finds the record delivered.
   if (task->prof_enqueue != 0) emit_task_record(*task, result);
+  if (task->observer) [[unlikely]] {
+    // Device times on the steady clock: both clocks advance at 1 ns per ns, so the distance back
+    // from "now" carries over.
+    const uint64_t steady_now = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+    const uint64_t device_now = device_->now_ns();
+    const auto to_steady = [&](uint64_t t) { return steady_now - (device_now >= t ? device_now - t : 0); };
+    std::shared_ptr<rt::TaskObserver> observer = std::move(task->observer);
+    observer->task_finished(task->observer_cookie, true, to_steady(result.start_ns), to_steady(result.end_ns));
+  }
   Batch batch;
   {
     std::lock_guard lock(mu_);

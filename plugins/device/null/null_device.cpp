@@ -197,7 +197,11 @@ class NullDevice final : public plugin::Device {
     {
       std::lock_guard lock(mem_mutex_);
       auto it = find_locked(addr);
-      if (it == live_.end() || bytes > it->second.requested - (addr - it->first)) return nullptr;
+      if (it == live_.end() || bytes > it->second.requested - (addr - it->first)) {
+        // Mapped host registrations and managed memory: host memory device code uses in place.
+        if (host_ != nullptr && host_->host_mapped(addr, bytes)) return reinterpret_cast<void*>(addr);
+        return nullptr;
+      }
     }
     // Blocks an allocator policy carved out of this allocation are checked by the core.
     if (host_ != nullptr && !host_->memory_live(this, addr, bytes)) return nullptr;

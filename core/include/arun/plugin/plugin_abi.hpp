@@ -29,7 +29,8 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 2: scheduler plugins (scheduler.hpp).
 // Minor 3: allocator plugins (allocator.hpp); HostServices::memory_live.
 // Minor 4: profiler sinks (profiler.hpp).
-// Minor 5: Work::max_compute_units (core-count resource limits).
+// Minor 5: Work::max_compute_units (core-count resource limits) and
+//          HostServices::host_mapped (host memory device code may reach).
 inline constexpr uint16_t kAbiMinor = 5;
 
 enum class PluginKind : uint32_t {
@@ -102,6 +103,14 @@ class HostServices {
     (void)device, (void)addr, (void)bytes;
     return true;
   }
+  // Host memory device code may reach (ABI minor 5): [addr, addr + bytes) lies inside a host range
+  // registered as mapped (aclrtHostRegister, ACL_HOST_REG_MAPPED) or a managed allocation
+  // (aclrtMemAllocManaged). A device asks when an address is none of its own; the range is then
+  // the host's own memory, used in place.
+  virtual bool host_mapped(uint64_t addr, uint64_t bytes) {
+    (void)addr, (void)bytes;
+    return false;
+  }
 
  protected:
   ~HostServices() = default;
@@ -116,8 +125,7 @@ class PluginObject {
 
 // Factory: returns a new object of the kind's interface, or nullptr with a reason in `error`
 // (NUL-terminated, at most error_size bytes).
-using FactoryFn = PluginObject* (*)(HostServices* host, const OptionValues* options, char* error,
-                                    size_t error_size);
+using FactoryFn = PluginObject* (*)(HostServices* host, const OptionValues* options, char* error, size_t error_size);
 
 struct PluginDescriptor {
   uint32_t magic;
@@ -141,6 +149,6 @@ struct PluginDescriptor {
 
 // Convenience for a descriptor's header fields; usage:
 //   const arun::plugin::PluginDescriptor kDesc{ARUN_PLUGIN_HEADER, PluginKind::Device, "ascend", ...};
-#define ARUN_PLUGIN_HEADER                                                       \
+#define ARUN_PLUGIN_HEADER                                                            \
   ::arun::plugin::kPluginMagic, ::arun::plugin::kAbiMajor, ::arun::plugin::kAbiMinor, \
       static_cast<uint32_t>(sizeof(::arun::plugin::PluginDescriptor))

@@ -7,11 +7,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "acl/acl_prof.h"
 #include "arun/core/status.hpp"
 #include "arun/runtime/call.hpp"
+#include "arun/runtime/task_observer.hpp"
 
 namespace arun::rt {
 
@@ -75,20 +78,59 @@ void prof_destroy_step_info(aclprofStepInfo* step);
 // live step info, or the tag was taken), prof_not_run (no session), the stream's errors.
 Status prof_step_timestamp(aclprofStepInfo* step, int tag, aclrtStream stream);
 
-// ---- model subscription (aclprofModelSubscribe / aclprofModelUnSubscribe)
+// ---- model subscription (spec part 2, 4.15)
 //
-// Validation only. A subscription needs an aclprofSubscribeConfig, which only
-// aclprofCreateSubscribeConfig makes, and its records are read with aclprofGetOp*; neither is
-// declared in our headers yet, so no live configuration and no subscription can exist. What a
-// program can pass today gets the code the spec gives for it.
+// aclprofModelSubscribe streams one fixed-size record per executed operator of a model to the
+// pipe of the configuration; the getters decode a buffer of such records. Configurations and the
+// operator strings are process-scope (a reader may decode after aclFinalize); subscriptions belong
+// to the runtime and end at aclFinalize.
 
+// aclprofCreateSubscribeConfig (`fd` non-NULL, `time_info` 0 or 1: checked by the caller). nullptr
+// when out of memory.
+aclprofSubscribeConfig* prof_create_subscribe_config(int8_t time_info, int metrics, void* fd);
+// aclprofDestroySubscribeConfig (non-NULL): invalid_param when not a live configuration.
+Status prof_destroy_subscribe_config(const aclprofSubscribeConfig* config);
 // invalid_model_id unless `model` is a loaded model (checked first by both calls).
 Status prof_require_loaded_model(uint32_t model);
-// aclprofModelSubscribe after the model and NULL checks: a non-NULL `config` is not a configuration
-// this runtime created (there is no aclprofCreateSubscribeConfig yet): invalid_param.
+// aclprofModelSubscribe after the model and NULL checks: invalid_param (not a live configuration,
+// or one that collects nothing), prof_api_conflict (aclprofInit is in effect), prof_already_run
+// (a configured session runs), prof_repeat_subscribe, invalid_profiling_config (another model of
+// the device is subscribed with a different configuration).
 Status prof_model_subscribe(uint32_t model, const aclprofSubscribeConfig* config);
-// aclprofModelUnSubscribe after the model check: invalid_model_id (the model is not subscribed;
-// none can be yet).
+// aclprofModelUnSubscribe after the model check: invalid_model_id (not subscribed). Waits for the
+// model's operators in flight, writes their records, closes the descriptor unless another
+// subscription writes to it, and stores -1 into the configuration's int.
 Status prof_model_unsubscribe(uint32_t model);
+
+// Size of one record (aclprofGetOpDescSize).
+size_t prof_op_record_size();
+// aclprofGetOpNum and the getters: invalid_param unless `len` is a non-zero multiple of the record
+// size and every record of `buf` (non-NULL) verifies.
+Status prof_op_count(const void* buf, size_t len, uint32_t* count);
+// The fields of record `index` (invalid_param: invalid buffer, index beyond it).
+struct OpRecordView {
+  uint32_t model_id = 0;
+  uint32_t flag = 0;
+  uint32_t thread_id = 0;
+  uint64_t op_index = 0;
+  uint64_t start_us = 0, end_us = 0, duration_us = 0;
+};
+Status prof_op_record(const void* buf, size_t len, uint32_t index, OpRecordView* out);
+// strlen + 1 of the type (`name` false) or name of record `index`. invalid_param also when the
+// string was fetched already.
+Status prof_op_string_length(const void* buf, size_t len, uint32_t index, bool name, size_t* out);
+// Copies it into `out` (`capacity` > 0) and forgets it (see aclprofGetOpType for the rules).
+Status prof_op_string(const void* buf, size_t len, uint32_t index, bool name, char* out, size_t capacity);
+
+// ---- for the model executor
+// Observes one model's operators: begin_op when a node is about to be enqueued (its tasks carry
+// the returned cookie through a TaskObserverScope), end_op once it has been.
+class ModelOpObserver : public TaskObserver {
+ public:
+  virtual uint64_t begin_op(const std::string& type, const std::string& name) = 0;
+  virtual void end_op(uint64_t cookie) = 0;
+};
+// The subscription of `model` or nullptr (cheap when nothing is subscribed).
+std::shared_ptr<ModelOpObserver> model_op_observer(uint32_t model);
 
 }  // namespace arun::rt

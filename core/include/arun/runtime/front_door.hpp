@@ -21,6 +21,7 @@
 #include "arun/runtime/hooks.hpp"
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/lifecycle.hpp"
+#include "arun/runtime/managed_memory.hpp"
 #include "arun/runtime/memory.hpp"
 #include "arun/runtime/models.hpp"
 #include "arun/runtime/overflow.hpp"
@@ -28,3 +29,4 @@
 #include "arun/runtime/recorder.hpp"
 #include "arun/runtime/res_limits.hpp"
 #include "arun/runtime/streams.hpp"
+#include "arun/runtime/task_observer.hpp"

@@ -20,6 +20,8 @@ class ModelObject {
   // The runtime is going away: the destructor must not touch its handles. Called once, by
   // aclFinalize, before the table drops its reference.
   virtual void abandon() = 0;
+  // The device the model was loaded on (aclprofModelSubscribe).
+  virtual int32_t device() const { return 0; }
 };
 
 // Adds `model` to the runtime's table under a fresh id (unique in the process, from 1).

@@ -44,6 +44,7 @@ class LoadedModel final : public rt::ModelObject {
 
   // The runtime is going away: the destructor must not touch its handles.
   void abandon() override;
+  int32_t device() const override { return device_; }
 
   const model::Graph& graph() const { return graph_; }
   const model::Plan& plan() const { return plan_; }
@@ -87,6 +88,8 @@ class LoadedModel final : public rt::ModelObject {
 
   std::mutex mutex_;  // one enqueue at a time; guards the fields below and the calls' pointers
   bool ran_ = false;
+  uint32_t id_ = 0;     // in the runtime's model table (aclprofModelSubscribe)
+  int32_t device_ = 0;  // loaded on
   bool abandoned_ = false;
   aclrtStream last_stream_ = nullptr;
 };
