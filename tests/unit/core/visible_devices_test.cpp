@@ -42,7 +42,8 @@ TEST(VisibleDevices, ReadingStopsAtTheFirstBadToken) {
 TEST(VisibleDevices, RuntimeRenumbersTheVisibleDevices) {
   std::string path = ::testing::TempDir() + "/visible.toml";
   std::ofstream(path) << "[[plugin]]\nkind = \"device\"\nname = \"null\"\npath = \"" ARUN_NULL_PLUGIN
-                         "\"\n[plugin.options]\ndevice_count = 3\n";
+                         "\"\n[plugin.options]\ndevice_count = 3\n"
+                         "[runtime]\nplugin_search_paths = [\"" ARUN_BUILD_PLUGIN_DIR "\"]\n";
   ASSERT_EQ(setenv("ASCEND_RT_VISIBLE_DEVICES", "1,2", 1), 0);
   arun::Status st = arun::Runtime::initialize(path.c_str());
   unsetenv("ASCEND_RT_VISIBLE_DEVICES");
