@@ -548,7 +548,13 @@ TEST(ConfigToml, DuplicatePluginDetectionIsLinear) {
   EXPECT_NE(s.message().find("duplicate device plugin \"p0\" (already listed as plugin[0] at line 1)"),
             std::string::npos)
       << s.message();
+  // The quadratic detection took ~19 s here in an optimised build; sanitizers slow parsing itself
+  // several-fold on a loaded machine, so only optimised builds hold the bound.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  (void)seconds;
+#else
   EXPECT_LT(seconds, 10.0) << "parsing " << kEntries << " plugin entries";
+#endif
 }
 
 TEST(ConfigTomlErrors, ErrorsReportTheOriginGiven) {
