@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <set>
@@ -138,7 +139,11 @@ Status check_managed_range(const void* ptr, uint64_t size, bool aligned) {
   const auto addr = reinterpret_cast<uint64_t>(ptr);
   ManagedMemory& m = ManagedMemory::instance();
   if (!m.in_window(addr, size)) {
-    return param_invalid("the range is outside the managed-memory window [0x90000000000, +3 TiB)");
+    char base[32];
+    std::snprintf(base, sizeof base, "%#llx", static_cast<unsigned long long>(m.base()));
+    return param_invalid(m.base() == 0
+                             ? std::string("no managed memory was allocated")
+                             : std::string("the range is outside the managed-memory window [") + base + ", +3 TiB)");
   }
   if (aligned && (addr % ManagedMemory::kPage != 0 || size % ManagedMemory::kPage != 0)) {
     return param_invalid("ptr and size must be multiples of 2 MiB");

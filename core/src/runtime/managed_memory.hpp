@@ -1,5 +1,7 @@
 // Managed (unified) memory, spec part 2, 4.10: one process-wide window
-// [0x90000000000, +3 TiB) reserved PROT_NONE at the first aclrtMemAllocManaged. An allocation is
+// [0x90000000000, +3 TiB) reserved PROT_NONE at the first aclrtMemAllocManaged (where that range is
+// taken, as by AddressSanitizer's shadow memory, the window goes where the OS puts it, with a
+// warning: programs must not rely on the address, only on the window being one range). An allocation is
 // a run of 2 MiB pages of that window made read/write (MAP_NORESERVE: the OS backs a page at first
 // touch). It is host memory the devices may reach: HostServices::host_mapped answers yes for it,
 // so kernels map it and copies read and write it directly, while ordinary device memory stays
@@ -8,6 +10,7 @@
 // share the same physical memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -20,9 +23,9 @@ namespace arun {
 
 class ManagedMemory {
  public:
-  static constexpr uint64_t kWindowBase = 0x90000000000ull;
-  static constexpr uint64_t kWindowSize = 3ull << 40;  // 3 TiB
-  static constexpr uint64_t kPage = 2ull << 20;        // 2 MiB
+  static constexpr uint64_t kPreferredBase = 0x90000000000ull;  // CANN's window
+  static constexpr uint64_t kWindowSize = 3ull << 40;           // 3 TiB
+  static constexpr uint64_t kPage = 2ull << 20;                 // 2 MiB
 
   // A location as aclrtMemManagedLocation: type (aclrtMemManagedLocationType value) and id.
   struct Location {
@@ -48,8 +51,11 @@ class ManagedMemory {
   // Frees every allocation (aclFinalize).
   void release_all();
 
+  // The window's base once reserved (0 before the first allocation: no address is in the window).
+  uint64_t base() const { return base_.load(std::memory_order_acquire); }
   bool in_window(uint64_t addr, uint64_t bytes) const {
-    return addr >= kWindowBase && addr - kWindowBase < kWindowSize && bytes <= kWindowSize - (addr - kWindowBase);
+    const uint64_t b = base();
+    return b != 0 && addr >= b && addr - b < kWindowSize && bytes <= kWindowSize - (addr - b);
   }
   // Is [addr, addr + bytes) inside one live allocation?
   bool contains(uint64_t addr, uint64_t bytes) const;
@@ -76,7 +82,9 @@ class ManagedMemory {
   const Allocation* find_locked(uint64_t addr, uint64_t bytes) const;
 
   mutable std::mutex mu_;
-  bool reserved_ = false;
+  Status reserve_locked();
+
+  std::atomic<uint64_t> base_{0};
   std::map<uint64_t, Allocation> live_;  // base -> allocation
 };
 
