@@ -20,28 +20,31 @@ Status ManagedMemory::reserve_locked() {
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   void* p = mmap(reinterpret_cast<void*>(kPreferredBase), kWindowSize, PROT_NONE, kFlags | MAP_FIXED_NOREPLACE, -1, 0);
   if (p == reinterpret_cast<void*>(kPreferredBase)) {
+    size_.store(kWindowSize, std::memory_order_relaxed);
     base_.store(kPreferredBase, std::memory_order_release);
     return Status::Ok();
   }
   const int fixed_err = p == MAP_FAILED ? errno : EEXIST;
   if (p != MAP_FAILED) munmap(p, kWindowSize);  // an old kernel took the address as a hint
-  // CANN's range is taken: anywhere, 2 MiB aligned (one page more, trimmed at both ends).
-  p = mmap(nullptr, kWindowSize + kPage, PROT_NONE, kFlags, -1, 0);
-  if (p == MAP_FAILED) {
-    return Status(Errc::rt_memory_allocation,
-                  std::string("cannot reserve the 3 TiB managed-memory window: ") + std::strerror(errno));
+  // CANN's range is taken: anywhere, 2 MiB aligned (one page more, trimmed at both ends). A
+  // sanitizer's shadow can leave no 3 TiB hole at all (ThreadSanitizer's): then a smaller window.
+  for (uint64_t size = kWindowSize; size >= kMinWindowSize; size /= 2) {
+    p = mmap(nullptr, size + kPage, PROT_NONE, kFlags, -1, 0);
+    if (p == MAP_FAILED) continue;
+    const auto raw = reinterpret_cast<uint64_t>(p);
+    const uint64_t aligned = (raw + kPage - 1) / kPage * kPage;
+    if (aligned > raw) munmap(p, aligned - raw);
+    if (raw + kPage > aligned) munmap(reinterpret_cast<void*>(aligned + size), raw + kPage - aligned);
+    char at[32];
+    std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(aligned));
+    log().warn("the managed-memory window cannot be at 0x90000000000 ({}); it is at {}, {} GiB",
+               std::strerror(fixed_err), at, size >> 30);
+    size_.store(size, std::memory_order_relaxed);
+    base_.store(aligned, std::memory_order_release);
+    return Status::Ok();
   }
-  const auto raw = reinterpret_cast<uint64_t>(p);
-  const uint64_t aligned = (raw + kPage - 1) / kPage * kPage;
-  if (aligned > raw) munmap(p, aligned - raw);
-  if (aligned + kWindowSize < raw + kWindowSize + kPage) {
-    munmap(reinterpret_cast<void*>(aligned + kWindowSize), raw + kPage - aligned);
-  }
-  char at[32];
-  std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(aligned));
-  log().warn("the managed-memory window cannot be at 0x90000000000 ({}); it is at {}", std::strerror(fixed_err), at);
-  base_.store(aligned, std::memory_order_release);
-  return Status::Ok();
+  return Status(Errc::rt_memory_allocation,
+                std::string("cannot reserve a managed-memory window: ") + std::strerror(errno));
 }
 
 Status ManagedMemory::allocate(uint64_t size, void** out) {
@@ -52,14 +55,14 @@ Status ManagedMemory::allocate(uint64_t size, void** out) {
   const uint64_t bytes = (size + kPage - 1) / kPage * kPage;
   std::lock_guard lock(mu_);
   if (base() == 0) ARUN_RETURN_IF_ERROR(reserve_locked());
-  const uint64_t window = base();
+  const uint64_t window = base(), window_size = size_.load(std::memory_order_relaxed);
   // First fit over the gaps between live allocations.
   uint64_t at = window;
   for (const auto& [base, a] : live_) {
     if (base - at >= bytes) break;
     at = base + a.size;
   }
-  if (window + kWindowSize - at < bytes) {
+  if (window + window_size - at < bytes) {
     return Status(Errc::rt_memory_allocation,
                   "the managed-memory window (3 TiB) has no free range of " + std::to_string(bytes) + " bytes left");
   }

@@ -1,6 +1,6 @@
 // Managed (unified) memory, spec part 2, 4.10: one process-wide window
 // [0x90000000000, +3 TiB) reserved PROT_NONE at the first aclrtMemAllocManaged (where that range is
-// taken, as by AddressSanitizer's shadow memory, the window goes where the OS puts it, with a
+// taken, as by a sanitizer's shadow memory, the window goes where the OS puts it, with a
 // warning: programs must not rely on the address, only on the window being one range). An allocation is
 // a run of 2 MiB pages of that window made read/write (MAP_NORESERVE: the OS backs a page at first
 // touch). It is host memory the devices may reach: HostServices::host_mapped answers yes for it,
@@ -25,6 +25,7 @@ class ManagedMemory {
  public:
   static constexpr uint64_t kPreferredBase = 0x90000000000ull;  // CANN's window
   static constexpr uint64_t kWindowSize = 3ull << 40;           // 3 TiB
+  static constexpr uint64_t kMinWindowSize = 16ull << 30;       // the least a fallback window may be
   static constexpr uint64_t kPage = 2ull << 20;                 // 2 MiB
 
   // A location as aclrtMemManagedLocation: type (aclrtMemManagedLocationType value) and id.
@@ -55,7 +56,8 @@ class ManagedMemory {
   uint64_t base() const { return base_.load(std::memory_order_acquire); }
   bool in_window(uint64_t addr, uint64_t bytes) const {
     const uint64_t b = base();
-    return b != 0 && addr >= b && addr - b < kWindowSize && bytes <= kWindowSize - (addr - b);
+    const uint64_t n = size_.load(std::memory_order_relaxed);
+    return b != 0 && addr >= b && addr - b < n && bytes <= n - (addr - b);
   }
   // Is [addr, addr + bytes) inside one live allocation?
   bool contains(uint64_t addr, uint64_t bytes) const;
@@ -84,7 +86,8 @@ class ManagedMemory {
   mutable std::mutex mu_;
   Status reserve_locked();
 
-  std::atomic<uint64_t> base_{0};
+  std::atomic<uint64_t> base_{0};  // stored after size_ (release), read first (acquire)
+  std::atomic<uint64_t> size_{0};
   std::map<uint64_t, Allocation> live_;  // base -> allocation
 };
 
