@@ -300,6 +300,8 @@ TEST_P(RandomTest, Errors) {
   int reserve = 0;
   const auto good = uniformF(1, 16, out, 0, 1);
   EXPECT_ACL_OK(aclrtRandomNumAsync(&good, nullptr, nullptr));
+  // Done before the task below uses the same buffers on another stream.
+  EXPECT_ACL_OK(aclrtSynchronizeStream(nullptr));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtRandomNumAsync(nullptr, nullptr, nullptr));
   for (aclDataType t : {ACL_INT8, ACL_DOUBLE, ACL_INT16, ACL_UINT8, ACL_BOOL}) {
     auto bad = good;
