@@ -11,20 +11,23 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 base=${BUILD_DIR:-$root/build}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# Section headers carry the seconds since the start, so a CI log shows where the time goes.
+section() { echo "== $* [${SECONDS}s]"; }
+
 run_ctest() {  # build_dir [ctest args...]
   local dir=$1
   shift
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j"$jobs" "$@"
 }
 
-echo "== normal build"
+section "normal build"
 # Tests on explicitly: the build folder may be one tools/run.sh configured without them.
 "$root/tools/build.sh" "$base" -DARUN_BUILD_TESTS=ON -DARUN_BUILD_BENCH=ON -DCMAKE_INSTALL_PREFIX="$base/test-prefix"
 run_ctest "$base"
 
 # The suite must hold under every scheduling policy, not only the default: once per policy (the
 # scheduler plugin included), against each backend and the one-AI-core configuration.
-echo "== conformance under each scheduling policy"
+section "conformance under each scheduling policy"
 cfgdir="$base/share/ascend-run/configs"
 for policy in "priority:aging_us=100" fifo round_robin "wrr:weights=4,2,1" fair sjf; do
   echo "-- ASCEND_RUN_SCHED=$policy"
@@ -33,7 +36,7 @@ for policy in "priority:aging_us=100" fifo round_robin "wrr:weights=4,2,1" fair 
 done
 
 # And under each allocator policy beyond the default `direct` (plugin-built, with options).
-echo "== conformance under each allocator policy"
+section "conformance under each allocator policy"
 for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB" bins "bins:max_bin=64KiB"; do
   echo "-- ASCEND_RUN_ALLOC=$alloc"
   ASCEND_RUN_ALLOC=$alloc ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/null.toml" \
@@ -41,14 +44,14 @@ for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB
 done
 
 if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
-  echo "== ASan + UBSan"
+  section "ASan + UBSan"
   "$root/tools/build.sh" "$base-asan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=address,undefined -DARUN_BUILD_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_INSTALL_PREFIX="$base-asan/test-prefix"
   # Death tests fork; the simulated device reserves large address ranges, which ASan must allow.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_ctest "$base-asan" -E '^integration'
 
-  echo "== TSan (the concurrent core and the device model)"
+  section "TSan (the concurrent core and the device model)"
   ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_null arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test" \
     "$root/tools/build.sh" "$base-tsan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=thread -DARUN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
@@ -65,7 +68,7 @@ if [ "${ARUN_FUZZ:-1}" != "0" ]; then
   # libFuzzer targets built with clang (-fsanitize=fuzzer plus ASan+UBSan), run from their seed
   # corpus (tests/fuzz/<target>/corpus) for a bounded time each, two at a time; any crash, leak,
   # timeout or sanitizer report fails the job and leaves the input in $fuzz/artifacts.
-  echo "== fuzzing"
+  section "fuzzing"
   fuzz=$base-fuzz
   # -O1 and line tables only: quicker to build, still symbolised reports.
   CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
@@ -74,4 +77,4 @@ if [ "${ARUN_FUZZ:-1}" != "0" ]; then
   cmake --build "$fuzz" -j"$jobs" --target arun_fuzzers
   "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${ARUN_FUZZ_SECONDS:-45}"
 fi
-echo "== all tests passed"
+section "all tests passed"

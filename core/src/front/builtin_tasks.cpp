@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "arun/core/float16.hpp"
 #include "arun/runtime/launch.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/context.hpp"
@@ -53,62 +54,6 @@ Status check_device_memory(Runtime* rt, DeviceSlot* slot, const void* ptr, const
                          std::to_string(slot->id()));
   }
   return Status::Ok();
-}
-
-// ---------------------------------------------------------------- 16-bit floats
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1fu;
-  const uint32_t mant = h & 0x3ffu;
-  float f;
-  if (exp == 0x1f) {
-    const uint32_t bits = sign | 0x7f800000u | (mant << 13);
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-  }
-  // Normal and subnormal values are exact in float: mant * 2^(exp - 25), implicit bit when exp > 0.
-  f = exp == 0 ? std::ldexp(static_cast<float>(mant), -24)
-               : std::ldexp(static_cast<float>(mant | 0x400u), int(exp) - 25);
-  return sign != 0 ? -f : f;
-}
-
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);  // Inf / NaN
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;                                      // rounds past 65504
-  if (abs < 0x38800000u) {                                                            // subnormal result (or zero)
-    if (abs < 0x33000000u) return sign;
-    const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - static_cast<int>(abs >> 23);
-    uint32_t v = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (v & 1u))) ++v;
-    return sign | static_cast<uint16_t>(v);
-  }
-  uint32_t v = ((abs >> 23) - 112) << 10 | ((abs >> 13) & 0x3ffu);
-  const uint32_t rem = abs & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (v & 1u))) ++v;
-  return sign | static_cast<uint16_t>(v);
-}
-
-float bf16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-uint16_t float_to_bf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
-  x += 0x7fffu + ((x >> 16) & 1u);                                                       // nearest even
-  return static_cast<uint16_t>(x >> 16);
 }
 
 // ---------------------------------------------------------------- reduce

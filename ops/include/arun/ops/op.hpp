@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "arun/core/float16.hpp"
 #include "arun/core/status.hpp"
 
 namespace arun::ops {
@@ -33,8 +34,8 @@ std::string shape_text(const Shape& shape);
 const char* dtype_name(aclDataType dtype);
 
 // IEEE binary16 <-> float32, rounding to nearest even (also behind aclFloat16ToFloat / aclFloatToFloat16).
-float half_to_float(uint16_t h);
-uint16_t float_to_half(float f);
+using arun::float_to_half;
+using arun::half_to_float;
 
 // One operand: a description plus the device buffer it is paired with. An omitted optional input
 // has dtype ACL_DT_UNDEFINED and no data.
