@@ -1,6 +1,7 @@
 // Communicator management (hccl_comm.h): root info, creation, destruction, queries, configuration.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -297,7 +298,25 @@ HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t ran
   lk.unlock();
   // Peer access lets this rank's copy engines read the peers' staging buffers.
   for (uint32_t i = 0; i < nRanks; ++i) {
-    if (c->g->devices[i] != device) aclrtDeviceEnablePeerAccess(c->g->devices[i], 0);
+    if (c->g->devices[i] != device && aclrtDeviceEnablePeerAccess(c->g->devices[i], 0) != ACL_SUCCESS) {
+      const char* msg = aclGetRecentErrMsg();
+      log_error("rank %u: peer access from device %d to device %d: %s", rank, device, c->g->devices[i], msg ? msg : "");
+    }
+  }
+  // A copy runs on the source device's engine, which needs access to the destination: every rank
+  // must have enabled its peers before any rank pulls from it. Init returns when all links are up.
+  {
+    Group& g = *c->g;
+    std::unique_lock<std::mutex> glk(g.mu);
+    ++g.links_ready;
+    g.cv.notify_all();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    if (!g.cv.wait_until(glk, deadline, [&] { return g.links_ready == nRanks; })) {
+      glk.unlock();
+      log_error("HcclCommInitRootInfo: rank %u: links to the peers not set up within %ld ms", rank, timeout_ms);
+      HcclCommDestroy(reinterpret_cast<HcclComm>(h));
+      return HCCL_E_TIMEOUT;
+    }
   }
   *comm = reinterpret_cast<HcclComm>(h);
   return HCCL_SUCCESS;
@@ -358,7 +377,7 @@ HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
   std::strcpy(rootInfo->internal + kOffIp, "127.0.0.1");
   const uint32_t port = 0;
   std::memcpy(rootInfo->internal + kOffPort, &port, 4);
-  std::strncpy(rootInfo->internal + kOffId, id, 127);
+  std::memcpy(rootInfo->internal + kOffId, id, std::strlen(id));  // id < 128 bytes, rest is zero
   std::memcpy(rootInfo->internal + kOffDevice, &device, 4);
   return HCCL_SUCCESS;
 }

@@ -30,6 +30,7 @@ struct Group {
   std::vector<void*> staging;    // per rank: device buffer of 2*staging_bytes (data, scratch)
   std::vector<int32_t> devices;
   uint64_t staging_bytes = 0;    // the smallest of the ranks' buffers
+  uint32_t links_ready = 0;      // ranks that enabled peer access to every other rank's device
   std::vector<bool> gone;        // ranks whose communicator was destroyed
   uint32_t live_ranks = 0;       // the last rank to be destroyed frees every staging buffer
   bool broken = false;           // a sync failed: later syncs fail at once instead of waiting again

@@ -287,8 +287,8 @@ class Plan {
   void fail(const char* what) {
     ok_ = false;
     what_ = what;
-    log_error("%s #%llu: %s failed on the stream (aclGetRecentErrMsg has the reason)", kind_name(kind_),
-              (unsigned long long)seq_, what);
+    const char* msg = aclGetRecentErrMsg();
+    log_error("%s #%llu: %s failed: %s", kind_name(kind_), (unsigned long long)seq_, what, msg ? msg : "");
   }
   Comm& c_;
   aclrtStream s_;
