@@ -11,24 +11,24 @@
 #include "acl/acl.h"
 #include "hccl/hccl.h"
 
-#define ACLCHECK(expr)                                                                                      \
-  do {                                                                                                      \
-    aclError ret_ = (expr);                                                                                 \
-    if (ret_ != ACL_SUCCESS) {                                                                              \
-      std::printf("acl interface return err %s:%d, retcode: %d (%s)\n", __FILE__, __LINE__, int(ret_),       \
-                  aclGetRecentErrMsg());                                                                    \
-      return false;                                                                                         \
-    }                                                                                                       \
+#define ACLCHECK(expr)                                                                                 \
+  do {                                                                                                 \
+    aclError ret_ = (expr);                                                                            \
+    if (ret_ != ACL_SUCCESS) {                                                                         \
+      std::printf("acl interface return err %s:%d, retcode: %d (%s)\n", __FILE__, __LINE__, int(ret_), \
+                  aclGetRecentErrMsg());                                                               \
+      return false;                                                                                    \
+    }                                                                                                  \
   } while (0)
 
-#define HCCLCHECK(expr)                                                                                      \
-  do {                                                                                                       \
-    HcclResult ret_ = (expr);                                                                                \
-    if (ret_ != HCCL_SUCCESS) {                                                                              \
-      std::printf("hccl interface return err %s:%d, retcode: %d (%s)\n", __FILE__, __LINE__, int(ret_),       \
-                  HcclGetErrorString(ret_));                                                                 \
-      return false;                                                                                          \
-    }                                                                                                        \
+#define HCCLCHECK(expr)                                                                                 \
+  do {                                                                                                  \
+    HcclResult ret_ = (expr);                                                                           \
+    if (ret_ != HCCL_SUCCESS) {                                                                         \
+      std::printf("hccl interface return err %s:%d, retcode: %d (%s)\n", __FILE__, __LINE__, int(ret_), \
+                  HcclGetErrorString(ret_));                                                            \
+      return false;                                                                                     \
+    }                                                                                                   \
   } while (0)
 
 namespace {

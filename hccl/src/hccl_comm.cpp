@@ -39,7 +39,7 @@ struct Registry {
   std::condition_variable cv;
   std::map<uintptr_t, std::shared_ptr<Comm>> comms;
   uintptr_t next_handle = 0x4843434c0000ULL;  // "HCCL", never reused
-  std::set<std::string> issued_ids;            // root infos HcclGetRootInfo produced
+  std::set<std::string> issued_ids;           // root infos HcclGetRootInfo produced
   std::map<std::string, std::shared_ptr<Pending>> pending;
   uint64_t id_counter = 0;
   int32_t set_deterministic = 0;
@@ -242,8 +242,7 @@ HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t ran
   const uint64_t bytes = s.buffer_mb << 20;
   void* staging = nullptr;
   if (aclrtMalloc(&staging, 2 * bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    log_error("cannot allocate %llu MB of staging memory on device %d", (unsigned long long)(2 * s.buffer_mb),
-              device);
+    log_error("cannot allocate %llu MB of staging memory on device %d", (unsigned long long)(2 * s.buffer_mb), device);
     return HCCL_E_MEMORY;
   }
   lk.lock();
@@ -619,7 +618,9 @@ const char* HcclGetErrorString(HcclResult code) {
   return "unknown error";
 }
 
-uint32_t HcclGetCommConfigCapability() { return HCCL_COMM_CONFIG_RESERVED; }
+uint32_t HcclGetCommConfigCapability() {
+  return HCCL_COMM_CONFIG_RESERVED;
+}
 
 HcclResult HcclSetConfig(HcclConfig config, HcclConfigValue configValue) {
   if (config != HCCL_DETERMINISTIC) return HCCL_SUCCESS;
@@ -653,10 +654,10 @@ HcclResult HcclConfigGetInfo(HcclComm comm, HcclConfigType cfgType, uint32_t inf
   if (!c) return HCCL_E_PARA;
   if (cfgType == HCCL_CONFIG_TYPE_OP_EXPANSION_MODE) {
     if (infoLen != sizeof(HcclConfigTypeOpExpansionMode)) return HCCL_E_PARA;
-    static const HcclOpExpansionMode kMap[] = {
-        HCCL_OP_EXPANSION_MODE_AIV,    HCCL_OP_EXPANSION_MODE_HOST_TS,   HCCL_OP_EXPANSION_MODE_AI_CPU,
-        HCCL_OP_EXPANSION_MODE_AIV,    HCCL_OP_EXPANSION_AIV_ONLY,       HCCL_OP_EXPANSION_MODE_CCU_MS,
-        HCCL_OP_EXPANSION_MODE_CCU_SCHED, HCCL_OP_EXPANSION_MODE_AI_CPU};
+    static const HcclOpExpansionMode kMap[] = {HCCL_OP_EXPANSION_MODE_AIV,       HCCL_OP_EXPANSION_MODE_HOST_TS,
+                                               HCCL_OP_EXPANSION_MODE_AI_CPU,    HCCL_OP_EXPANSION_MODE_AIV,
+                                               HCCL_OP_EXPANSION_AIV_ONLY,       HCCL_OP_EXPANSION_MODE_CCU_MS,
+                                               HCCL_OP_EXPANSION_MODE_CCU_SCHED, HCCL_OP_EXPANSION_MODE_AI_CPU};
     // Mode 0 (default) reports what is used: kernels on the AI cores drive the operations.
     if (c->expansion_mode >= sizeof kMap / sizeof kMap[0]) return HCCL_E_INTERNAL;
     const HcclConfigTypeOpExpansionMode m = kMap[c->expansion_mode];
@@ -741,8 +742,8 @@ HcclResult HcclCommUnsetMemoryRange(HcclComm comm, void* baseVirPtr) {
   return HCCL_E_NOT_SUPPORT;
 }
 
-HcclResult HcclCommActivateCommMemory(HcclComm comm, void* virPtr, size_t size, size_t offset,
-                                      aclrtDrvMemHandle handle, uint64_t flags) {
+HcclResult HcclCommActivateCommMemory(HcclComm comm, void* virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                      uint64_t flags) {
   if (comm == nullptr || virPtr == nullptr || handle == nullptr) return HCCL_E_PTR;
   if (offset != 0 || flags != 0) return HCCL_E_PARA;
   log_error("zero-copy memory ranges are not supported by ascend-run");

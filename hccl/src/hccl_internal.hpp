@@ -29,11 +29,11 @@ struct Group {
   std::vector<uint64_t> descs;   // n*n*4: the operation descriptor of each of the last 4 syncs
   std::vector<void*> staging;    // per rank: device buffer of 2*staging_bytes (data, scratch)
   std::vector<int32_t> devices;
-  uint64_t staging_bytes = 0;    // the smallest of the ranks' buffers
-  uint32_t links_ready = 0;      // ranks that enabled peer access to every other rank's device
-  std::vector<bool> gone;        // ranks whose communicator was destroyed
-  uint32_t live_ranks = 0;       // the last rank to be destroyed frees every staging buffer
-  bool broken = false;           // a sync failed: later syncs fail at once instead of waiting again
+  uint64_t staging_bytes = 0;  // the smallest of the ranks' buffers
+  uint32_t links_ready = 0;    // ranks that enabled peer access to every other rank's device
+  std::vector<bool> gone;      // ranks whose communicator was destroyed
+  uint32_t live_ranks = 0;     // the last rank to be destroyed frees every staging buffer
+  bool broken = false;         // a sync failed: later syncs fail at once instead of waiting again
   std::string broken_reason;
   HcclResult broken_code = HCCL_SUCCESS;
 };
@@ -50,8 +50,8 @@ struct Comm {
   uint32_t rank = 0;
   int32_t device = 0;
   std::string name;
-  std::mutex issue_mu;               // operations of one communicator are issued one at a time
-  std::vector<uint64_t> sent;        // per peer: syncs issued towards it
+  std::mutex issue_mu;         // operations of one communicator are issued one at a time
+  std::vector<uint64_t> sent;  // per peer: syncs issued towards it
   uint64_t op_seq = 0;
   std::shared_ptr<InFlight> inflight = std::make_shared<InFlight>();
   std::shared_ptr<std::atomic<int>> async_error = std::make_shared<std::atomic<int>>(HCCL_SUCCESS);

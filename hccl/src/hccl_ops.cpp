@@ -18,45 +18,70 @@ size_t type_size(HcclDataType t) {
     case HCCL_DATA_TYPE_HIF8:
     case HCCL_DATA_TYPE_FP8E4M3:
     case HCCL_DATA_TYPE_FP8E5M2:
-    case HCCL_DATA_TYPE_FP8E8M0: return 1;
+    case HCCL_DATA_TYPE_FP8E8M0:
+      return 1;
     case HCCL_DATA_TYPE_INT16:
     case HCCL_DATA_TYPE_UINT16:
     case HCCL_DATA_TYPE_FP16:
-    case HCCL_DATA_TYPE_BFP16: return 2;
+    case HCCL_DATA_TYPE_BFP16:
+      return 2;
     case HCCL_DATA_TYPE_INT32:
     case HCCL_DATA_TYPE_UINT32:
-    case HCCL_DATA_TYPE_FP32: return 4;
+    case HCCL_DATA_TYPE_FP32:
+      return 4;
     case HCCL_DATA_TYPE_INT64:
     case HCCL_DATA_TYPE_UINT64:
-    case HCCL_DATA_TYPE_FP64: return 8;
-    default: return 0;  // INT128 is not accepted by any operation
+    case HCCL_DATA_TYPE_FP64:
+      return 8;
+    default:
+      return 0;  // INT128 is not accepted by any operation
   }
 }
 
 const char* type_name(HcclDataType t) {
   switch (t) {
-    case HCCL_DATA_TYPE_INT8: return "int8";
-    case HCCL_DATA_TYPE_INT16: return "int16";
-    case HCCL_DATA_TYPE_INT32: return "int32";
-    case HCCL_DATA_TYPE_FP16: return "float16";
-    case HCCL_DATA_TYPE_FP32: return "float32";
-    case HCCL_DATA_TYPE_INT64: return "int64";
-    case HCCL_DATA_TYPE_UINT64: return "uint64";
-    case HCCL_DATA_TYPE_UINT8: return "uint8";
-    case HCCL_DATA_TYPE_UINT16: return "uint16";
-    case HCCL_DATA_TYPE_UINT32: return "uint32";
-    case HCCL_DATA_TYPE_FP64: return "float64";
-    case HCCL_DATA_TYPE_BFP16: return "bfloat16";
-    case HCCL_DATA_TYPE_INT128: return "int128";
-    case HCCL_DATA_TYPE_HIF8: return "hif8";
-    case HCCL_DATA_TYPE_FP8E4M3: return "fp8e4m3";
-    case HCCL_DATA_TYPE_FP8E5M2: return "fp8e5m2";
-    case HCCL_DATA_TYPE_FP8E8M0: return "fp8e8m0";
-    default: return "unknown";
+    case HCCL_DATA_TYPE_INT8:
+      return "int8";
+    case HCCL_DATA_TYPE_INT16:
+      return "int16";
+    case HCCL_DATA_TYPE_INT32:
+      return "int32";
+    case HCCL_DATA_TYPE_FP16:
+      return "float16";
+    case HCCL_DATA_TYPE_FP32:
+      return "float32";
+    case HCCL_DATA_TYPE_INT64:
+      return "int64";
+    case HCCL_DATA_TYPE_UINT64:
+      return "uint64";
+    case HCCL_DATA_TYPE_UINT8:
+      return "uint8";
+    case HCCL_DATA_TYPE_UINT16:
+      return "uint16";
+    case HCCL_DATA_TYPE_UINT32:
+      return "uint32";
+    case HCCL_DATA_TYPE_FP64:
+      return "float64";
+    case HCCL_DATA_TYPE_BFP16:
+      return "bfloat16";
+    case HCCL_DATA_TYPE_INT128:
+      return "int128";
+    case HCCL_DATA_TYPE_HIF8:
+      return "hif8";
+    case HCCL_DATA_TYPE_FP8E4M3:
+      return "fp8e4m3";
+    case HCCL_DATA_TYPE_FP8E5M2:
+      return "fp8e5m2";
+    case HCCL_DATA_TYPE_FP8E8M0:
+      return "fp8e8m0";
+    default:
+      return "unknown";
   }
 }
 
-bool movable_type(HcclDataType t) { return type_size(t) != 0; }
+bool movable_type(HcclDataType t) {
+  return type_size(t) != 0;
+}
 
 bool reducible(HcclDataType t, HcclReduceOp op, HcclResult* why) {
   *why = HCCL_E_NOT_SUPPORT;
@@ -69,8 +94,11 @@ bool reducible(HcclDataType t, HcclReduceOp op, HcclResult* why) {
     case HCCL_DATA_TYPE_FP16:
     case HCCL_DATA_TYPE_FP32:
     case HCCL_DATA_TYPE_FP64:
-    case HCCL_DATA_TYPE_BFP16: break;
-    default: log_error("data type %s (%d) cannot be reduced", type_name(t), int(t)); return false;
+    case HCCL_DATA_TYPE_BFP16:
+      break;
+    default:
+      log_error("data type %s (%d) cannot be reduced", type_name(t), int(t));
+      return false;
   }
   if (op < HCCL_REDUCE_SUM || op > HCCL_REDUCE_MIN) {
     log_error("reduce operation %d is not sum, prod, max or min", int(op));
@@ -100,9 +128,9 @@ enum class Kind : uint64_t {
 };
 
 const char* kind_name(Kind k) {
-  static const char* const names[] = {"",           "AllReduce",      "Broadcast", "AllGather", "AllGatherV",
-                                      "ReduceScatter", "ReduceScatterV", "Reduce",    "Scatter",   "AlltoAll",
-                                      "Send/Recv",  "Barrier"};
+  static const char* const names[] = {"",           "AllReduce",     "Broadcast",      "AllGather",
+                                      "AllGatherV", "ReduceScatter", "ReduceScatterV", "Reduce",
+                                      "Scatter",    "AlltoAll",      "Send/Recv",      "Barrier"};
   return names[static_cast<uint64_t>(k)];
 }
 
@@ -226,9 +254,7 @@ void sync_kernel(arun::Block b, const SyncArgs& a) {
 // Builds one operation on the caller's stream.
 class Plan {
  public:
-  Plan(Comm& c, aclrtStream s, Kind k, uint64_t desc) : c_(c), s_(s), kind_(k), desc_(desc) {
-    seq_ = ++c.op_seq;
-  }
+  Plan(Comm& c, aclrtStream s, Kind k, uint64_t desc) : c_(c), s_(s), kind_(k), desc_(desc) { seq_ = ++c.op_seq; }
 
   // Point-to-point transfers carry their own descriptor, so both sides' items are compared.
   void set_desc(uint64_t d) { desc_ = d; }
@@ -240,7 +266,8 @@ class Plan {
 
   void copy(void* dst, const void* src, uint64_t bytes) {
     if (!ok_ || bytes == 0 || dst == src) return;
-    if (aclrtMemcpyAsync(dst, bytes, src, bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, s_) != ACL_SUCCESS) fail("aclrtMemcpyAsync");
+    if (aclrtMemcpyAsync(dst, bytes, src, bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, s_) != ACL_SUCCESS)
+      fail("aclrtMemcpyAsync");
   }
 
   void reduce(void* dst, const void* src, uint64_t count, HcclDataType t, HcclReduceOp op) {
@@ -271,7 +298,8 @@ class Plan {
   HcclResult finish() {
     if (ok_) {
       auto token = std::make_shared<Token>(c_.inflight);
-      if (arun::launch(s_, 1, [](arun::Block, const std::shared_ptr<Token>&) {}, token) != ACL_SUCCESS)
+      if (arun::launch(
+              s_, 1, [](arun::Block, const std::shared_ptr<Token>&) {}, token) != ACL_SUCCESS)
         fail("completion kernel");
     }
     if (!ok_) {
@@ -364,7 +392,8 @@ void reduce_scatter_v(Plan& p, const void* send, void* recv, const std::vector<u
   const uint64_t most = *std::max_element(counts.begin(), counts.end());
   for (uint64_t off = 0; off < most; off += S) {
     for (uint32_t i = 0; i < n; ++i) {
-      if (counts[i] > off) p.copy(p.data(r) + i * S * es, at(send, displs[i] + off, es), std::min(S, counts[i] - off) * es);
+      if (counts[i] > off)
+        p.copy(p.data(r) + i * S * es, at(send, displs[i] + off, es), std::min(S, counts[i] - off) * es);
     }
     p.sync_all();
     if (counts[r] > off) {
@@ -476,8 +505,8 @@ HcclResult check_root(uint32_t root, uint32_t n) {
   return HCCL_SUCCESS;
 }
 
-#define HCCL_TRY(expr)                                 \
-  do {                                                 \
+#define HCCL_TRY(expr)                                         \
+  do {                                                         \
     if (HcclResult r_ = (expr); r_ != HCCL_SUCCESS) return r_; \
   } while (0)
 
@@ -571,8 +600,8 @@ HcclResult HcclReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataType
   return p.finish();
 }
 
-HcclResult HcclReduceScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDataType dataType,
-                             HcclReduceOp op, HcclComm comm, aclrtStream stream) {
+HcclResult HcclReduceScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDataType dataType, HcclReduceOp op,
+                             HcclComm comm, aclrtStream stream) {
   HCCL_TRY(device_first());
   if (recvCount == 0) return HCCL_SUCCESS;
   if (sendBuf == nullptr || recvBuf == nullptr) return HCCL_E_PTR;
@@ -808,8 +837,8 @@ HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCounts, const void
   return alltoall_matrix(is, sendBuf, recvBuf, sc, sd, rc, rd, sendType, stream);
 }
 
-HcclResult HcclAlltoAllVC(const void* sendBuf, const void* sendCountMatrix, HcclDataType sendType,
-                          const void* recvBuf, HcclDataType recvType, HcclComm comm, aclrtStream stream) {
+HcclResult HcclAlltoAllVC(const void* sendBuf, const void* sendCountMatrix, HcclDataType sendType, const void* recvBuf,
+                          HcclDataType recvType, HcclComm comm, aclrtStream stream) {
   HCCL_TRY(device_first());
   if (sendCountMatrix == nullptr) return HCCL_E_PTR;
   Issue is;
@@ -858,8 +887,8 @@ HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
 
 namespace {
 
-HcclResult p2p_one(void* buf, uint64_t count, HcclDataType dataType, uint32_t peer, HcclComm comm,
-                   aclrtStream stream, bool send) {
+HcclResult p2p_one(void* buf, uint64_t count, HcclDataType dataType, uint32_t peer, HcclComm comm, aclrtStream stream,
+                   bool send) {
   HCCL_TRY(device_first());
   if (count == 0) return HCCL_SUCCESS;
   if (buf == nullptr) return HCCL_E_PTR;

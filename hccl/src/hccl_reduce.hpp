@@ -44,7 +44,7 @@ inline uint16_t float_to_half(float f) {  // round to nearest even
   const uint32_t abs = x & 0x7fffffffu;
   if (abs >= 0x7f800000u) return uint16_t(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0));
   if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00);  // rounds to infinity
-  if (abs < 0x38800000u) {                                  // subnormal half or zero
+  if (abs < 0x38800000u) {                                 // subnormal half or zero
     if (abs < 0x33000000u) return sign;
     const uint32_t e = abs >> 23;
     const uint32_t m = (abs & 0x7fffff) | 0x800000;
@@ -129,16 +129,26 @@ void reduce_16(const arun::Block& b, void* dst, const void* src, size_t count, H
 
 inline void reduce_kernel(arun::Block b, void* dst, const void* src, size_t count, HcclDataType t, HcclReduceOp op) {
   switch (t) {
-    case HCCL_DATA_TYPE_INT8: return reduce_typed<int8_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_INT16: return reduce_typed<int16_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_INT32: return reduce_typed<int32_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_INT64: return reduce_typed<int64_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_UINT64: return reduce_typed<uint64_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_FP32: return reduce_typed<float>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_FP64: return reduce_typed<double>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_FP16: return reduce_16<float_to_half, half_to_float>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_BFP16: return reduce_16<float_to_bf16, bf16_to_float>(b, dst, src, count, op);
-    default: b.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "HCCL reduce: unsupported data type");
+    case HCCL_DATA_TYPE_INT8:
+      return reduce_typed<int8_t>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_INT16:
+      return reduce_typed<int16_t>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_INT32:
+      return reduce_typed<int32_t>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_INT64:
+      return reduce_typed<int64_t>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_UINT64:
+      return reduce_typed<uint64_t>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_FP32:
+      return reduce_typed<float>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_FP64:
+      return reduce_typed<double>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_FP16:
+      return reduce_16<float_to_half, half_to_float>(b, dst, src, count, op);
+    case HCCL_DATA_TYPE_BFP16:
+      return reduce_16<float_to_bf16, bf16_to_float>(b, dst, src, count, op);
+    default:
+      b.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "HCCL reduce: unsupported data type");
   }
 }
 

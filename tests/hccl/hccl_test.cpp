@@ -29,8 +29,12 @@ class AclEnv : public ::testing::Environment {
 
 // ---- host encodings of small integers, independent of the library's conversions --------------
 
-uint16_t to_fp16(double v) { return std::bit_cast<uint16_t>(static_cast<_Float16>(v)); }
-uint16_t to_bf16(double v) { return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(v)) >> 16); }
+uint16_t to_fp16(double v) {
+  return std::bit_cast<uint16_t>(static_cast<_Float16>(v));
+}
+uint16_t to_bf16(double v) {
+  return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(v)) >> 16);
+}
 
 size_t size_of(HcclDataType t) {
   switch (t) {
@@ -39,15 +43,19 @@ size_t size_of(HcclDataType t) {
     case HCCL_DATA_TYPE_HIF8:
     case HCCL_DATA_TYPE_FP8E4M3:
     case HCCL_DATA_TYPE_FP8E5M2:
-    case HCCL_DATA_TYPE_FP8E8M0: return 1;
+    case HCCL_DATA_TYPE_FP8E8M0:
+      return 1;
     case HCCL_DATA_TYPE_INT16:
     case HCCL_DATA_TYPE_UINT16:
     case HCCL_DATA_TYPE_FP16:
-    case HCCL_DATA_TYPE_BFP16: return 2;
+    case HCCL_DATA_TYPE_BFP16:
+      return 2;
     case HCCL_DATA_TYPE_INT32:
     case HCCL_DATA_TYPE_UINT32:
-    case HCCL_DATA_TYPE_FP32: return 4;
-    default: return 8;
+    case HCCL_DATA_TYPE_FP32:
+      return 4;
+    default:
+      return 8;
   }
 }
 
@@ -59,22 +67,46 @@ bool is_unsigned(HcclDataType t) {
 // Writes the small integer v as one element of type t.
 void put(HcclDataType t, void* p, double v) {
   switch (t) {
-    case HCCL_DATA_TYPE_INT8: *static_cast<int8_t*>(p) = int8_t(v); break;
+    case HCCL_DATA_TYPE_INT8:
+      *static_cast<int8_t*>(p) = int8_t(v);
+      break;
     case HCCL_DATA_TYPE_UINT8:
     case HCCL_DATA_TYPE_HIF8:
     case HCCL_DATA_TYPE_FP8E4M3:
     case HCCL_DATA_TYPE_FP8E5M2:
-    case HCCL_DATA_TYPE_FP8E8M0: *static_cast<uint8_t*>(p) = uint8_t(int64_t(v)); break;
-    case HCCL_DATA_TYPE_INT16: *static_cast<int16_t*>(p) = int16_t(v); break;
-    case HCCL_DATA_TYPE_UINT16: *static_cast<uint16_t*>(p) = uint16_t(int64_t(v)); break;
-    case HCCL_DATA_TYPE_INT32: *static_cast<int32_t*>(p) = int32_t(v); break;
-    case HCCL_DATA_TYPE_UINT32: *static_cast<uint32_t*>(p) = uint32_t(int64_t(v)); break;
-    case HCCL_DATA_TYPE_INT64: *static_cast<int64_t*>(p) = int64_t(v); break;
-    case HCCL_DATA_TYPE_UINT64: *static_cast<uint64_t*>(p) = uint64_t(int64_t(v)); break;
-    case HCCL_DATA_TYPE_FP16: *static_cast<uint16_t*>(p) = to_fp16(v); break;
-    case HCCL_DATA_TYPE_BFP16: *static_cast<uint16_t*>(p) = to_bf16(v); break;
-    case HCCL_DATA_TYPE_FP32: *static_cast<float*>(p) = float(v); break;
-    default: *static_cast<double*>(p) = v; break;
+    case HCCL_DATA_TYPE_FP8E8M0:
+      *static_cast<uint8_t*>(p) = uint8_t(int64_t(v));
+      break;
+    case HCCL_DATA_TYPE_INT16:
+      *static_cast<int16_t*>(p) = int16_t(v);
+      break;
+    case HCCL_DATA_TYPE_UINT16:
+      *static_cast<uint16_t*>(p) = uint16_t(int64_t(v));
+      break;
+    case HCCL_DATA_TYPE_INT32:
+      *static_cast<int32_t*>(p) = int32_t(v);
+      break;
+    case HCCL_DATA_TYPE_UINT32:
+      *static_cast<uint32_t*>(p) = uint32_t(int64_t(v));
+      break;
+    case HCCL_DATA_TYPE_INT64:
+      *static_cast<int64_t*>(p) = int64_t(v);
+      break;
+    case HCCL_DATA_TYPE_UINT64:
+      *static_cast<uint64_t*>(p) = uint64_t(int64_t(v));
+      break;
+    case HCCL_DATA_TYPE_FP16:
+      *static_cast<uint16_t*>(p) = to_fp16(v);
+      break;
+    case HCCL_DATA_TYPE_BFP16:
+      *static_cast<uint16_t*>(p) = to_bf16(v);
+      break;
+    case HCCL_DATA_TYPE_FP32:
+      *static_cast<float*>(p) = float(v);
+      break;
+    default:
+      *static_cast<double*>(p) = v;
+      break;
   }
 }
 
@@ -90,10 +122,14 @@ double input(HcclDataType t, HcclReduceOp op, uint32_t r, uint64_t i, int salt) 
 
 double combine(double a, double b, HcclReduceOp op) {
   switch (op) {
-    case HCCL_REDUCE_SUM: return a + b;
-    case HCCL_REDUCE_PROD: return a * b;
-    case HCCL_REDUCE_MAX: return std::max(a, b);
-    default: return std::min(a, b);
+    case HCCL_REDUCE_SUM:
+      return a + b;
+    case HCCL_REDUCE_PROD:
+      return a * b;
+    case HCCL_REDUCE_MAX:
+      return std::max(a, b);
+    default:
+      return std::min(a, b);
   }
 }
 
@@ -161,14 +197,14 @@ void run_ranks(uint32_t n, const std::function<void(Rank&)>& fn, const HcclCommC
   for (auto& t : threads) t.join();
 }
 
-const std::vector<HcclDataType> kReduceTypes = {
-    HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_INT16, HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_INT64, HCCL_DATA_TYPE_UINT64,
-    HCCL_DATA_TYPE_FP16,  HCCL_DATA_TYPE_FP32,  HCCL_DATA_TYPE_FP64,  HCCL_DATA_TYPE_BFP16};
+const std::vector<HcclDataType> kReduceTypes = {HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32,
+                                                HCCL_DATA_TYPE_INT64, HCCL_DATA_TYPE_UINT64, HCCL_DATA_TYPE_FP16,
+                                                HCCL_DATA_TYPE_FP32,  HCCL_DATA_TYPE_FP64,   HCCL_DATA_TYPE_BFP16};
 const std::vector<HcclDataType> kMoveTypes = {
-    HCCL_DATA_TYPE_INT8,    HCCL_DATA_TYPE_INT16,   HCCL_DATA_TYPE_INT32,   HCCL_DATA_TYPE_INT64,
-    HCCL_DATA_TYPE_UINT8,   HCCL_DATA_TYPE_UINT16,  HCCL_DATA_TYPE_UINT32,  HCCL_DATA_TYPE_UINT64,
-    HCCL_DATA_TYPE_FP16,    HCCL_DATA_TYPE_FP32,    HCCL_DATA_TYPE_FP64,    HCCL_DATA_TYPE_BFP16,
-    HCCL_DATA_TYPE_HIF8,    HCCL_DATA_TYPE_FP8E4M3, HCCL_DATA_TYPE_FP8E5M2, HCCL_DATA_TYPE_FP8E8M0};
+    HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_INT16,   HCCL_DATA_TYPE_INT32,   HCCL_DATA_TYPE_INT64,
+    HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_UINT16,  HCCL_DATA_TYPE_UINT32,  HCCL_DATA_TYPE_UINT64,
+    HCCL_DATA_TYPE_FP16,  HCCL_DATA_TYPE_FP32,    HCCL_DATA_TYPE_FP64,    HCCL_DATA_TYPE_BFP16,
+    HCCL_DATA_TYPE_HIF8,  HCCL_DATA_TYPE_FP8E4M3, HCCL_DATA_TYPE_FP8E5M2, HCCL_DATA_TYPE_FP8E8M0};
 const std::vector<HcclReduceOp> kOps = {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX, HCCL_REDUCE_MIN};
 
 bool op_allowed(HcclDataType t, HcclReduceOp op) {
@@ -205,8 +241,8 @@ void all_reduce_case(Rank& k, HcclDataType t, HcclReduceOp op, uint64_t count, b
   ASSERT_EQ(HcclAllReduce(send.dev, out, count, t, op, k.comm, k.stream), HCCL_SUCCESS);
   (in_place ? send : recv).download(k.stream);
   ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-  expect_range(t, (in_place ? send : recv).h(), 0, count,
-               [&](uint64_t i) { return reduced(t, op, k.n, i, salt); }, "AllReduce");
+  expect_range(
+      t, (in_place ? send : recv).h(), 0, count, [&](uint64_t i) { return reduced(t, op, k.n, i, salt); }, "AllReduce");
 }
 
 class Ranks : public ::testing::TestWithParam<uint32_t> {};
@@ -249,7 +285,8 @@ TEST_P(Ranks, ReduceEveryTypeAndOp) {
         recv.download(k.stream);
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         if (k.r == root) {
-          expect_range(t, recv.h(), 0, count, [&](uint64_t i) { return reduced(t, op, k.n, i, salt); }, "Reduce");
+          expect_range(
+              t, recv.h(), 0, count, [&](uint64_t i) { return reduced(t, op, k.n, i, salt); }, "Reduce");
         } else {
           for (uint64_t i = 0; i < count * es; ++i) ASSERT_EQ(uint8_t(recv.h()[i]), 0x5a) << "non-root recvBuf written";
         }
@@ -275,8 +312,8 @@ TEST_P(Ranks, ReduceScatterEveryTypeAndOp) {
           (in_place ? send : recv).download(k.stream);
           ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
           const char* got = in_place ? send.h() + k.r * rc * es : recv.h();
-          expect_range(t, got, 0, rc, [&](uint64_t i) { return reduced(t, op, k.n, k.r * rc + i, salt); },
-                       "ReduceScatter");
+          expect_range(
+              t, got, 0, rc, [&](uint64_t i) { return reduced(t, op, k.n, k.r * rc + i, salt); }, "ReduceScatter");
         }
       }
   });
@@ -304,14 +341,17 @@ TEST_P(Ranks, ReduceScatterVUnevenBlocks) {
                   HCCL_SUCCESS);
         recv.download(k.stream);
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-        expect_range(t, recv.h(), 0, counts[k.r],
-                     [&](uint64_t i) { return reduced(t, op, k.n, displs[k.r] + i, salt); }, "ReduceScatterV");
+        expect_range(
+            t, recv.h(), 0, counts[k.r], [&](uint64_t i) { return reduced(t, op, k.n, displs[k.r] + i, salt); },
+            "ReduceScatterV");
       }
   });
 }
 
 // Data movement: element i of rank r's contribution.
-double mv(HcclDataType t, uint32_t r, uint64_t i) { return double((r * 31 + i * 7) % 100); }
+double mv(HcclDataType t, uint32_t r, uint64_t i) {
+  return double((r * 31 + i * 7) % 100);
+}
 
 TEST_P(Ranks, BroadcastEveryType) {
   run_ranks(GetParam(), [](Rank& k) {
@@ -326,7 +366,8 @@ TEST_P(Ranks, BroadcastEveryType) {
         ASSERT_EQ(HcclBroadcast(buf.dev, count, t, root, k.comm, k.stream), HCCL_SUCCESS);
         buf.download(k.stream);
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-        expect_range(t, buf.h(), 0, count, [&](uint64_t i) { return mv(t, root, i); }, "Broadcast");
+        expect_range(
+            t, buf.h(), 0, count, [&](uint64_t i) { return mv(t, root, i); }, "Broadcast");
       }
     }
   });
@@ -339,14 +380,16 @@ TEST_P(Ranks, AllGatherEveryTypeInAndOutOfPlace) {
         const size_t es = size_of(t);
         const uint64_t c = 11;
         Buf send(c * es), recv(c * k.n * es);
-        for (uint64_t i = 0; i < c; ++i) put(t, (in_place ? recv.h() + k.r * c * es : send.h()) + i * es, mv(t, k.r, i));
+        for (uint64_t i = 0; i < c; ++i)
+          put(t, (in_place ? recv.h() + k.r * c * es : send.h()) + i * es, mv(t, k.r, i));
         (in_place ? recv : send).upload(k.stream);
         void* in = in_place ? recv.d() + k.r * c * es : send.dev;
         ASSERT_EQ(HcclAllGather(in, recv.dev, c, t, k.comm, k.stream), HCCL_SUCCESS);
         recv.download(k.stream);
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         for (uint32_t q = 0; q < k.n; ++q)
-          expect_range(t, recv.h(), q * c, c, [&](uint64_t i) { return mv(t, q, i); }, "AllGather");
+          expect_range(
+              t, recv.h(), q * c, c, [&](uint64_t i) { return mv(t, q, i); }, "AllGather");
       }
   });
 }
@@ -371,7 +414,8 @@ TEST_P(Ranks, AllGatherVWithGapsAndEmptyRanks) {
       recv.download(k.stream);
       ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
       for (uint32_t q = 0; q < k.n; ++q)
-        expect_range(t, recv.h(), displs[q], counts[q], [&](uint64_t i) { return mv(t, q, i); }, "AllGatherV");
+        expect_range(
+            t, recv.h(), displs[q], counts[q], [&](uint64_t i) { return mv(t, q, i); }, "AllGatherV");
     }
   });
 }
@@ -388,7 +432,8 @@ TEST_P(Ranks, ScatterEveryType) {
       ASSERT_EQ(HcclScatter(k.r == root ? send.dev : nullptr, recv.dev, c, t, root, k.comm, k.stream), HCCL_SUCCESS);
       recv.download(k.stream);
       ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-      expect_range(t, recv.h(), 0, c, [&](uint64_t i) { return mv(t, root, k.r * c + i); }, "Scatter");
+      expect_range(
+          t, recv.h(), 0, c, [&](uint64_t i) { return mv(t, root, k.r * c + i); }, "Scatter");
     }
   });
 }
@@ -410,7 +455,8 @@ TEST_P(Ranks, AlltoAllFamily) {
         recv.download(k.stream);
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         for (uint32_t s = 0; s < n; ++s)
-          expect_range(t, recv.h(), s * c, c, [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAll");
+          expect_range(
+              t, recv.h(), s * c, c, [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAll");
       }
       // counts rank s sends to rank d
       auto cnt = [&](uint32_t s, uint32_t d) { return uint64_t((s + 2 * d) % 4); };
@@ -434,7 +480,8 @@ TEST_P(Ranks, AlltoAllFamily) {
         recv.download(k.stream);
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         for (uint32_t s = 0; s < n; ++s)
-          expect_range(t, recv.h(), rd[s], rc[s], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllV");
+          expect_range(
+              t, recv.h(), rd[s], rc[s], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllV");
       }
       {  // AlltoAllVC: one global matrix, packed buffers
         std::vector<uint64_t> M(size_t(n) * n);
@@ -455,7 +502,8 @@ TEST_P(Ranks, AlltoAllFamily) {
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         o = 0;
         for (uint32_t s = 0; s < n; ++s) {
-          expect_range(t, recv.h(), o, M[s * n + k.r], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllVC");
+          expect_range(
+              t, recv.h(), o, M[s * n + k.r], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllVC");
           o += M[s * n + k.r];
         }
       }
@@ -480,13 +528,17 @@ TEST_P(Ranks, SendRecvAndBatchRing) {
       }
       b.download(k.stream);
       ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-      if (k.r % 2 == 1) expect_range(t, b.h(), 0, c, [&](uint64_t i) { return mv(t, k.r - 1, i); }, "Send/Recv");
+      if (k.r % 2 == 1)
+        expect_range(
+            t, b.h(), 0, c, [&](uint64_t i) { return mv(t, k.r - 1, i); }, "Send/Recv");
       // Ring exchange as one batch: send to r+1, receive from r-1 (would deadlock as Send then Recv).
-      HcclSendRecvItem items[2] = {{HCCL_SEND, a.dev, c, t, (k.r + 1) % n}, {HCCL_RECV, b.dev, c, t, (k.r + n - 1) % n}};
+      HcclSendRecvItem items[2] = {{HCCL_SEND, a.dev, c, t, (k.r + 1) % n},
+                                   {HCCL_RECV, b.dev, c, t, (k.r + n - 1) % n}};
       ASSERT_EQ(HcclBatchSendRecv(items, 2, k.comm, k.stream), HCCL_SUCCESS);
       b.download(k.stream);
       ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-      expect_range(t, b.h(), 0, c, [&](uint64_t i) { return mv(t, (k.r + n - 1) % n, i); }, "BatchSendRecv");
+      expect_range(
+          t, b.h(), 0, c, [&](uint64_t i) { return mv(t, (k.r + n - 1) % n, i); }, "BatchSendRecv");
     }
   });
 }
@@ -508,9 +560,10 @@ TEST_P(Ranks, BarrierOrdersStreams) {
                 ACL_SUCCESS);
     }
     ASSERT_EQ(HcclBarrier(k.comm, k.stream), HCCL_SUCCESS);
-    ASSERT_EQ(aclrtLaunchHostFunc(
-                  k.stream, [](void*) { EXPECT_EQ(flag.load(), 1) << "work after the barrier ran too early"; }, nullptr),
-              ACL_SUCCESS);
+    ASSERT_EQ(
+        aclrtLaunchHostFunc(
+            k.stream, [](void*) { EXPECT_EQ(flag.load(), 1) << "work after the barrier ran too early"; }, nullptr),
+        ACL_SUCCESS);
     ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
     HcclResult err = HCCL_E_INTERNAL;
     EXPECT_EQ(HcclGetCommAsyncError(k.comm, &err), HCCL_SUCCESS);
