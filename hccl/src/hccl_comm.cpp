@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "hccl_internal.hpp"
 
@@ -355,6 +356,46 @@ std::shared_ptr<Comm> find_comm(HcclComm handle) {
 
 using namespace hccl;
 
+namespace {
+
+struct DeferredInit {
+  uint32_t n, rank;
+  HcclRootInfo root;
+  bool has_config;
+  HcclCommConfig config;
+  HcclComm* out;
+  int32_t device;
+};
+
+struct GroupState {
+  int depth = 0;
+  std::vector<DeferredInit> inits;
+  std::vector<HcclComm> destroys;
+  std::vector<std::tuple<HcclComm, aclrtStream, HcclSendRecvItem>> p2p;
+};
+
+thread_local GroupState g_group;
+
+bool defer_init(uint32_t n, const HcclRootInfo* root, uint32_t rank, const HcclCommConfig* config, HcclComm* out) {
+  if (g_group.depth == 0) return false;
+  DeferredInit d{n, rank, *root, config != nullptr, {}, out, 0};
+  if (config != nullptr) std::memcpy(&d.config, config, sizeof d.config);
+  aclrtGetDevice(&d.device);
+  g_group.inits.push_back(d);
+  return true;
+}
+
+}  // namespace
+
+namespace hccl {
+bool in_group() {
+  return g_group.depth > 0;
+}
+void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item) {
+  g_group.p2p.emplace_back(comm, stream, item);
+}
+}  // namespace hccl
+
 extern "C" {
 
 HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
@@ -393,6 +434,7 @@ HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* rootInfo, u
     return HCCL_E_PARA;
   }
   if (comm == nullptr || rootInfo == nullptr) return HCCL_E_PTR;
+  if (defer_init(nRanks, rootInfo, rank, nullptr, comm)) return HCCL_SUCCESS;
   return init_rank(nRanks, rootInfo, rank, nullptr, comm);
 }
 
@@ -409,6 +451,7 @@ HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo* rootI
     log_error("config is NULL");
     return HCCL_E_PARA;
   }
+  if (defer_init(nRanks, rootInfo, rank, config, comm)) return HCCL_SUCCESS;
   return init_rank(nRanks, rootInfo, rank, config, comm);
 }
 
@@ -500,6 +543,10 @@ HcclResult HcclCommDestroy(HcclComm comm) {
       return HCCL_E_PARA;
     }
     c = it->second;
+    if (in_group()) {
+      g_group.destroys.push_back(comm);
+      return HCCL_SUCCESS;
+    }
     std::unique_lock<std::mutex> issue(c->issue_mu, std::try_to_lock);
     if (!issue.owns_lock()) {
       log_error("HcclCommDestroy: another thread is issuing an operation on communicator \"%s\"", c->name.c_str());
@@ -673,29 +720,64 @@ HcclResult HcclConfigGetInfo(HcclComm comm, HcclConfigType cfgType, uint32_t inf
   return HCCL_E_PARA;
 }
 
-// Group calls: not built yet (collectives and P2P run when issued). Start/End keep the depth so
-// that HcclGroupStatusGet answers; CANN's deferral is the part left out.
-namespace {
-thread_local int g_group_depth = 0;
-}
-
+// Group calls. Recorded work runs at the outermost HcclGroupEnd: inits concurrently, one thread
+// per recorded init (so one thread can initialise every local rank), then destroys, then each
+// (communicator, stream)'s Send/Recv as one HcclBatchSendRecv (so a Send and a Recv do not block
+// each other).
 HcclResult HcclGroupStart() {
-  ++g_group_depth;
+  ++g_group.depth;
   return HCCL_SUCCESS;
 }
 
 HcclResult HcclGroupEnd() {
-  if (g_group_depth == 0) {
+  if (g_group.depth == 0) {
     log_error("HcclGroupEnd without HcclGroupStart");
     return HCCL_E_PARA;
   }
-  --g_group_depth;
-  return HCCL_SUCCESS;
+  if (--g_group.depth > 0) return HCCL_SUCCESS;
+  GroupState work = std::move(g_group);
+  g_group = GroupState{};
+  HcclResult first = HCCL_SUCCESS;
+  auto note = [&](HcclResult r) {
+    if (first == HCCL_SUCCESS) first = r;
+  };
+  std::vector<HcclResult> results(work.inits.size(), HCCL_SUCCESS);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < work.inits.size(); ++i) {
+    threads.emplace_back([&, i] {
+      DeferredInit& d = work.inits[i];
+      if (aclrtSetDevice(d.device) != ACL_SUCCESS) {
+        results[i] = HCCL_E_RUNTIME;
+        return;
+      }
+      results[i] = d.has_config ? HcclCommInitRootInfoConfig(d.n, &d.root, d.rank, &d.config, d.out)
+                                : HcclCommInitRootInfo(d.n, &d.root, d.rank, d.out);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (HcclResult r : results) note(r);
+  for (HcclComm c : work.destroys) note(HcclCommDestroy(c));
+  // Send/Recv grouped per (communicator, stream), in the order they were recorded.
+  std::vector<bool> done(work.p2p.size(), false);
+  for (size_t i = 0; i < work.p2p.size(); ++i) {
+    if (done[i]) continue;
+    const HcclComm comm = std::get<0>(work.p2p[i]);
+    const aclrtStream stream = std::get<1>(work.p2p[i]);
+    std::vector<HcclSendRecvItem> items;
+    for (size_t j = i; j < work.p2p.size(); ++j) {
+      if (!done[j] && std::get<0>(work.p2p[j]) == comm && std::get<1>(work.p2p[j]) == stream) {
+        items.push_back(std::get<2>(work.p2p[j]));
+        done[j] = true;
+      }
+    }
+    note(HcclBatchSendRecv(items.data(), static_cast<uint32_t>(items.size()), comm, stream));
+  }
+  return first;
 }
 
 HcclResult HcclGroupStatusGet(bool* isGroupEnabled) {
   if (isGroupEnabled == nullptr) return HCCL_E_PTR;
-  *isGroupEnabled = g_group_depth > 0;
+  *isGroupEnabled = g_group.depth > 0;
   return HCCL_SUCCESS;
 }
 

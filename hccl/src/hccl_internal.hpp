@@ -79,4 +79,9 @@ constexpr uint64_t kMaxCount = 0x7FFFFFFFFULL;
 // The calling thread's current device, or HCCL_E_RUNTIME.
 HcclResult current_device(int32_t* dev);
 
+// Group calls (HcclGroupStart/End, per thread): inside a group, init, destroy and Send/Recv are
+// recorded after their argument checks and run at the outermost HcclGroupEnd.
+bool in_group();
+void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item);
+
 }  // namespace hccl

@@ -906,6 +906,10 @@ HcclResult p2p_one(void* buf, uint64_t count, HcclDataType dataType, uint32_t pe
   }
   HCCL_TRY(check_move_type(dataType));
   HCCL_TRY(check_align(buf, type_size(dataType), "buffer"));
+  if (in_group()) {  // runs at HcclGroupEnd, with the group's other Send/Recv, as one batch
+    defer_p2p(comm, stream, HcclSendRecvItem{send ? HCCL_SEND : HCCL_RECV, buf, count, dataType, peer});
+    return HCCL_SUCCESS;
+  }
   Plan p(c, stream, Kind::P2P, descriptor(Kind::P2P, dataType, 0, count, 0));
   std::vector<std::vector<Transfer>> per(c.g->n);
   per[peer].push_back({send, static_cast<char*>(buf), count, dataType});
@@ -929,6 +933,10 @@ HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, H
   HCCL_TRY(device_first());
   if (itemNum == 0) return HCCL_SUCCESS;
   if (sendRecvInfo == nullptr) return HCCL_E_PTR;
+  if (in_group()) {
+    log_error("HcclBatchSendRecv cannot be called inside HcclGroupStart/HcclGroupEnd");
+    return HCCL_E_NOT_SUPPORT;
+  }
   Issue is;
   HCCL_TRY(begin(comm, stream, &is));
   Comm& c = *is.comm;

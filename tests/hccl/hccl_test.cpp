@@ -711,6 +711,57 @@ TEST(Comm, InitAllThenOneThreadPerDevice) {
   EXPECT_EQ(HcclCommInitAll(2, devices, nullptr), HCCL_E_PTR);
 }
 
+// ---- group calls ------------------------------------------------------------------------------
+
+TEST(Groups, SendAndRecvInOneGroupFormARing) {
+  run_ranks(4, [](Rank& k) {
+    const uint64_t c = 333;
+    const HcclDataType t = HCCL_DATA_TYPE_INT32;
+    Buf a(c * 4), b(c * 4);
+    for (uint64_t i = 0; i < c; ++i) put(t, a.h() + i * 4, mv(t, k.r, i));
+    a.upload(k.stream);
+    ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+    bool grouped = false;
+    EXPECT_EQ(HcclGroupStatusGet(&grouped), HCCL_SUCCESS);
+    EXPECT_TRUE(grouped);
+    // Alone, Send then Recv on every rank would wait forever (rendezvous); grouped they are one batch.
+    ASSERT_EQ(HcclSend(a.dev, c, t, (k.r + 1) % 4, k.comm, k.stream), HCCL_SUCCESS);
+    ASSERT_EQ(HcclRecv(b.dev, c, t, (k.r + 3) % 4, k.comm, k.stream), HCCL_SUCCESS);
+    HcclSendRecvItem item{HCCL_SEND, a.dev, c, t, (k.r + 1) % 4};
+    EXPECT_EQ(HcclBatchSendRecv(&item, 1, k.comm, k.stream), HCCL_E_NOT_SUPPORT);
+    ASSERT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+    b.download(k.stream);
+    ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+    expect_range(
+        t, b.h(), 0, c, [&](uint64_t i) { return mv(t, (k.r + 3) % 4, i); }, "grouped Send/Recv");
+  });
+}
+
+TEST(Groups, OneThreadInitialisesEveryRank) {
+  HcclRootInfo root;
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  HcclComm comms[4] = {};
+  ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+  for (uint32_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(aclrtSetDevice(int32_t(i)), ACL_SUCCESS);
+    ASSERT_EQ(HcclCommInitRootInfo(4, &root, i, &comms[i]), HCCL_SUCCESS);
+  }
+  EXPECT_EQ(comms[0], nullptr);  // recorded, not yet run
+  ASSERT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+  for (uint32_t i = 0; i < 4; ++i) {
+    uint32_t id = 99;
+    ASSERT_EQ(HcclGetRankId(comms[i], &id), HCCL_SUCCESS);
+    EXPECT_EQ(id, i);
+  }
+  ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(HcclCommDestroy(comms[i]), HCCL_SUCCESS);
+  ASSERT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+  uint32_t n = 0;
+  EXPECT_EQ(HcclGetRankSize(comms[0], &n), HCCL_E_PARA);  // destroyed at HcclGroupEnd
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+}
+
 // ---- operation argument errors (spec order: device, zero count, NULLs, then values) -----------
 
 TEST(Ops, ArgumentErrors) {
