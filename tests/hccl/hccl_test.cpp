@@ -623,6 +623,50 @@ TEST(Comm, ErrorStrings) {
   EXPECT_STREQ(HcclGetErrorString(HcclResult(-1)), "unknown error");
 }
 
+TEST(Comm, ProcessWideDeterministicSetting) {
+  HcclConfigValue v;
+  v.value = 3;
+  EXPECT_EQ(HcclSetConfig(HCCL_DETERMINISTIC, v), HCCL_E_PARA);
+  v.value = 1;
+  EXPECT_EQ(HcclSetConfig(HCCL_DETERMINISTIC, v), HCCL_SUCCESS);
+  HcclConfigValue got;
+  got.value = -7;
+  EXPECT_EQ(HcclGetConfig(HCCL_DETERMINISTIC, &got), HCCL_SUCCESS);
+  EXPECT_EQ(got.value, 1);
+  EXPECT_EQ(HcclSetConfig(HCCL_CONFIG_RESERVED, v), HCCL_SUCCESS);  // other settings: no-op
+  EXPECT_EQ(HcclGetConfig(HCCL_DETERMINISTIC, nullptr), HCCL_E_PTR);
+  v.value = 0;
+  EXPECT_EQ(HcclSetConfig(HCCL_DETERMINISTIC, v), HCCL_SUCCESS);
+}
+
+TEST(Comm, UnsupportedFeaturesCheckArgumentsFirst) {
+  run_ranks(2, [](Rank& k) {
+    int x = 0;
+    void* p = &x;
+    uint32_t ranks[1] = {5};
+    bool backup[1] = {false};
+    EXPECT_EQ(HcclCommWorkingDevNicSet(k.comm, nullptr, backup, 1), HCCL_E_PTR);
+    EXPECT_EQ(HcclCommWorkingDevNicSet(k.comm, ranks, backup, 1), HCCL_E_PARA);
+    ranks[0] = 1;
+    EXPECT_EQ(HcclCommWorkingDevNicSet(k.comm, ranks, backup, 1), HCCL_SUCCESS);
+    EXPECT_EQ(HcclCommSetMemoryRange(k.comm, nullptr, 4096, 0, 0), HCCL_E_PTR);
+    EXPECT_EQ(HcclCommSetMemoryRange(k.comm, p, 0, 0, 0), HCCL_E_PARA);
+    EXPECT_EQ(HcclCommSetMemoryRange(k.comm, p, 4096, 0, 0), HCCL_E_NOT_SUPPORT);
+    HcclCommSymWindow win = nullptr;
+    EXPECT_EQ(HcclCommSymWinRegister(k.comm, p, 64, &win, 0), HCCL_E_PARA);
+    EXPECT_EQ(HcclCommSymWinRegister(k.comm, p, 64, &win, 1), HCCL_E_NOT_SUPPORT);
+    EXPECT_EQ(HcclCommRegCommStateCallback(
+                  "", [](HcclComm, HcclCommStatePhase, void*) { return HCCL_SUCCESS; }, nullptr),
+              HCCL_E_PARA);
+    EXPECT_EQ(HcclCommRegCommStateCallback("x", nullptr, nullptr), HCCL_E_PTR);
+    HcclComm sub = nullptr;
+    HcclCommConfig config;
+    HcclCommConfigInit(&config);
+    EXPECT_EQ(HcclCreateSubCommConfig(&k.comm, 1, ranks, 1, 0, &config, &sub), HCCL_E_NOT_SUPPORT);
+    EXPECT_EQ(HcclCreateSubCommConfig(nullptr, 1, ranks, 1, 0, &config, &sub), HCCL_E_PTR);
+  });
+}
+
 TEST(Comm, InitArgumentErrors) {
   HcclRootInfo root;
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
