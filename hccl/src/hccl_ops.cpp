@@ -276,6 +276,13 @@ class Plan {
     if (arun::launch(s_, blocks, reduce_kernel, dst, src, size_t(count), t, op) != ACL_SUCCESS) fail("reduce kernel");
   }
 
+  void reduce_many(void* dst, const void* src, uint64_t count, uint32_t nsrc, HcclDataType t, HcclReduceOp op) {
+    if (!ok_ || count == 0 || nsrc == 0) return;
+    const uint32_t blocks = static_cast<uint32_t>(std::clamp<uint64_t>(count * nsrc / 32768, 1, 8));
+    if (arun::launch(s_, blocks, reduce_many_kernel, dst, src, size_t(count), nsrc, t, op, type_size(t)) != ACL_SUCCESS)
+      fail("reduce kernel");
+  }
+
   void sync(const std::vector<uint32_t>& peers) {
     if (!ok_) return;
     SyncArgs a{c_.g, c_.async_error, c_.rank, {}, desc_, c_.exec_timeout_s, kind_, seq_};
@@ -333,22 +340,21 @@ char* at(const void* base, uint64_t elems, size_t es) {
 
 // ---- algorithms; staging data region = B bytes per rank, scratch = B bytes --------------------
 
-// Direct: everyone pulls every peer's slice and reduces in rank order (same bits on every rank).
+// Direct: everyone pulls every peer's slice into its scratch half and folds them in rank order
+// with one kernel (the same bits on every rank).
 void allreduce_direct(Plan& p, const void* send, void* recv, uint64_t count, HcclDataType t, HcclReduceOp op,
                       bool only_root, uint32_t root) {
   const size_t es = type_size(t);
-  const uint64_t L = p.buffer_bytes() / es;
-  const uint32_t r = p.rank();
+  const uint32_t n = p.n(), r = p.rank();
+  const uint64_t L = p.buffer_bytes() / es / (n - 1);  // n-1 peer slices fit the scratch half
   for (uint64_t off = 0; off < count; off += L) {
     const uint64_t m = std::min(L, count - off);
     p.copy(p.data(r), at(send, off, es), m * es);
     p.sync_all();
     if (!only_root || r == root) {
       p.copy(at(recv, off, es), p.data(0), m * es);
-      for (uint32_t q = 1; q < p.n(); ++q) {
-        p.copy(p.scratch(r), p.data(q), m * es);
-        p.reduce(at(recv, off, es), p.scratch(r), m, t, op);
-      }
+      for (uint32_t q = 1; q < n; ++q) p.copy(p.scratch(r) + (q - 1) * m * es, p.data(q), m * es);
+      p.reduce_many(at(recv, off, es), p.scratch(r), m, n - 1, t, op);
     }
     p.sync_all();
   }
@@ -754,7 +760,7 @@ HcclResult HcclScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDat
   HCCL_TRY(check_move_type(dataType));
   HCCL_TRY(check_count(recvCount, "recvCount"));
   const size_t es = type_size(dataType);
-  HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
+  if (c.rank == root) HCCL_TRY(check_align(sendBuf, es, "sendBuf"));  // ignored elsewhere
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
   const uint32_t n = c.g->n;
   Plan p(c, stream, Kind::Scatter, descriptor(Kind::Scatter, dataType, 0, recvCount, root));

@@ -152,4 +152,12 @@ inline void reduce_kernel(arun::Block b, void* dst, const void* src, size_t coun
   }
 }
 
+// dst = op(...op(op(dst, src[0]), src[1])..., src[nsrc-1]) where src holds nsrc runs of count
+// elements: one launch folds every peer's contribution, in rank order.
+inline void reduce_many_kernel(arun::Block b, void* dst, const void* src, size_t count, uint32_t nsrc, HcclDataType t,
+                               HcclReduceOp op, size_t elem_size) {
+  for (uint32_t k = 0; k < nsrc; ++k)
+    reduce_kernel(b, dst, static_cast<const char*>(src) + size_t(k) * count * elem_size, count, t, op);
+}
+
 }  // namespace hccl
