@@ -903,7 +903,7 @@ TEST(Ops, ArgumentErrors) {
 TEST(Failures, LateRankTimesOutOnTheStream) {
   HcclCommConfig config;
   HcclCommConfigInit(&config);
-  config.hcclExecTimeOut = 1;  // seconds
+  config.hcclExecTimeOut = 2;  // seconds
   static std::atomic<bool> done;
   done = false;
   run_ranks(
@@ -920,7 +920,7 @@ TEST(Failures, LateRankTimesOutOnTheStream) {
         ASSERT_EQ(HcclAllReduce(a, a, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, k.comm, k.stream), HCCL_SUCCESS);
         EXPECT_NE(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         const std::string err = ::testing::internal::GetCapturedStderr();
-        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
         EXPECT_NE(err.find("rank(s) 1 did not arrive"), std::string::npos) << err;
         HcclResult async = HCCL_SUCCESS;
         EXPECT_EQ(HcclGetCommAsyncError(k.comm, &async), HCCL_SUCCESS);
@@ -931,7 +931,7 @@ TEST(Failures, LateRankTimesOutOnTheStream) {
         ASSERT_EQ(HcclBarrier(k.comm, k.stream), HCCL_SUCCESS);
         EXPECT_NE(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         ::testing::internal::GetCapturedStderr();
-        EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(900));
+        EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(1500));  // < the timeout
         aclrtFree(a);
         aclrtSynchronizeStream(k.stream);  // clear the stream's error for run_ranks' check
         done = true;
