@@ -405,10 +405,8 @@ void reduce_scatter_v(Plan& p, const void* send, void* recv, const std::vector<u
     if (counts[r] > off) {
       const uint64_t m = std::min(S, counts[r] - off);
       p.copy(at(recv, off, es), p.data(0) + r * S * es, m * es);
-      for (uint32_t q = 1; q < n; ++q) {
-        p.copy(p.scratch(r), p.data(q) + r * S * es, m * es);
-        p.reduce(at(recv, off, es), p.scratch(r), m, t, op);
-      }
+      for (uint32_t q = 1; q < n; ++q) p.copy(p.scratch(r) + (q - 1) * m * es, p.data(q) + r * S * es, m * es);
+      p.reduce_many(at(recv, off, es), p.scratch(r), m, n - 1, t, op);  // (n-1) * S fits the scratch half
     }
     p.sync_all();
   }
