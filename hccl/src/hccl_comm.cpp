@@ -659,7 +659,8 @@ const char* HcclGetErrorString(HcclResult code) {
                                          "error communicator suspending",
                                          "retry constraint",
                                          "out of memory"};
-  const int v = static_cast<int>(code);
+  int v = 0;
+  std::memcpy(&v, &code, sizeof v);  // any int may arrive: never load it as the enum
   if (v >= 0 && v <= 24) return kStrings[v];
   if (v > 24 && v < static_cast<int>(HCCL_E_RESERVED)) return "unknown err";
   return "unknown error";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -953,8 +954,11 @@ HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, H
       log_error("item %u: remoteRank %u is not a rank of a %u-rank communicator", i, it.remoteRank, c.g->n);
       return HCCL_E_PARA;
     }
-    if (it.sendRecvType != HCCL_SEND && it.sendRecvType != HCCL_RECV) {
-      log_error("item %u: sendRecvType %d is not HCCL_SEND or HCCL_RECV", i, int(it.sendRecvType));
+    // Read as an integer: a value outside the enum's range must not be loaded as the enum (UB).
+    int32_t kind = 0;
+    std::memcpy(&kind, &it.sendRecvType, sizeof kind);
+    if (kind != HCCL_SEND && kind != HCCL_RECV) {
+      log_error("item %u: sendRecvType %d is not HCCL_SEND or HCCL_RECV", i, kind);
       return HCCL_E_PARA;
     }
     if (it.buf == nullptr && it.count > 0) return HCCL_E_PTR;
@@ -964,7 +968,7 @@ HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, H
     }
     HCCL_TRY(check_align(it.buf, type_size(it.dataType), "item buf"));
     if (it.count > 0)
-      per[it.remoteRank].push_back({it.sendRecvType == HCCL_SEND, static_cast<char*>(it.buf), it.count, it.dataType});
+      per[it.remoteRank].push_back({kind == HCCL_SEND, static_cast<char*>(it.buf), it.count, it.dataType});
   }
   Plan p(c, stream, Kind::P2P, 0);
   p2p(c, p, per);

@@ -877,7 +877,9 @@ TEST(Ops, ArgumentErrors) {
     EXPECT_EQ(HcclAlltoAllVC(nullptr, matrix, F, b, F, c, s), HCCL_E_PTR);
     HcclSendRecvItem items[1] = {{HCCL_SEND, a, 4, F, 9}};
     EXPECT_EQ(HcclBatchSendRecv(items, 1, c, s), HCCL_E_PARA);
-    items[0] = {HcclSendRecvType(7), a, 4, F, 1};
+    items[0] = {HCCL_SEND, a, 4, F, 1};
+    const int32_t bad_kind = 7;  // written as bytes: an out-of-range enum value may not be formed
+    std::memcpy(&items[0].sendRecvType, &bad_kind, sizeof bad_kind);
     EXPECT_EQ(HcclBatchSendRecv(items, 1, c, s), HCCL_E_PARA);
     items[0] = {HCCL_SEND, nullptr, 4, F, 1};
     EXPECT_EQ(HcclBatchSendRecv(items, 1, c, s), HCCL_E_PTR);
