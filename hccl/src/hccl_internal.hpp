@@ -1,0 +1,87 @@
+// libhccl internals: communicators of ranks in one process, built on the public ACL C API only.
+//
+// Ranks meet through "sync points": a one-block kernel on the rank's stream that publishes how many
+// syncs it has reached towards each peer and waits until each peer has reached the same count (a
+// device-side notify record + wait across devices, which the runtime's notifies and value waits,
+// being single-device, cannot express). Data moves between the ranks' staging buffers with
+// aclrtMemcpyAsync (device to device, peer access) and is reduced by kernels on the receiving device.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hccl/hccl.h"
+
+namespace hccl {
+
+// What all ranks of one communicator share.
+struct Group {
+  uint32_t n = 0;
+  std::string name;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<uint64_t> posted;  // n*n: posted[a*n+b] = sync count rank a has reached towards b
+  std::vector<uint64_t> descs;   // n*n*4: the operation descriptor of each of the last 4 syncs
+  std::vector<void*> staging;    // per rank: device buffer of 2*staging_bytes (data, scratch)
+  std::vector<int32_t> devices;
+  uint64_t staging_bytes = 0;  // the smallest of the ranks' buffers
+  uint32_t links_ready = 0;    // ranks that enabled peer access to every other rank's device
+  std::vector<bool> gone;      // ranks whose communicator was destroyed
+  uint32_t live_ranks = 0;     // the last rank to be destroyed frees every staging buffer
+  bool broken = false;         // a sync failed: later syncs fail at once instead of waiting again
+  std::string broken_reason;
+  HcclResult broken_code = HCCL_SUCCESS;
+};
+
+// Operations in flight; a token's destruction (its kernel ran or was dropped) retires one.
+struct InFlight {
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t count = 0;
+};
+
+struct Comm {
+  std::shared_ptr<Group> g;
+  uint32_t rank = 0;
+  int32_t device = 0;
+  std::string name;
+  std::mutex issue_mu;         // operations of one communicator are issued one at a time
+  std::vector<uint64_t> sent;  // per peer: syncs issued towards it
+  uint64_t op_seq = 0;
+  std::shared_ptr<InFlight> inflight = std::make_shared<InFlight>();
+  std::shared_ptr<std::atomic<int>> async_error = std::make_shared<std::atomic<int>>(HCCL_SUCCESS);
+  int32_t exec_timeout_s = 1836;
+  uint32_t deterministic = 0;
+  uint32_t expansion_mode = 0;
+  std::string algo;
+  uint32_t suspended = 0;
+};
+
+// Registry of live communicators: handles are never-reused ids, so a stale handle is HCCL_E_PARA.
+std::shared_ptr<Comm> find_comm(HcclComm handle);
+
+// Error log line (CANN writes these to its plog; we write them to stderr).
+void log_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Element size of a data type, 0 for an unknown or unsupported one.
+size_t type_size(HcclDataType t);
+const char* type_name(HcclDataType t);
+bool movable_type(HcclDataType t);  // data movement
+bool reducible(HcclDataType t, HcclReduceOp op, HcclResult* why);
+
+constexpr uint64_t kMaxCount = 0x7FFFFFFFFULL;
+
+// The calling thread's current device, or HCCL_E_RUNTIME.
+HcclResult current_device(int32_t* dev);
+
+// Group calls (HcclGroupStart/End, per thread): inside a group, init, destroy and Send/Recv are
+// recorded after their argument checks and run at the outermost HcclGroupEnd.
+bool in_group();
+void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item);
+
+}  // namespace hccl
