@@ -5,76 +5,17 @@
 #include <cstdint>
 #include <cstring>
 
+#include "arun/core/float16.hpp"
 #include "arun/kernel.hpp"
 #include "hccl/hccl_types.h"
 
 namespace hccl {
 
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t man = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      exp = 127 - 15 + 1;
-      while ((man & 0x400) == 0) {
-        man <<= 1;
-        --exp;
-      }
-      man &= 0x3ff;
-      bits = sign | (exp << 23) | (man << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-inline uint16_t float_to_half(float f) {  // round to nearest even
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return uint16_t(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0));
-  if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00);  // rounds to infinity
-  if (abs < 0x38800000u) {                                 // subnormal half or zero
-    if (abs < 0x33000000u) return sign;
-    const uint32_t e = abs >> 23;
-    const uint32_t m = (abs & 0x7fffff) | 0x800000;
-    const uint32_t shift = 126 - e;  // 14 + (113 - e) ... puts the value in half-subnormal units
-    uint32_t h = m >> (shift - 0);
-    const uint32_t rem = m & ((1u << shift) - 1);
-    const uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) ++h;
-    return uint16_t(sign | h);
-  }
-  uint32_t h = ((abs - 0x38000000u) >> 13);
-  const uint32_t rem = abs & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
-  return uint16_t(sign | h);
-}
-
-inline float bf16_to_float(uint16_t h) {
-  const uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-inline uint16_t float_to_bf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);  // quiet NaN
-  x += 0x7fff + ((x >> 16) & 1);
-  return uint16_t(x >> 16);
-}
+// The runtime's binary16 / bfloat16 conversions (installed, header-only).
+using arun::bf16_to_float;
+using arun::float_to_bf16;
+using arun::float_to_half;
+using arun::half_to_float;
 
 template <class T>
 inline T apply_op(T a, T b, HcclReduceOp op) {
