@@ -98,8 +98,8 @@ bool is_complex(aclDataType d);
 aclDataType promote(aclDataType a, aclDataType b);
 // Section 4's conversion rule: may a result of `from` be written to `to`?
 bool can_cast(aclDataType from, aclDataType to);
-std::string dtype_list(std::initializer_list<aclDataType> list);
-bool in_list(aclDataType d, std::initializer_list<aclDataType> list);
+std::string dtype_list(const std::vector<aclDataType>& list);
+bool in_list(aclDataType d, const std::vector<aclDataType>& list);
 
 // A scalar value in a host representation wide enough for every supported real type.
 struct Value {

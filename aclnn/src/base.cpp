@@ -143,10 +143,10 @@ bool can_cast(aclDataType from, aclDataType to) {
   return false;
 }
 
-bool in_list(aclDataType d, std::initializer_list<aclDataType> list) {
+bool in_list(aclDataType d, const std::vector<aclDataType>& list) {
   return std::find(list.begin(), list.end(), d) != list.end();
 }
-std::string dtype_list(std::initializer_list<aclDataType> list) {
+std::string dtype_list(const std::vector<aclDataType>& list) {
   std::string s;
   for (aclDataType d : list) s += (s.empty() ? "" : ", ") + std::string(ops::dtype_name(d));
   return s;

@@ -14,7 +14,7 @@
 namespace arun::aclnn {
 namespace {
 
-using List = std::initializer_list<aclDataType>;
+using List = std::vector<aclDataType>;
 
 struct Unary {
   const char* name;              // "aclnnRelu"

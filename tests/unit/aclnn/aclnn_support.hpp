@@ -56,6 +56,8 @@ inline double load(const unsigned char* p, aclDataType d) {
     case ACL_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
     case ACL_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case ACL_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case ACL_UINT16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case ACL_UINT32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
     default: ADD_FAILURE() << "dtype " << d; return 0;
   }
 }
@@ -71,6 +73,8 @@ inline void store(unsigned char* p, aclDataType d, double x) {
     case ACL_INT16: { int16_t v = static_cast<int16_t>(x); std::memcpy(p, &v, 2); break; }
     case ACL_INT32: { int32_t v = static_cast<int32_t>(x); std::memcpy(p, &v, 4); break; }
     case ACL_INT64: { int64_t v = static_cast<int64_t>(x); std::memcpy(p, &v, 8); break; }
+    case ACL_UINT16: { uint16_t v = static_cast<uint16_t>(x); std::memcpy(p, &v, 2); break; }
+    case ACL_UINT32: { uint32_t v = static_cast<uint32_t>(x); std::memcpy(p, &v, 4); break; }
     default: ADD_FAILURE() << "dtype " << d;
   }
 }
