@@ -182,6 +182,8 @@ class PlanBuilder {
   uint64_t reserve(aclDataType dtype, const ops::Shape& shape);  // a contiguous workspace buffer
   void add(Step step) { exec_.steps.push_back(std::move(step)); }
   const aclTensor& tensor(int i) const { return exec_.tensors[static_cast<size_t>(i)].desc; }
+  // The captured view, for operators that read an argument through another view of it (Permute).
+  aclTensor& view(int i) { return exec_.tensors[static_cast<size_t>(i)].desc; }
   Status publish(uint64_t* workspaceSize, aclOpExecutor** executor);
 
  private:
