@@ -50,11 +50,11 @@ struct aclScalarList {
 
 namespace arun::aclnn {
 
-inline constexpr int kNullptr = 161001;        // ACLNN_ERR_PARAM_NULLPTR
-inline constexpr int kInvalid = 161002;        // ACLNN_ERR_PARAM_INVALID
-inline constexpr int kRuntimeError = 361001;   // ACLNN_ERR_RUNTIME_ERROR
-inline constexpr int kInner = 561000;          // ACLNN_ERR_INNER
-inline constexpr int kInnerNullptr = 561103;   // ACLNN_ERR_INNER_NULLPTR
+inline constexpr int kNullptr = 161001;       // ACLNN_ERR_PARAM_NULLPTR
+inline constexpr int kInvalid = 161002;       // ACLNN_ERR_PARAM_INVALID
+inline constexpr int kRuntimeError = 361001;  // ACLNN_ERR_RUNTIME_ERROR
+inline constexpr int kInner = 561000;         // ACLNN_ERR_INNER
+inline constexpr int kInnerNullptr = 561103;  // ACLNN_ERR_INNER_NULLPTR
 inline constexpr int kMaxRank = 8;
 
 Status error(int code, const std::string& message);
@@ -162,8 +162,8 @@ struct TensorArg {
 }  // namespace arun::aclnn
 
 struct aclOpExecutor {
-  std::string op;                                 // "Add": task names in profiles, messages
-  std::vector<arun::aclnn::TensorArg> tensors;    // tensor inputs, then tensor outputs
+  std::string op;                               // "Add": task names in profiles, messages
+  std::vector<arun::aclnn::TensorArg> tensors;  // tensor inputs, then tensor outputs
   size_t num_inputs = 0;
   uint64_t workspace = 0;
   std::vector<arun::aclnn::Step> steps;

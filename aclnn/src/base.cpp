@@ -102,8 +102,8 @@ bool is_complex(aclDataType d) {
 
 aclDataType promote(aclDataType lhs, aclDataType rhs) {
   // Section 4's TensorTensor table, rows and columns in this order.
-  static const aclDataType order[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16,   ACL_INT8,   ACL_UINT8,
-                                      ACL_INT16, ACL_UINT16,  ACL_INT32,  ACL_UINT32, ACL_INT64,  ACL_UINT64,
+  static const aclDataType order[] = {ACL_FLOAT, ACL_FLOAT16,   ACL_DOUBLE,    ACL_BF16,      ACL_INT8,  ACL_UINT8,
+                                      ACL_INT16, ACL_UINT16,    ACL_INT32,     ACL_UINT32,    ACL_INT64, ACL_UINT64,
                                       ACL_BOOL,  ACL_COMPLEX32, ACL_COMPLEX64, ACL_COMPLEX128};
   constexpr aclDataType X = ACL_DT_UNDEFINED, f32 = ACL_FLOAT, f16 = ACL_FLOAT16, f64 = ACL_DOUBLE, bf = ACL_BF16,
                         s8 = ACL_INT8, u8 = ACL_UINT8, s16 = ACL_INT16, u16 = ACL_UINT16, s32 = ACL_INT32,
@@ -160,9 +160,18 @@ Value scalar_value(const aclScalar& s) {
     return x;
   };
   switch (s.dtype) {
-    case ACL_FLOAT: v.is_float = true; v.f = get(float{}); break;
-    case ACL_DOUBLE: v.is_float = true; v.f = get(double{}); break;
-    case ACL_FLOAT16: v.is_float = true; v.f = ops::half_to_float(get(uint16_t{})); break;
+    case ACL_FLOAT:
+      v.is_float = true;
+      v.f = get(float{});
+      break;
+    case ACL_DOUBLE:
+      v.is_float = true;
+      v.f = get(double{});
+      break;
+    case ACL_FLOAT16:
+      v.is_float = true;
+      v.f = ops::half_to_float(get(uint16_t{}));
+      break;
     case ACL_BF16: {
       const uint32_t bits = static_cast<uint32_t>(get(uint16_t{})) << 16;
       float f;
@@ -171,16 +180,35 @@ Value scalar_value(const aclScalar& s) {
       v.f = f;
       break;
     }
-    case ACL_INT8: v.i = get(int8_t{}); break;
-    case ACL_UINT8: v.i = get(uint8_t{}); break;
-    case ACL_INT16: v.i = get(int16_t{}); break;
-    case ACL_UINT16: v.i = get(uint16_t{}); break;
-    case ACL_INT32: v.i = get(int32_t{}); break;
-    case ACL_UINT32: v.i = get(uint32_t{}); break;
-    case ACL_INT64: v.i = get(int64_t{}); break;
-    case ACL_UINT64: v.i = static_cast<int64_t>(get(uint64_t{})); break;
-    case ACL_BOOL: v.i = s.bytes[0] != 0; break;
-    default: break;  // complex and the 8/6/4-bit floats: operators reject them before reading
+    case ACL_INT8:
+      v.i = get(int8_t{});
+      break;
+    case ACL_UINT8:
+      v.i = get(uint8_t{});
+      break;
+    case ACL_INT16:
+      v.i = get(int16_t{});
+      break;
+    case ACL_UINT16:
+      v.i = get(uint16_t{});
+      break;
+    case ACL_INT32:
+      v.i = get(int32_t{});
+      break;
+    case ACL_UINT32:
+      v.i = get(uint32_t{});
+      break;
+    case ACL_INT64:
+      v.i = get(int64_t{});
+      break;
+    case ACL_UINT64:
+      v.i = static_cast<int64_t>(get(uint64_t{}));
+      break;
+    case ACL_BOOL:
+      v.i = s.bytes[0] != 0;
+      break;
+    default:
+      break;  // complex and the 8/6/4-bit floats: operators reject them before reading
   }
   return v;
 }
@@ -240,12 +268,13 @@ Status check_view(const aclTensor& t, const char* what) {
   for (size_t k = 0; k < t.view.size(); ++k) {
     if (__builtin_mul_overflow(n, t.view[k], &n)) return invalid(std::string(what) + " is too large");
     int64_t step = 0;
-    if (t.view[k] > 0 && (__builtin_mul_overflow(t.view[k] - 1, t.strides[k], &step) ||
-                          __builtin_add_overflow(last, step, &last))) {
+    if (t.view[k] > 0 &&
+        (__builtin_mul_overflow(t.view[k] - 1, t.strides[k], &step) || __builtin_add_overflow(last, step, &last))) {
       return invalid(std::string(what) + " is too large");
     }
   }
-  if (n > 0 && (last > (int64_t{1} << 46) || n > (int64_t{1} << 46))) return invalid(std::string(what) + " is too large");
+  if (n > 0 && (last > (int64_t{1} << 46) || n > (int64_t{1} << 46)))
+    return invalid(std::string(what) + " is too large");
   if (t.data == nullptr && n > 0) return invalid(std::string(what) + " has no device address");
   return Status::Ok();
 }
@@ -254,11 +283,33 @@ namespace {
 
 bool known_dtype(aclDataType d) {
   switch (d) {
-    case ACL_FLOAT: case ACL_FLOAT16: case ACL_INT8: case ACL_INT32: case ACL_UINT8: case ACL_INT16:
-    case ACL_UINT16: case ACL_UINT32: case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_BOOL:
-    case ACL_STRING: case ACL_COMPLEX64: case ACL_COMPLEX128: case ACL_BF16: case ACL_INT4: case ACL_UINT1:
-    case ACL_COMPLEX32: case ACL_HIFLOAT8: case ACL_FLOAT8_E5M2: case ACL_FLOAT8_E4M3FN: case ACL_FLOAT8_E8M0:
-    case ACL_FLOAT6_E3M2: case ACL_FLOAT6_E2M3: case ACL_FLOAT4_E2M1: case ACL_FLOAT4_E1M2:
+    case ACL_FLOAT:
+    case ACL_FLOAT16:
+    case ACL_INT8:
+    case ACL_INT32:
+    case ACL_UINT8:
+    case ACL_INT16:
+    case ACL_UINT16:
+    case ACL_UINT32:
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_DOUBLE:
+    case ACL_BOOL:
+    case ACL_STRING:
+    case ACL_COMPLEX64:
+    case ACL_COMPLEX128:
+    case ACL_BF16:
+    case ACL_INT4:
+    case ACL_UINT1:
+    case ACL_COMPLEX32:
+    case ACL_HIFLOAT8:
+    case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN:
+    case ACL_FLOAT8_E8M0:
+    case ACL_FLOAT6_E3M2:
+    case ACL_FLOAT6_E2M3:
+    case ACL_FLOAT4_E2M1:
+    case ACL_FLOAT4_E1M2:
       return true;
     default:
       return false;
@@ -364,18 +415,34 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
   if (value == nullptr) return nullptr;
   size_t bytes = 0;
   switch (dataType) {
-    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_FLOAT8_E5M2: case ACL_FLOAT8_E4M3FN:
-    case ACL_FLOAT8_E8M0: case ACL_FLOAT6_E3M2: case ACL_FLOAT6_E2M3: case ACL_FLOAT4_E2M1: case ACL_FLOAT4_E1M2:
+    case ACL_BOOL:
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN:
+    case ACL_FLOAT8_E8M0:
+    case ACL_FLOAT6_E3M2:
+    case ACL_FLOAT6_E2M3:
+    case ACL_FLOAT4_E2M1:
+    case ACL_FLOAT4_E1M2:
     case ACL_HIFLOAT8:
       bytes = 1;
       break;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16:
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
       bytes = 2;
       break;
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32:
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
       bytes = 4;
       break;
-    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64:
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_DOUBLE:
+    case ACL_COMPLEX64:
       bytes = 8;
       break;
     case ACL_COMPLEX128:
@@ -587,7 +654,8 @@ aclnnStatus aclnnInit(const char* configPath) {
       while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, n);
       std::fclose(f);
       const auto first = text.find_first_not_of(" \t\r\n");
-      if (first != std::string::npos && text[first] != '{') return invalid(std::string("config ") + configPath + " is not a JSON object");
+      if (first != std::string::npos && text[first] != '{')
+        return invalid(std::string("config ") + configPath + " is not a JSON object");
     }
     // aclnn-only programs call this instead of aclInit and then use the runtime (spec 6.4).
     if (rt::initialized()) return Status::Ok();

@@ -46,20 +46,51 @@ void write_as(unsigned char* p, T v) {
 Value load(const unsigned char* p, aclDataType d) {
   Value v;
   switch (d) {
-    case ACL_FLOAT: v.is_float = true; v.f = read_as<float>(p); break;
-    case ACL_DOUBLE: v.is_float = true; v.f = read_as<double>(p); break;
-    case ACL_FLOAT16: v.is_float = true; v.f = ops::half_to_float(read_as<uint16_t>(p)); break;
-    case ACL_BF16: v.is_float = true; v.f = bf16_to_float(read_as<uint16_t>(p)); break;
-    case ACL_INT8: v.i = read_as<int8_t>(p); break;
-    case ACL_UINT8: v.i = read_as<uint8_t>(p); break;
-    case ACL_INT16: v.i = read_as<int16_t>(p); break;
-    case ACL_UINT16: v.i = read_as<uint16_t>(p); break;
-    case ACL_INT32: v.i = read_as<int32_t>(p); break;
-    case ACL_UINT32: v.i = read_as<uint32_t>(p); break;
-    case ACL_INT64: v.i = read_as<int64_t>(p); break;
-    case ACL_UINT64: v.i = static_cast<int64_t>(read_as<uint64_t>(p)); break;
-    case ACL_BOOL: v.i = *p != 0; break;
-    default: break;
+    case ACL_FLOAT:
+      v.is_float = true;
+      v.f = read_as<float>(p);
+      break;
+    case ACL_DOUBLE:
+      v.is_float = true;
+      v.f = read_as<double>(p);
+      break;
+    case ACL_FLOAT16:
+      v.is_float = true;
+      v.f = ops::half_to_float(read_as<uint16_t>(p));
+      break;
+    case ACL_BF16:
+      v.is_float = true;
+      v.f = bf16_to_float(read_as<uint16_t>(p));
+      break;
+    case ACL_INT8:
+      v.i = read_as<int8_t>(p);
+      break;
+    case ACL_UINT8:
+      v.i = read_as<uint8_t>(p);
+      break;
+    case ACL_INT16:
+      v.i = read_as<int16_t>(p);
+      break;
+    case ACL_UINT16:
+      v.i = read_as<uint16_t>(p);
+      break;
+    case ACL_INT32:
+      v.i = read_as<int32_t>(p);
+      break;
+    case ACL_UINT32:
+      v.i = read_as<uint32_t>(p);
+      break;
+    case ACL_INT64:
+      v.i = read_as<int64_t>(p);
+      break;
+    case ACL_UINT64:
+      v.i = static_cast<int64_t>(read_as<uint64_t>(p));
+      break;
+    case ACL_BOOL:
+      v.i = *p != 0;
+      break;
+    default:
+      break;
   }
   return v;
 }
@@ -80,20 +111,47 @@ void store(unsigned char* p, aclDataType d, const Value& v, bool nonfinite_zero)
     write_as<I>(p, v.is_float ? float_to_int<I>(v.f, nonfinite_zero) : static_cast<I>(v.i));
   };
   switch (d) {
-    case ACL_FLOAT: write_as<float>(p, static_cast<float>(v.as_double())); break;
-    case ACL_DOUBLE: write_as<double>(p, v.as_double()); break;
-    case ACL_FLOAT16: write_as<uint16_t>(p, ops::float_to_half(static_cast<float>(v.as_double()))); break;
-    case ACL_BF16: write_as<uint16_t>(p, float_to_bf16(static_cast<float>(v.as_double()))); break;
-    case ACL_INT8: integer(int8_t{}); break;
-    case ACL_UINT8: integer(uint8_t{}); break;
-    case ACL_INT16: integer(int16_t{}); break;
-    case ACL_UINT16: integer(uint16_t{}); break;
-    case ACL_INT32: integer(int32_t{}); break;
-    case ACL_UINT32: integer(uint32_t{}); break;
-    case ACL_INT64: integer(int64_t{}); break;
-    case ACL_UINT64: integer(uint64_t{}); break;
-    case ACL_BOOL: *p = v.is_float ? (v.f != 0.0) : (v.i != 0); break;
-    default: break;
+    case ACL_FLOAT:
+      write_as<float>(p, static_cast<float>(v.as_double()));
+      break;
+    case ACL_DOUBLE:
+      write_as<double>(p, v.as_double());
+      break;
+    case ACL_FLOAT16:
+      write_as<uint16_t>(p, ops::float_to_half(static_cast<float>(v.as_double())));
+      break;
+    case ACL_BF16:
+      write_as<uint16_t>(p, float_to_bf16(static_cast<float>(v.as_double())));
+      break;
+    case ACL_INT8:
+      integer(int8_t{});
+      break;
+    case ACL_UINT8:
+      integer(uint8_t{});
+      break;
+    case ACL_INT16:
+      integer(int16_t{});
+      break;
+    case ACL_UINT16:
+      integer(uint16_t{});
+      break;
+    case ACL_INT32:
+      integer(int32_t{});
+      break;
+    case ACL_UINT32:
+      integer(uint32_t{});
+      break;
+    case ACL_INT64:
+      integer(int64_t{});
+      break;
+    case ACL_UINT64:
+      integer(uint64_t{});
+      break;
+    case ACL_BOOL:
+      *p = v.is_float ? (v.f != 0.0) : (v.i != 0);
+      break;
+    default:
+      break;
   }
 }
 

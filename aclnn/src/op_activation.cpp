@@ -17,13 +17,13 @@ namespace {
 using List = std::vector<aclDataType>;
 
 struct Unary {
-  const char* name;              // "aclnnRelu"
+  const char* name;  // "aclnnRelu"
   const aclTensor* self;
-  const aclTensor* out;          // == self for in-place
+  const aclTensor* out;  // == self for in-place
   bool inplace;
   List self_types;
-  List out_types;                // empty: out dtype must equal self's
-  bool out_castable = false;     // out dtype any castable one from out_types
+  List out_types;             // empty: out dtype must equal self's
+  bool out_castable = false;  // out dtype any castable one from out_types
 };
 
 Status check_unary(const Unary& u, uint64_t* workspaceSize, aclOpExecutor** executor) {
@@ -44,8 +44,8 @@ Status check_unary(const Unary& u, uint64_t* workspaceSize, aclOpExecutor** exec
                      ops::dtype_name(u.self->dtype));
     }
   } else if (!in_list(u.out->dtype, u.out_types)) {
-    return invalid(std::string("out has dtype ") + ops::dtype_name(u.out->dtype) + "; supported: " +
-                   dtype_list(u.out_types));
+    return invalid(std::string("out has dtype ") + ops::dtype_name(u.out->dtype) +
+                   "; supported: " + dtype_list(u.out_types));
   }
   if (u.out->view != u.self->view) {
     return invalid("out shape " + ops::shape_text(u.out->view) + " differs from self shape " +
@@ -76,7 +76,10 @@ const List kFloat3 = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 aclnnStatus relu(const char* name, const aclTensor* self, const aclTensor* out, bool inplace, uint64_t* ws,
                  aclOpExecutor** ex) {
   return guarded(name, [&]() -> Status {
-    const Unary u{name, self, out, inplace,
+    const Unary u{name,
+                  self,
+                  out,
+                  inplace,
                   inplace ? List{ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16, ACL_UINT8}
                           : List{ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16},
                   {}};
@@ -108,13 +111,18 @@ aclnnStatus gelu(const char* name, const aclTensor* self, int64_t approximate, a
 
 Status plan_softmax(const char* name, const aclTensor* self, int64_t dim, aclTensor* out, bool log, uint64_t* ws,
                     aclOpExecutor** ex) {
-  const Unary u{name, self, out, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16},
+  const Unary u{name,
+                self,
+                out,
+                false,
+                {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16},
                 {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}};
   ARUN_RETURN_IF_ERROR(check_unary(u, ws, ex));
   const int64_t rank = static_cast<int64_t>(self->view.size());
   const int64_t lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 0 : rank - 1;
   if (dim < lo || dim > hi) {
-    return invalid("dim " + std::to_string(dim) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return invalid("dim " + std::to_string(dim) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                   "]");
   }
   PlanBuilder b(name + 5);
   const int si = b.add_input(self);
@@ -146,10 +154,10 @@ Status plan_softmax(const char* name, const aclTensor* self, int64_t dim, aclTen
 using namespace arun;
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                  \
-  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,              \
-                          const aclrtStream stream) {                                                     \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                         \
+#define ACLNN_PHASE2(Name)                                                                  \
+  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, \
+                          const aclrtStream stream) {                                       \
+    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);           \
   }
 
 extern "C" {
@@ -168,8 +176,8 @@ aclnnStatus aclnnGeluGetWorkspaceSize(const aclTensor* self, aclTensor* out, uin
                                       aclOpExecutor** executor) {
   return gelu("aclnnGelu", self, 1, out, workspaceSize, executor);
 }
-aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate, aclTensor* y,
-                                        uint64_t* workspaceSize, aclOpExecutor** executor) {
+aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate, aclTensor* y, uint64_t* workspaceSize,
+                                        aclOpExecutor** executor) {
   return gelu("aclnnGeluV2", x, approximate, y, workspaceSize, executor);
 }
 ACLNN_PHASE2(Gelu)
@@ -207,11 +215,11 @@ aclnnStatus aclnnSigmoidGetWorkspaceSize(const aclTensor* self, aclTensor* out, 
                       "Sigmoid", {}, workspaceSize, executor);
   });
 }
-aclnnStatus aclnnInplaceSigmoidGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize,
-                                                aclOpExecutor** executor) {
+aclnnStatus aclnnInplaceSigmoidGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
   return guarded("aclnnInplaceSigmoid", [&] {
-    return plan_unary({"aclnnInplaceSigmoid", selfRef, selfRef, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, {}},
-                      "Sigmoid", {}, workspaceSize, executor);
+    return plan_unary(
+        {"aclnnInplaceSigmoid", selfRef, selfRef, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, {}}, "Sigmoid",
+        {}, workspaceSize, executor);
   });
 }
 ACLNN_PHASE2(Sigmoid)
@@ -220,10 +228,14 @@ ACLNN_PHASE2(InplaceSigmoid)
 aclnnStatus aclnnTanhGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
                                       aclOpExecutor** executor) {
   return guarded("aclnnTanh", [&] {
-    return plan_unary({"aclnnTanh", self, out, false,
-                       {ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16},
-                       kFloat3},
-                      "Tanh", {}, workspaceSize, executor);
+    return plan_unary(
+        {"aclnnTanh",
+         self,
+         out,
+         false,
+         {ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16},
+         kFloat3},
+        "Tanh", {}, workspaceSize, executor);
   });
 }
 aclnnStatus aclnnInplaceTanhGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
@@ -236,13 +248,14 @@ ACLNN_PHASE2(InplaceTanh)
 
 aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out, uint64_t* workspaceSize,
                                          aclOpExecutor** executor) {
-  return guarded("aclnnSoftmax", [&] { return plan_softmax("aclnnSoftmax", self, dim, out, false, workspaceSize, executor); });
+  return guarded("aclnnSoftmax",
+                 [&] { return plan_softmax("aclnnSoftmax", self, dim, out, false, workspaceSize, executor); });
 }
 aclnnStatus aclnnSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
   return run_phase2("aclnnSoftmax", workspace, workspaceSize, executor, stream);
 }
-aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
-                                            uint64_t* workspaceSize, aclOpExecutor** executor) {
+aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out, uint64_t* workspaceSize,
+                                            aclOpExecutor** executor) {
   return guarded("aclnnLogSoftmax",
                  [&] { return plan_softmax("aclnnLogSoftmax", self, dim, out, true, workspaceSize, executor); });
 }

@@ -17,10 +17,14 @@ enum class Kind2 { Add, Sub, Mul, Div, DivMod };
 
 const char* kernel_name(Kind2 k) {
   switch (k) {
-    case Kind2::Add: return "Add";
-    case Kind2::Sub: return "Sub";
-    case Kind2::Mul: return "Mul";
-    default: return "Div";
+    case Kind2::Add:
+      return "Add";
+    case Kind2::Sub:
+      return "Sub";
+    case Kind2::Mul:
+      return "Mul";
+    default:
+      return "Div";
   }
 }
 
@@ -32,9 +36,16 @@ aclDataType kernel_dtype(aclDataType p, Kind2 k, int mode) {
   }
   if (k == Kind2::DivMod && mode != 0 && !is_floating(p)) return ACL_DOUBLE;
   switch (p) {
-    case ACL_FLOAT16: case ACL_FLOAT: case ACL_DOUBLE: case ACL_INT32: case ACL_INT64: return p;
-    case ACL_BF16: return ACL_FLOAT;
-    default: return ACL_INT32;
+    case ACL_FLOAT16:
+    case ACL_FLOAT:
+    case ACL_DOUBLE:
+    case ACL_INT32:
+    case ACL_INT64:
+      return p;
+    case ACL_BF16:
+      return ACL_FLOAT;
+    default:
+      return ACL_INT32;
   }
 }
 
@@ -92,7 +103,8 @@ Status plan(const Args& a, uint64_t* workspaceSize, aclOpExecutor** executor) {
   Value alpha;
   alpha.i = 1;
   if (has_alpha) {
-    if (!in_list(a.alpha->dtype, kArith)) return invalid(std::string("alpha has dtype ") + ops::dtype_name(a.alpha->dtype));
+    if (!in_list(a.alpha->dtype, kArith))
+      return invalid(std::string("alpha has dtype ") + ops::dtype_name(a.alpha->dtype));
     if (p == ACL_BOOL && is_floating(a.alpha->dtype)) return invalid("alpha must be integral or bool for bool inputs");
     alpha = scalar_value(*a.alpha);
   }
@@ -124,8 +136,9 @@ Status plan(const Args& a, uint64_t* workspaceSize, aclOpExecutor** executor) {
     Operand y;
     if (scalar) {
       Value v = scalar_value(*a.sother);
-      if (scale) v = alpha.is_float || v.is_float ? Value{true, v.as_double() * alpha.as_double(), 0}
-                                                  : Value{false, 0, v.i * alpha.i};
+      if (scale)
+        v = alpha.is_float || v.is_float ? Value{true, v.as_double() * alpha.as_double(), 0}
+                                         : Value{false, 0, v.i * alpha.i};
       // The constant is held in the kernel's type: an integer kernel gets the value truncated.
       if (!is_floating(kdt) && v.is_float) v = Value{false, 0, static_cast<int64_t>(v.f)};
       y = s.constant(v);
@@ -148,9 +161,9 @@ aclnnStatus phase1(const Args& a, uint64_t* workspaceSize, aclOpExecutor** execu
 
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                 \
+#define ACLNN_PHASE2(Name)                                                                                        \
   aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                          \
+    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                                 \
   }
 
 extern "C" {

@@ -9,7 +9,7 @@ namespace arun::aclnn {
 namespace {
 
 // The real types; complex and the sub-byte / 8-bit float formats are not implemented (DEVELOPERS.md).
-const std::initializer_list<aclDataType> kReal = {ACL_FLOAT16, ACL_FLOAT,  ACL_DOUBLE, ACL_INT8,  ACL_UINT8,
+const std::initializer_list<aclDataType> kReal = {ACL_FLOAT16, ACL_FLOAT,  ACL_DOUBLE, ACL_INT8,   ACL_UINT8,
                                                   ACL_INT16,   ACL_UINT16, ACL_INT32,  ACL_UINT32, ACL_INT64,
                                                   ACL_UINT64,  ACL_BOOL,   ACL_BF16};
 
@@ -56,8 +56,8 @@ aclnnStatus aclnnCast(void* workspace, uint64_t workspaceSize, aclOpExecutor* ex
   return run_phase2("aclnnCast", workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor* selfRef, const aclScalar* value,
-                                                   uint64_t* workspaceSize, aclOpExecutor** executor) {
+aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor* selfRef, const aclScalar* value, uint64_t* workspaceSize,
+                                                   aclOpExecutor** executor) {
   return guarded("aclnnInplaceFillScalar", [&]() -> Status {
     ARUN_RETURN_IF_ERROR(check_tensor(selfRef, "selfRef"));
     ARUN_RETURN_IF_ERROR(check_scalar(value, "value"));

@@ -23,8 +23,8 @@ Status check_common(const char* self_name, const aclTensor* a, const aclTensor* 
   for (auto [t, what] : {std::pair{a, self_name}, std::pair{b, "mat2"}, std::pair{out, "out"}}) {
     ARUN_RETURN_IF_ERROR(check_view(*t, what));
     if (!in_list(t->dtype, kMatTypes)) {
-      return invalid(std::string(what) + " has dtype " + ops::dtype_name(t->dtype) + "; supported: " +
-                     dtype_list(kMatTypes));
+      return invalid(std::string(what) + " has dtype " + ops::dtype_name(t->dtype) +
+                     "; supported: " + dtype_list(kMatTypes));
     }
     if (t->format == ACL_FORMAT_FRACTAL_NZ) {
       return invalid(std::string(what) + " is in FRACTAL_NZ format, which ascend-run does not implement");
@@ -91,13 +91,15 @@ aclnnStatus mm(const char* name, const aclTensor* self, const aclTensor* mat2, a
   return guarded(name, [&]() -> Status {
     ARUN_RETURN_IF_ERROR(check_common("self", self, mat2, out, cube, ws, ex));
     if (self->view.size() != 2 || mat2->view.size() != 2) {
-      return invalid("Mm takes 2-D operands, got " + ops::shape_text(self->view) + " and " + ops::shape_text(mat2->view));
+      return invalid("Mm takes 2-D operands, got " + ops::shape_text(self->view) + " and " +
+                     ops::shape_text(mat2->view));
     }
     if (self->view[1] != mat2->view[0]) {
       return invalid("inner dimensions differ: " + ops::shape_text(self->view) + " x " + ops::shape_text(mat2->view));
     }
     const ops::Shape want{self->view[0], mat2->view[1]};
-    if (out->view != want) return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
+    if (out->view != want)
+      return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     PlanBuilder b("Mm");
     const int ai = b.add_input(self), bi = b.add_input(mat2), oi = b.add_output(out);
     if (count(want) > 0) ARUN_RETURN_IF_ERROR(plan_gemm(b, ai, bi, -1, oi, 1.0, 0.0, false));
@@ -128,14 +130,16 @@ aclnnStatus matmul(const char* name, const aclTensor* self, const aclTensor* mat
     for (auto [t, what] : {std::pair{self, "self"}, std::pair{mat2, "mat2"}}) {
       if (t->view.size() < min_rank || t->view.size() > max_rank) {
         return invalid(std::string(what) + " has rank " + std::to_string(t->view.size()) + "; " + (name + 5) +
-                       " takes " + std::to_string(min_rank) + (min_rank == max_rank ? "" : ".." + std::to_string(max_rank)));
+                       " takes " + std::to_string(min_rank) +
+                       (min_rank == max_rank ? "" : ".." + std::to_string(max_rank)));
       }
     }
     ops::Shape want;
     if (!matmul_shape(self->view, mat2->view, &want)) {
       return invalid("cannot multiply " + ops::shape_text(self->view) + " by " + ops::shape_text(mat2->view));
     }
-    if (out->view != want) return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
+    if (out->view != want)
+      return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     PlanBuilder b(name + 5);
     const int ai = b.add_input(self), bi = b.add_input(mat2), oi = b.add_output(out);
     if (count(want) > 0) {
@@ -165,11 +169,13 @@ aclnnStatus addmm(const char* name, const aclTensor* self, const aclTensor* mat1
     ARUN_RETURN_IF_ERROR(check_scalar(alpha, "alpha"));
     ARUN_RETURN_IF_ERROR(check_common("mat1", mat1, mat2, out, cube, ws, ex));
     ARUN_RETURN_IF_ERROR(check_view(*self, self_name));
-    if (!in_list(self->dtype, kMatTypes)) return invalid(std::string(self_name) + " has dtype " + ops::dtype_name(self->dtype));
+    if (!in_list(self->dtype, kMatTypes))
+      return invalid(std::string(self_name) + " has dtype " + ops::dtype_name(self->dtype));
     const std::vector<aclDataType> scalar_types = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8,
                                                    ACL_INT16, ACL_INT32,   ACL_INT64,  ACL_UINT8};
     for (auto [s, what] : {std::pair{beta, "beta"}, std::pair{alpha, "alpha"}}) {
-      if (!in_list(s->dtype, scalar_types)) return invalid(std::string(what) + " has dtype " + ops::dtype_name(s->dtype));
+      if (!in_list(s->dtype, scalar_types))
+        return invalid(std::string(what) + " has dtype " + ops::dtype_name(s->dtype));
     }
     if (mat1->view.size() != 2 || mat2->view.size() != 2 || mat1->view[1] != mat2->view[0]) {
       return invalid("mat1 " + ops::shape_text(mat1->view) + " and mat2 " + ops::shape_text(mat2->view) +
@@ -197,9 +203,9 @@ aclnnStatus addmm(const char* name, const aclTensor* self, const aclTensor* mat1
 
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                  \
+#define ACLNN_PHASE2(Name)                                                                                        \
   aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                          \
+    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                                 \
   }
 
 extern "C" {
@@ -234,8 +240,7 @@ aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor* self, const aclTensor* m
 }
 aclnnStatus aclnnAddmmWeightNzGetWorkspaceSize(const aclTensor* self, const aclTensor* mat1, const aclTensor* mat2,
                                                const aclScalar* beta, const aclScalar* alpha, aclTensor* out,
-                                               int8_t cubeMathType, uint64_t* workspaceSize,
-                                               aclOpExecutor** executor) {
+                                               int8_t cubeMathType, uint64_t* workspaceSize, aclOpExecutor** executor) {
   return addmm("aclnnAddmmWeightNz", self, mat1, mat2, beta, alpha, out, cubeMathType, workspaceSize, executor, false);
 }
 aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* mat1, const aclTensor* mat2,

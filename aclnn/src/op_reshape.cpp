@@ -18,7 +18,8 @@ Status axes_of(const aclIntArray& dims, int64_t rank, std::vector<int64_t>* out)
   for (int64_t a : dims.values) {
     const int64_t lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 0 : rank - 1;
     if (a < lo || a > hi) {
-      return invalid("axis " + std::to_string(a) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return invalid("axis " + std::to_string(a) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "]");
     }
     const int64_t n = a < 0 ? a + std::max<int64_t>(rank, 1) : a;
     if (seen[static_cast<size_t>(n)]) return invalid("axis " + std::to_string(a) + " is repeated");
@@ -28,8 +29,8 @@ Status axes_of(const aclIntArray& dims, int64_t rank, std::vector<int64_t>* out)
   return Status::Ok();
 }
 
-const std::vector<aclDataType> kReduceIn = {ACL_FLOAT16, ACL_FLOAT, ACL_INT8,  ACL_INT16, ACL_INT32,
-                                            ACL_INT64,   ACL_UINT8, ACL_BOOL,  ACL_DOUBLE, ACL_BF16};
+const std::vector<aclDataType> kReduceIn = {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16,  ACL_INT32,
+                                            ACL_INT64,   ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_BF16};
 // The op library reduces in float32/float16: integer result types are not implemented (an exact
 // integer sum needs an integer kernel), so `dtype` must be floating.
 const std::vector<aclDataType> kReduceOut = {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16};
@@ -46,14 +47,16 @@ Status plan_reduce(const char* name, const aclTensor* self, const aclIntArray* d
   ARUN_RETURN_IF_ERROR(check_view(*self, "self"));
   ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
   if (!in_list(self->dtype, kReduceIn)) {
-    return invalid(std::string("self has dtype ") + ops::dtype_name(self->dtype) + "; supported: " + dtype_list(kReduceIn));
+    return invalid(std::string("self has dtype ") + ops::dtype_name(self->dtype) +
+                   "; supported: " + dtype_list(kReduceIn));
   }
   if (!in_list(dtype, kReduceOut)) {
-    return invalid(std::string("dtype ") + ops::dtype_name(dtype) + " is not implemented; supported: " +
-                   dtype_list(kReduceOut));
+    return invalid(std::string("dtype ") + ops::dtype_name(dtype) +
+                   " is not implemented; supported: " + dtype_list(kReduceOut));
   }
   if (!mean && out->dtype != dtype) {
-    return invalid(std::string("dtype ") + ops::dtype_name(dtype) + " differs from out's " + ops::dtype_name(out->dtype));
+    return invalid(std::string("dtype ") + ops::dtype_name(dtype) + " differs from out's " +
+                   ops::dtype_name(out->dtype));
   }
   if (!can_cast(self->dtype, dtype) || !can_cast(dtype, out->dtype)) {
     return invalid(std::string("cannot compute ") + ops::dtype_name(self->dtype) + " in " + ops::dtype_name(dtype) +
@@ -129,9 +132,9 @@ aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor* self, const aclIntArra
     if (executor == nullptr) return null_error("executor");
     ARUN_RETURN_IF_ERROR(check_view(*self, "self"));
     ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
-    const std::vector<aclDataType> types = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_UINT64, ACL_INT64,
-                                            ACL_UINT32, ACL_INT32,  ACL_UINT16, ACL_INT16,  ACL_UINT8,
-                                            ACL_INT8,  ACL_BOOL,    ACL_BF16};
+    const std::vector<aclDataType> types = {ACL_FLOAT,  ACL_FLOAT16, ACL_DOUBLE, ACL_UINT64, ACL_INT64,
+                                            ACL_UINT32, ACL_INT32,   ACL_UINT16, ACL_INT16,  ACL_UINT8,
+                                            ACL_INT8,   ACL_BOOL,    ACL_BF16};
     if (!in_list(self->dtype, types)) return invalid(std::string("self has dtype ") + ops::dtype_name(self->dtype));
     if (out->dtype != self->dtype) return invalid("out dtype differs from self dtype");
     const int64_t rank = static_cast<int64_t>(self->view.size());
@@ -146,7 +149,8 @@ aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor* self, const aclIntArra
       view.push_back(self->view[static_cast<size_t>(p)]);
       strides.push_back(self->strides[static_cast<size_t>(p)]);
     }
-    if (out->view != view) return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(view));
+    if (out->view != view)
+      return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(view));
     PlanBuilder b("Permute");
     const int si = b.add_input(self), oi = b.add_output(out);
     // The source is read through the permuted view of its own storage: one strided copy.
@@ -186,10 +190,9 @@ aclnnStatus aclnnMeanV2GetWorkspaceSize(const aclTensor* self, const aclIntArray
                                         aclOpExecutor** executor) {
   return guarded("aclnnMeanV2", [&]() -> Status {
     // No dtype argument: the mean is computed in self's (floating) type.
-    const aclDataType dtype = self != nullptr && live(self, Kind::Tensor) && is_floating(self->dtype) ? self->dtype
-                                                                                                      : ACL_FLOAT;
-    return plan_reduce("aclnnMeanV2", self, dim, keepDim, dtype, noopWithEmptyAxes, out, true, workspaceSize,
-                       executor);
+    const aclDataType dtype =
+        self != nullptr && live(self, Kind::Tensor) && is_floating(self->dtype) ? self->dtype : ACL_FLOAT;
+    return plan_reduce("aclnnMeanV2", self, dim, keepDim, dtype, noopWithEmptyAxes, out, true, workspaceSize, executor);
   });
 }
 aclnnStatus aclnnMeanV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {

@@ -80,8 +80,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor* exe
                                                               const size_t relativeIndex, aclTensorList* tensors,
                                                               void* addr);
 ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor* executor, size_t irIndex,
-                                                        const size_t relativeIndex, aclTensorList* tensors,
-                                                        void* addr);
+                                                        const size_t relativeIndex, aclTensorList* tensors, void* addr);
 /* Reserved capitalised aliases (identical behaviour). */
 ACL_FUNC_VISIBILITY aclnnStatus AclSetInputTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor,
                                                       void* addr);
@@ -96,8 +95,7 @@ ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicOutputTensorAddr(aclOpExecutor* exe
 ACL_FUNC_VISIBILITY aclnnStatus AclSetTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor,
                                                  void* addr);
 ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicTensorAddr(aclOpExecutor* executor, size_t irIndex,
-                                                        const size_t relativeIndex, aclTensorList* tensors,
-                                                        void* addr);
+                                                        const size_t relativeIndex, aclTensorList* tensors, void* addr);
 
 ACL_FUNC_VISIBILITY aclnnStatus aclDumpOpTensors(const char* opType, const char* opName, aclTensor** tensors,
                                                  size_t inputTensorNum, size_t outputTensorNum, aclrtStream stream);

@@ -46,36 +46,118 @@ inline uint16_t float_to_bf16(float f) {
 // Host bytes <-> doubles for one dtype.
 inline double load(const unsigned char* p, aclDataType d) {
   switch (d) {
-    case ACL_FLOAT: { float v; std::memcpy(&v, p, 4); return v; }
-    case ACL_DOUBLE: { double v; std::memcpy(&v, p, 8); return v; }
-    case ACL_FLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return aclFloat16ToFloat(v); }
-    case ACL_BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_float(v); }
-    case ACL_INT8: return static_cast<int8_t>(*p);
-    case ACL_UINT8: return *p;
-    case ACL_BOOL: return *p != 0;
-    case ACL_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case ACL_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case ACL_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case ACL_UINT16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case ACL_UINT32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    default: ADD_FAILURE() << "dtype " << d; return 0;
+    case ACL_FLOAT: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case ACL_DOUBLE: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case ACL_FLOAT16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return aclFloat16ToFloat(v);
+    }
+    case ACL_BF16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_float(v);
+    }
+    case ACL_INT8:
+      return static_cast<int8_t>(*p);
+    case ACL_UINT8:
+      return *p;
+    case ACL_BOOL:
+      return *p != 0;
+    case ACL_INT16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case ACL_INT32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case ACL_INT64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case ACL_UINT16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case ACL_UINT32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default:
+      ADD_FAILURE() << "dtype " << d;
+      return 0;
   }
 }
 inline void store(unsigned char* p, aclDataType d, double x) {
   switch (d) {
-    case ACL_FLOAT: { float v = static_cast<float>(x); std::memcpy(p, &v, 4); break; }
-    case ACL_DOUBLE: std::memcpy(p, &x, 8); break;
-    case ACL_FLOAT16: { uint16_t v = aclFloatToFloat16(static_cast<float>(x)); std::memcpy(p, &v, 2); break; }
-    case ACL_BF16: { uint16_t v = float_to_bf16(static_cast<float>(x)); std::memcpy(p, &v, 2); break; }
-    case ACL_INT8: *p = static_cast<unsigned char>(static_cast<int8_t>(x)); break;
-    case ACL_UINT8: *p = static_cast<unsigned char>(x); break;
-    case ACL_BOOL: *p = x != 0; break;
-    case ACL_INT16: { int16_t v = static_cast<int16_t>(x); std::memcpy(p, &v, 2); break; }
-    case ACL_INT32: { int32_t v = static_cast<int32_t>(x); std::memcpy(p, &v, 4); break; }
-    case ACL_INT64: { int64_t v = static_cast<int64_t>(x); std::memcpy(p, &v, 8); break; }
-    case ACL_UINT16: { uint16_t v = static_cast<uint16_t>(x); std::memcpy(p, &v, 2); break; }
-    case ACL_UINT32: { uint32_t v = static_cast<uint32_t>(x); std::memcpy(p, &v, 4); break; }
-    default: ADD_FAILURE() << "dtype " << d;
+    case ACL_FLOAT: {
+      float v = static_cast<float>(x);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case ACL_DOUBLE:
+      std::memcpy(p, &x, 8);
+      break;
+    case ACL_FLOAT16: {
+      uint16_t v = aclFloatToFloat16(static_cast<float>(x));
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case ACL_BF16: {
+      uint16_t v = float_to_bf16(static_cast<float>(x));
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case ACL_INT8:
+      *p = static_cast<unsigned char>(static_cast<int8_t>(x));
+      break;
+    case ACL_UINT8:
+      *p = static_cast<unsigned char>(x);
+      break;
+    case ACL_BOOL:
+      *p = x != 0;
+      break;
+    case ACL_INT16: {
+      int16_t v = static_cast<int16_t>(x);
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case ACL_INT32: {
+      int32_t v = static_cast<int32_t>(x);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case ACL_INT64: {
+      int64_t v = static_cast<int64_t>(x);
+      std::memcpy(p, &v, 8);
+      break;
+    }
+    case ACL_UINT16: {
+      uint16_t v = static_cast<uint16_t>(x);
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case ACL_UINT32: {
+      uint32_t v = static_cast<uint32_t>(x);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    default:
+      ADD_FAILURE() << "dtype " << d;
   }
 }
 // The value as the dtype holds it (what the device sees after the host wrote `x`).
@@ -176,8 +258,8 @@ inline void make_view(DevTensor& t, aclDataType dtype, const Dims& view, const D
   ASSERT_EQ(aclrtMalloc(&t.dev, static_cast<size_t>(storage_elems) * t.es(), ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
   t.write_storage(random_values(storage_elems, dtype));
   const Dims storage{storage_elems};
-  t.t = aclCreateTensor(view.data(), view.size(), dtype, strides.data(), offset, ACL_FORMAT_ND, storage.data(), 1,
-                        t.dev);
+  t.t =
+      aclCreateTensor(view.data(), view.size(), dtype, strides.data(), offset, ACL_FORMAT_ND, storage.data(), 1, t.dev);
   ASSERT_NE(t.t, nullptr);
 }
 
@@ -208,11 +290,16 @@ inline size_t bcast_index(const Dims& d, const Dims& out, size_t i) {
 // Tolerance per output dtype (relative, with an absolute floor).
 inline double tolerance(aclDataType d) {
   switch (d) {
-    case ACL_FLOAT16: return 2e-3;
-    case ACL_BF16: return 1.6e-2;
-    case ACL_FLOAT: return 2e-6;
-    case ACL_DOUBLE: return 1e-6;  // computed in float32 (DEVELOPERS.md)
-    default: return 0;
+    case ACL_FLOAT16:
+      return 2e-3;
+    case ACL_BF16:
+      return 1.6e-2;
+    case ACL_FLOAT:
+      return 2e-6;
+    case ACL_DOUBLE:
+      return 1e-6;  // computed in float32 (DEVELOPERS.md)
+    default:
+      return 0;
   }
 }
 inline void expect_close(const std::vector<double>& got, const std::vector<double>& want, aclDataType d,
@@ -230,8 +317,8 @@ inline void expect_close(const std::vector<double>& got, const std::vector<doubl
 }
 
 // Runs phase 2 with a workspace of the size phase 1 asked for, then synchronizes.
-inline void run(aclnnStatus (*phase2)(void*, uint64_t, aclOpExecutor*, aclrtStream), uint64_t ws,
-                aclOpExecutor* ex, aclrtStream stream) {
+inline void run(aclnnStatus (*phase2)(void*, uint64_t, aclOpExecutor*, aclrtStream), uint64_t ws, aclOpExecutor* ex,
+                aclrtStream stream) {
   void* w = nullptr;
   if (ws > 0) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
   ASSERT_EQ(phase2(w, ws, ex, stream), 0) << aclGetRecentErrMsg();

@@ -85,9 +85,10 @@ TEST_F(AclnnActivation, GeluV2ReluIntegersAndTanhOfIntegers) {
     aclOpExecutor* ex;
     ASSERT_EQ(aclnnGeluV2GetWorkspaceSize(in.t, approx, out.t, &ws, &ex), 0);
     run(aclnnGeluV2, ws, ex, stream_);
-    check_unary("GeluV2", in, out,
-                approx == 1 ? std::function<double(double)>(gelu_tanh)
-                            : [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); });
+    check_unary(
+        "GeluV2", in, out, approx == 1 ? std::function<double(double)>(gelu_tanh) : [](double x) {
+          return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+        });
     EXPECT_EQ(aclnnGeluV2GetWorkspaceSize(in.t, 2, out.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
   }
   for (aclDataType dt : {ACL_INT8, ACL_INT32, ACL_INT64}) {

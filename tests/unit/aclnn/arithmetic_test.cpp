@@ -43,7 +43,8 @@ TEST_F(AclnnArith, AddSubMulDivRandomShapesDtypesBroadcast) {
       Dims dout;
       for (size_t k = 0; k < std::max(ds.size(), dother.size()); ++k) {
         const size_t r = std::max(ds.size(), dother.size()) - 1 - k;
-        const int64_t a = k < ds.size() ? ds[ds.size() - 1 - k] : 1, b = k < dother.size() ? dother[dother.size() - 1 - k] : 1;
+        const int64_t a = k < ds.size() ? ds[ds.size() - 1 - k] : 1,
+                      b = k < dother.size() ? dother[dother.size() - 1 - k] : 1;
         dout.insert(dout.begin(), std::max(a, b));
         (void)r;
       }
@@ -210,9 +211,11 @@ TEST_F(AclnnArith, ScalarVariants) {
     std::function<double(double)> f;
   };
   const std::vector<Case> cases = {
-      {"Adds", [&](uint64_t* w, aclOpExecutor** e) { return aclnnAddsGetWorkspaceSize(a.t, other, alpha, out.t, w, e); },
+      {"Adds",
+       [&](uint64_t* w, aclOpExecutor** e) { return aclnnAddsGetWorkspaceSize(a.t, other, alpha, out.t, w, e); },
        aclnnAdds, [](double v) { return v + -2.0 * 1.25; }},
-      {"Subs", [&](uint64_t* w, aclOpExecutor** e) { return aclnnSubsGetWorkspaceSize(a.t, other, alpha, out.t, w, e); },
+      {"Subs",
+       [&](uint64_t* w, aclOpExecutor** e) { return aclnnSubsGetWorkspaceSize(a.t, other, alpha, out.t, w, e); },
        aclnnSubs, [](double v) { return v - -2.0 * 1.25; }},
       {"Muls", [&](uint64_t* w, aclOpExecutor** e) { return aclnnMulsGetWorkspaceSize(a.t, other, out.t, w, e); },
        aclnnMuls, [](double v) { return v * 1.25; }},

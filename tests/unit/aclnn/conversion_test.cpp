@@ -15,8 +15,8 @@ bool is_float_type(aclDataType d) {
 }
 
 TEST_F(AclnnConversion, CastBetweenDtypes) {
-  const std::vector<aclDataType> types = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8,
-                                          ACL_UINT8, ACL_INT16,   ACL_INT32, ACL_INT64, ACL_BOOL};
+  const std::vector<aclDataType> types = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16,  ACL_DOUBLE, ACL_INT8,
+                                          ACL_UINT8, ACL_INT16,   ACL_INT32, ACL_INT64,  ACL_BOOL};
   for (aclDataType from : types) {
     for (aclDataType to : types) {
       DevTensor in, out;
@@ -31,8 +31,10 @@ TEST_F(AclnnConversion, CastBetweenDtypes) {
         double want = x[i];
         if (to == ACL_BOOL) want = x[i] != 0;
         // Integer -> uint8 wraps; float -> uint8 saturates at 0 (spec 5.26, ours).
-        else if (to == ACL_UINT8 && want < 0) want = is_float_type(from) ? 0 : want + 256;
-        else if (to != ACL_FLOAT && to != ACL_DOUBLE && to != ACL_FLOAT16 && to != ACL_BF16) want = std::trunc(want);
+        else if (to == ACL_UINT8 && want < 0)
+          want = is_float_type(from) ? 0 : want + 256;
+        else if (to != ACL_FLOAT && to != ACL_DOUBLE && to != ACL_FLOAT16 && to != ACL_BF16)
+          want = std::trunc(want);
         EXPECT_NEAR(o[i], as_dtype(want, to), std::fabs(want) * tolerance(to) + 1e-12)
             << from << " -> " << to << " element " << i << " from " << x[i];
       }

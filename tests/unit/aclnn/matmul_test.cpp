@@ -42,8 +42,14 @@ TEST_F(AclnnMatmul, MmTransposedViewsAndHalfTypes) {
       for (bool tb : {false, true}) {
         const int64_t M = 37, K = 70, N = 23;
         DevTensor a, b, out;
-        if (ta) make_transposed(a, dt, {M, K}); else make(a, dt, {M, K});
-        if (tb) make_transposed(b, dt, {K, N}); else make(b, dt, {K, N});
+        if (ta)
+          make_transposed(a, dt, {M, K});
+        else
+          make(a, dt, {M, K});
+        if (tb)
+          make_transposed(b, dt, {K, N});
+        else
+          make(b, dt, {K, N});
         make(out, dt, {M, N});
         uint64_t ws;
         aclOpExecutor* ex;
@@ -108,8 +114,7 @@ TEST_F(AclnnMatmul, AddmmAndInplace) {
   aclScalar* alpha = aclCreateScalar(&av, ACL_FLOAT);
   uint64_t ws;
   aclOpExecutor* ex;
-  ASSERT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, m1.t, m2.t, beta, alpha, out.t, 1, &ws, &ex), 0)
-      << aclGetRecentErrMsg();
+  ASSERT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, m1.t, m2.t, beta, alpha, out.t, 1, &ws, &ex), 0) << aclGetRecentErrMsg();
   run(aclnnAddmm, ws, ex, stream_);
   auto prod = bmm_ref(m1.read_view(), {1, M, K}, m2.read_view(), {1, K, N});
   const auto bvals = bias.read_view();
@@ -133,13 +138,16 @@ TEST_F(AclnnMatmul, AddmmAndInplace) {
   expect_mat(out, want, "Addmm beta 0", 1e-5);
   // Errors.
   EXPECT_EQ(aclnnAddmmGetWorkspaceSize(nullptr, m1.t, m2.t, beta, alpha, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
-  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, nullptr, m2.t, beta, alpha, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
-  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, m1.t, m2.t, nullptr, alpha, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, nullptr, m2.t, beta, alpha, out.t, 1, &ws, &ex),
+            ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, m1.t, m2.t, nullptr, alpha, out.t, 1, &ws, &ex),
+            ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, m1.t, m2.t, beta, alpha, nullptr, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bias.t, m2.t, m1.t, beta, alpha, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
   DevTensor bad_bias;
   make(bad_bias, ACL_FLOAT, {M + 1, N});
-  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bad_bias.t, m1.t, m2.t, beta, alpha, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(bad_bias.t, m1.t, m2.t, beta, alpha, out.t, 1, &ws, &ex),
+            ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(aclnnInplaceAddmmGetWorkspaceSize(bias.t, m1.t, m2.t, beta, alpha, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
   aclDestroyScalar(beta);
   aclDestroyScalar(beta0);
@@ -162,12 +170,12 @@ TEST_F(AclnnMatmul, ArgumentErrors) {
   EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, nullptr, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnMatmulGetWorkspaceSize(nullptr, b.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnBatchMatMulGetWorkspaceSize(a.t, b.t, nullptr, 1, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
-  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, wrong.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);   // out shape
-  EXPECT_EQ(aclnnMmGetWorkspaceSize(b.t, a.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);     // K differs
-  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, i32.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);   // dtype
-  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, bf.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);    // bf16 x f32
-  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, out.t, 5, &ws, &ex), ACLNN_ERR_PARAM_INVALID);     // cubeMathType
-  EXPECT_EQ(aclnnMmGetWorkspaceSize(v3.t, b.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);    // rank
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, wrong.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);  // out shape
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(b.t, a.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);    // K differs
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, i32.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);  // dtype
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, bf.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);   // bf16 x f32
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, out.t, 5, &ws, &ex), ACLNN_ERR_PARAM_INVALID);    // cubeMathType
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(v3.t, b.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);   // rank
   EXPECT_EQ(aclnnBatchMatMulGetWorkspaceSize(a.t, b.t, out.t, 1, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
   // A FRACTAL_NZ weight is not implemented: refused, not misread.
   const Dims d{5, 6};

@@ -24,7 +24,8 @@ TEST_F(AclnnReshape, PermuteViewsAndErrors) {
     const auto x = in.read_view(), o = out.read_view();
     for (int64_t i = 0; i < 3; ++i)
       for (int64_t j = 0; j < 4; ++j)
-        for (int64_t k = 0; k < 5; ++k) EXPECT_EQ(o[static_cast<size_t>(k * 12 + i * 4 + j)], x[static_cast<size_t>(i * 20 + j * 5 + k)]);
+        for (int64_t k = 0; k < 5; ++k)
+          EXPECT_EQ(o[static_cast<size_t>(k * 12 + i * 4 + j)], x[static_cast<size_t>(i * 20 + j * 5 + k)]);
     // Errors: NULL, repeated axis, out of range, wrong length, wrong out shape, dtype mismatch.
     const int64_t rep[] = {0, 0, 1}, far[] = {0, 1, 3}, two[] = {0, 1};
     aclIntArray* a_rep = aclCreateIntArray(rep, 3);
