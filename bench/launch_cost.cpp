@@ -16,6 +16,10 @@
 #include "acl/acl.h"
 #include "arun/arun_ext.h"
 #include "arun/kernel.hpp"
+#if __has_include("aclnnop/aclnn_add.h")  // builds without aclnn too (compare_builds, older trees)
+#include "aclnnop/aclnn_add.h"
+#define ARUN_HAVE_ACLNN 1
+#endif
 
 namespace {
 
@@ -81,6 +85,23 @@ int main(int argc, char** argv) {
     CHECK(aclopExecuteV2("Add", 2, const_cast<aclTensorDesc**>(in_desc), const_cast<aclDataBuffer**>(in_buf), 1,
                          out_desc, out_buf, attr, s));
   });
+
+#ifdef ARUN_HAVE_ACLNN
+  // The same Add of 16 floats through aclnn: both phases per call (CANN's eager pattern; the
+  // executor is single-use, so phase 1 runs every time).
+  const int64_t shape[] = {16};
+  aclTensor* t = aclCreateTensor(shape, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, shape, 1, dev);
+  float one = 1.0f;
+  aclScalar* alpha = aclCreateScalar(&one, ACL_FLOAT);
+  measure("aclnn_add_16", s, n, [&] {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    CHECK(aclnnAddGetWorkspaceSize(t, t, alpha, t, &ws, &ex));
+    CHECK(aclnnAdd(nullptr, ws, ex, s));
+  });
+  aclDestroyScalar(alpha);
+  aclDestroyTensor(t);
+#endif
 
   aclopDestroyAttr(attr);
   aclDestroyDataBuffer(buf);

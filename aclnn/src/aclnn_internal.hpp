@@ -145,6 +145,7 @@ struct KernelStep {
   ops::Attrs attrs;
   std::vector<Operand> inputs;
   Operand output;
+  std::vector<Operand> extra_outputs;  // the op's further outputs, in its order (LayerNorm's statistics)
 };
 
 struct Step {

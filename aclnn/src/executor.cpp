@@ -330,6 +330,7 @@ struct Phase2 {
     call.op = k.type;
     for (const Operand& o : k.inputs) call.inputs.push_back(operand(o));
     call.outputs.push_back(operand(k.output));
+    for (const Operand& o : k.extra_outputs) call.outputs.push_back(operand(o));
     call.attrs = &k.attrs;
     call.stream = stream;
     call.cores = target.cores;

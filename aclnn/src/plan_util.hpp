@@ -66,6 +66,20 @@ struct Staging {
     return Operand{-1, b.reserve(kdt, o.view), kdt, o.view};
   }
 
+  // A contiguous buffer of `shape` filled with `v` (an omitted weight of ones, say).
+  Operand filled(const ops::Shape& shape, double v) {
+    Operand op{-1, b.reserve(kdt, shape), kdt, shape};
+    Step s;
+    s.copy.src_const = true;
+    s.copy.constant = Value{true, v, 0};
+    s.copy.src_dtype = ACL_DOUBLE;
+    s.copy.dst_ws = op.ws_offset;
+    s.copy.dst_dtype = kdt;
+    s.copy.shape = shape;
+    b.add(std::move(s));
+    return op;
+  }
+
   // A scratch buffer of the kernel dtype (intermediate results).
   Operand scratch(const ops::Shape& shape) { return Operand{-1, b.reserve(kdt, shape), kdt, shape}; }
 
