@@ -99,6 +99,13 @@ int main(int argc, char** argv) {
     CHECK(aclnnAddGetWorkspaceSize(t, t, alpha, t, &ws, &ex));
     CHECK(aclnnAdd(nullptr, ws, ex, s));
   });
+  // Plan once, launch many: phase 2 of a repeatable executor only.
+  uint64_t rws = 0;
+  aclOpExecutor* rex = nullptr;
+  CHECK(aclnnAddGetWorkspaceSize(t, t, alpha, t, &rws, &rex));
+  CHECK(aclSetAclOpExecutorRepeatable(rex));
+  measure("aclnn_add_16_repeat", s, n, [&] { CHECK(aclnnAdd(nullptr, rws, rex, s)); });
+  CHECK(aclDestroyAclOpExecutor(rex));
   aclDestroyScalar(alpha);
   aclDestroyTensor(t);
 #endif

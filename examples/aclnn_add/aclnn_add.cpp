@@ -4,9 +4,8 @@
 //
 //   out = self + alpha * other, self [4, 2] and other [4, 2] in float32, alpha = 1.2
 //
-// Build as a CANN program builds (aclnn-api.md 6.3):
-//   g++ aclnn_add.cpp -I $ASCEND_HOME_PATH/include -L $ASCEND_HOME_PATH/lib64 \
-//       -lopapi_math -lascendcl -lnnopbase -o aclnn_add
+// Build as a CANN program builds (aclnn-api.md 6.3), on one line:
+//   g++ aclnn_add.cpp -I $ASCEND_HOME_PATH/include -L $ASCEND_HOME_PATH/lib64 -lopapi_math -lascendcl -lnnopbase
 #include <cmath>
 #include <cstdio>
 #include <vector>
