@@ -173,6 +173,7 @@ struct CopyParams {
   bool scaled = false;
   Value scale;
   bool relu = false;
+  bool absolute = false;
   Round round = Round::None;
   bool nonfinite_zero = false;
 };
@@ -206,6 +207,13 @@ void copy_kernel(arun::Block blk, const CopyParams& p) {
         v.f = v.f < 0 ? 0.0 : v.f;
       } else {
         v.i = std::max<int64_t>(v.i, 0);
+      }
+    }
+    if (p.absolute) {
+      if (v.is_float) {
+        v.f = std::fabs(v.f);
+      } else {
+        v.i = static_cast<int64_t>(v.i < 0 ? 0 - static_cast<uint64_t>(v.i) : static_cast<uint64_t>(v.i));
       }
     }
     if (v.is_float && p.round == Round::Trunc) v.f = std::trunc(v.f);
@@ -270,6 +278,7 @@ struct Phase2 {
     p.scaled = c.scaled;
     p.scale = c.scale;
     p.relu = c.relu;
+    p.absolute = c.absolute;
     p.round = c.round;
     p.nonfinite_zero = c.nonfinite_zero;
     const size_t ses = aclDataTypeSize(c.src_dtype), des = aclDataTypeSize(c.dst_dtype);
@@ -431,7 +440,7 @@ aclnnStatus run_phase2(const char* function, void* workspace, uint64_t workspace
         if (ex != nullptr && untrack(ex, Kind::Executor)) delete ex;
       }
     } release{executor->repeatable ? nullptr : executor};
-    if (executor->workspace > 0 && workspaceSize > 0 && workspace == nullptr) {
+    if (workspaceSize > 0 && workspace == nullptr) {
       return finish(function, null_error("workspace"));
     }
     if (workspaceSize < executor->workspace) {

@@ -1,13 +1,18 @@
 // Relu, Gelu, GeluV2, Silu, Sigmoid, Tanh (and in-place variants), Softmax and LogSoftmax
-// (aclnn-api.md 5.12-5.17) over the op library's float kernels (activation.cpp, normalization.cpp).
+// (aclnn-api.md 5.12-5.17), and Abs, Neg, Exp, Log, Sqrt (5.5-5.9) over the op library's float kernels (activation.cpp, normalization.cpp).
 // Integer Relu, which those kernels do not cover, is the copy kernel's max(x, 0).
+#include "aclnnop/aclnn_abs.h"
+#include "aclnnop/aclnn_exp.h"
 #include "aclnnop/aclnn_gelu.h"
 #include "aclnnop/aclnn_gelu_v2.h"
+#include "aclnnop/aclnn_log.h"
 #include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_neg.h"
 #include "aclnnop/aclnn_relu.h"
 #include "aclnnop/aclnn_sigmoid.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softmax.h"
+#include "aclnnop/aclnn_sqrt.h"
 #include "aclnnop/aclnn_tanh.h"
 #include "plan_util.hpp"
 
@@ -148,6 +153,31 @@ Status plan_softmax(const char* name, const aclTensor* self, int64_t dim, aclTen
   return publish(b, ws, ex);
 }
 
+const List kFloat4 = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+
+// Abs and Neg of integers are exact copies (|x|, -x wrapping); floats use the library's kernels.
+aclnnStatus abs_neg(const char* name, const aclTensor* self, const aclTensor* out, bool inplace, bool neg,
+                    uint64_t* ws, aclOpExecutor** ex) {
+  return guarded(name, [&]() -> Status {
+    const Unary u = neg ? Unary{name, self, out, inplace,
+                                {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE},
+                                {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE}}
+                        : Unary{name, self, out, inplace,
+                                {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32,
+                                 ACL_INT64, ACL_UINT8, ACL_BOOL},
+                                {}};
+    ARUN_RETURN_IF_ERROR(check_unary(u, ws, ex));
+    if (neg && !can_cast(self->dtype, out->dtype)) return invalid("self's dtype cannot be cast to out's");
+    if (is_floating(self->dtype) && self->dtype != ACL_DOUBLE) return plan_unary(u, neg ? "Neg" : "Abs", {}, ws, ex);
+    PlanBuilder b(name + 5);
+    const int si = b.add_input(self);
+    const int oi = inplace ? si : b.add_output(out);
+    const Value minus_one{false, 0, -1};
+    if (count(self->view) > 0) plan_copy(b, si, oi, false, !neg, neg ? &minus_one : nullptr);
+    return publish(b, ws, ex);
+  });
+}
+
 }  // namespace
 }  // namespace arun::aclnn
 
@@ -262,5 +292,71 @@ aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, 
 aclnnStatus aclnnLogSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
   return run_phase2("aclnnLogSoftmax", workspace, workspaceSize, executor, stream);
 }
+
+aclnnStatus aclnnAbsGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                     aclOpExecutor** executor) {
+  return abs_neg("aclnnAbs", self, out, false, false, workspaceSize, executor);
+}
+ACLNN_PHASE2(Abs)
+aclnnStatus aclnnNegGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                     aclOpExecutor** executor) {
+  return abs_neg("aclnnNeg", self, out, false, true, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceNegGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return abs_neg("aclnnInplaceNeg", selfRef, selfRef, true, true, workspaceSize, executor);
+}
+ACLNN_PHASE2(Neg)
+ACLNN_PHASE2(InplaceNeg)
+
+// Exp, Log, Sqrt: integer and bool inputs compute in float32 (spec 5.7-5.9); outputs are floating.
+aclnnStatus aclnnExpGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                     aclOpExecutor** executor) {
+  return guarded("aclnnExp", [&] {
+    return plan_unary({"aclnnExp", self, out, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT64, ACL_BF16},
+                       kFloat4},
+                      "Exp", {}, workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnInplaceExpGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnInplaceExp", [&] {
+    return plan_unary({"aclnnInplaceExp", selfRef, selfRef, true, kFloat4, {}}, "Exp", {}, workspaceSize, executor);
+  });
+}
+ACLNN_PHASE2(Exp)
+ACLNN_PHASE2(InplaceExp)
+aclnnStatus aclnnLogGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                     aclOpExecutor** executor) {
+  return guarded("aclnnLog", [&] {
+    return plan_unary({"aclnnLog", self, out, false,
+                       {ACL_BOOL, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16,
+                        ACL_DOUBLE, ACL_BF16},
+                       kFloat4},
+                      "Log", {}, workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnInplaceLogGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnInplaceLog", [&] {
+    return plan_unary({"aclnnInplaceLog", selfRef, selfRef, true, kFloat4, {}}, "Log", {}, workspaceSize, executor);
+  });
+}
+ACLNN_PHASE2(Log)
+ACLNN_PHASE2(InplaceLog)
+aclnnStatus aclnnSqrtGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** opExecutor) {
+  return guarded("aclnnSqrt", [&] {
+    return plan_unary({"aclnnSqrt", self, out, false,
+                       {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8,
+                        ACL_UINT8, ACL_BOOL},
+                       kFloat4},
+                      "Sqrt", {}, workspaceSize, opExecutor);
+  });
+}
+aclnnStatus aclnnInplaceSqrtGetWorkspaceSize(aclTensor* self, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnInplaceSqrt", [&] {
+    return plan_unary({"aclnnInplaceSqrt", self, self, true, kFloat4, {}}, "Sqrt", {}, workspaceSize, executor);
+  });
+}
+ACLNN_PHASE2(Sqrt)
+ACLNN_PHASE2(InplaceSqrt)
 
 }  // extern "C"

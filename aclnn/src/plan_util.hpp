@@ -112,7 +112,8 @@ struct Staging {
 
 // One strided copy from user tensor `src` (broadcast to `dst`'s view) into user tensor `dst`,
 // through the workspace when the two overlap (so `src` is read completely first).
-inline void plan_copy(PlanBuilder& b, int src, int dst, bool relu = false) {
+inline void plan_copy(PlanBuilder& b, int src, int dst, bool relu = false, bool absolute = false,
+                      const Value* scale = nullptr) {
   const aclTensor& s = b.tensor(src);
   const aclTensor& d = b.tensor(dst);
   Step step;
@@ -120,6 +121,11 @@ inline void plan_copy(PlanBuilder& b, int src, int dst, bool relu = false) {
   step.copy.src_dtype = s.dtype;
   step.copy.src_shape = s.view;
   step.copy.relu = relu;
+  step.copy.absolute = absolute;
+  if (scale != nullptr) {
+    step.copy.scaled = true;
+    step.copy.scale = *scale;
+  }
   if (overlaps(s, d) && !same_view(s, d)) {
     const uint64_t ws = b.reserve(s.dtype, s.view);
     Step stage;

@@ -8,7 +8,8 @@ add_executable(aclnn_test
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/conversion_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/matmul_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/reshape_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/aclnn/norm_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/norm_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/index_test.cpp)
 target_link_libraries(aclnn_test PRIVATE ascendcl GTest::gtest_main)
 add_dependencies(aclnn_test arun_aclnn_libs)
 arun_add_runtime_deps(aclnn_test arun_device_ascend arun_configs)

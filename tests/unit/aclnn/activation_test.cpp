@@ -1,13 +1,18 @@
 // Relu, Gelu, GeluV2, Silu, Sigmoid, Tanh, Softmax, LogSoftmax (aclnn-api.md 5.12-5.17) against
 // float64 references, with float16/bf16, non-contiguous views, in-place variants and the errors.
 #include "aclnn_support.hpp"
+#include "aclnnop/aclnn_abs.h"
+#include "aclnnop/aclnn_exp.h"
 #include "aclnnop/aclnn_gelu.h"
 #include "aclnnop/aclnn_gelu_v2.h"
+#include "aclnnop/aclnn_log.h"
 #include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_neg.h"
 #include "aclnnop/aclnn_relu.h"
 #include "aclnnop/aclnn_sigmoid.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softmax.h"
+#include "aclnnop/aclnn_sqrt.h"
 #include "aclnnop/aclnn_tanh.h"
 
 namespace aclnn_test {
@@ -222,6 +227,77 @@ TEST_F(AclnnActivation, ArgumentErrors) {
   EXPECT_EQ(aclnnSoftmaxGetWorkspaceSize(f.t, 0, nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnLogSoftmaxGetWorkspaceSize(i32.t, 0, i32.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(aclnnSoftmaxGetWorkspaceSize(f.t, 0, other_shape.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+}
+
+TEST_F(AclnnActivation, AbsNegExpLogSqrt) {
+  struct Case {
+    const char* name;
+    P1 p1;
+    P2 p2;
+    std::function<double(double)> f;
+    aclDataType in, out;
+  };
+  const std::vector<Case> cases = {
+      {"Abs f32", aclnnAbsGetWorkspaceSize, aclnnAbs, [](double x) { return std::fabs(x); }, ACL_FLOAT, ACL_FLOAT},
+      {"Abs bf16", aclnnAbsGetWorkspaceSize, aclnnAbs, [](double x) { return std::fabs(x); }, ACL_BF16, ACL_BF16},
+      {"Abs i32", aclnnAbsGetWorkspaceSize, aclnnAbs, [](double x) { return std::fabs(x); }, ACL_INT32, ACL_INT32},
+      {"Abs f64", aclnnAbsGetWorkspaceSize, aclnnAbs, [](double x) { return std::fabs(x); }, ACL_DOUBLE, ACL_DOUBLE},
+      {"Neg f16", aclnnNegGetWorkspaceSize, aclnnNeg, [](double x) { return -x; }, ACL_FLOAT16, ACL_FLOAT16},
+      {"Neg i64 -> f32", aclnnNegGetWorkspaceSize, aclnnNeg, [](double x) { return -x; }, ACL_INT64, ACL_FLOAT},
+      {"Exp f32", aclnnExpGetWorkspaceSize, aclnnExp, [](double x) { return std::exp(x); }, ACL_FLOAT, ACL_FLOAT},
+      {"Exp i64 -> f16", aclnnExpGetWorkspaceSize, aclnnExp, [](double x) { return std::exp(x); }, ACL_INT64, ACL_FLOAT16},
+      {"Log bf16", aclnnLogGetWorkspaceSize, aclnnLog, [](double x) { return std::log(x); }, ACL_BF16, ACL_BF16},
+      {"Log i32 -> f32", aclnnLogGetWorkspaceSize, aclnnLog, [](double x) { return std::log(x); }, ACL_INT32, ACL_FLOAT},
+      {"Sqrt f32", aclnnSqrtGetWorkspaceSize, aclnnSqrt, [](double x) { return std::sqrt(x); }, ACL_FLOAT, ACL_FLOAT},
+      {"Sqrt u8 -> f32", aclnnSqrtGetWorkspaceSize, aclnnSqrt, [](double x) { return std::sqrt(x); }, ACL_UINT8, ACL_FLOAT},
+  };
+  for (const Case& c : cases) {
+    DevTensor in, out;
+    make_transposed(in, c.in, {9, 13});
+    make(out, c.out, {9, 13});
+    uint64_t ws;
+    aclOpExecutor* ex;
+    ASSERT_EQ(c.p1(in.t, out.t, &ws, &ex), 0) << c.name << " " << aclGetRecentErrMsg();
+    run(c.p2, ws, ex, stream_);
+    check_unary(c.name, in, out, c.f);
+  }
+  // In-place forms on a strided view; int8 negation wraps.
+  DevTensor x;
+  make_view(x, ACL_FLOAT, {4, 5}, {10, 2}, 0, 40);
+  const auto before = x.read_view();
+  uint64_t ws;
+  aclOpExecutor* ex;
+  ASSERT_EQ(aclnnInplaceExpGetWorkspaceSize(x.t, &ws, &ex), 0);
+  run(aclnnInplaceExp, ws, ex, stream_);
+  ASSERT_EQ(aclnnInplaceLogGetWorkspaceSize(x.t, &ws, &ex), 0);
+  run(aclnnInplaceLog, ws, ex, stream_);
+  ASSERT_EQ(aclnnInplaceNegGetWorkspaceSize(x.t, &ws, &ex), 0);
+  run(aclnnInplaceNeg, ws, ex, stream_);
+  auto after = x.read_view();
+  for (size_t i = 0; i < 20; ++i) EXPECT_NEAR(after[i], -before[i], 1e-5);
+  DevTensor q;
+  make(q, ACL_FLOAT, {6}, {0, 1, 4, 9, 2.25, 100});
+  ASSERT_EQ(aclnnInplaceSqrtGetWorkspaceSize(q.t, &ws, &ex), 0);
+  run(aclnnInplaceSqrt, ws, ex, stream_);
+  EXPECT_EQ(q.read_view(), (std::vector<double>{0, 1, 2, 3, 1.5, 10}));
+  DevTensor i8;
+  make(i8, ACL_INT8, {3}, {-128, 5, -7});
+  ASSERT_EQ(aclnnInplaceNegGetWorkspaceSize(i8.t, &ws, &ex), 0);
+  run(aclnnInplaceNeg, ws, ex, stream_);
+  EXPECT_EQ(i8.read_view(), (std::vector<double>{-128, -5, 7}));
+  // Errors.
+  DevTensor f, b, i32;
+  make(f, ACL_FLOAT, {2, 2});
+  make(b, ACL_BOOL, {2, 2});
+  make(i32, ACL_INT32, {2, 2});
+  EXPECT_EQ(aclnnAbsGetWorkspaceSize(nullptr, f.t, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnAbsGetWorkspaceSize(f.t, i32.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);  // dtype differs
+  EXPECT_EQ(aclnnNegGetWorkspaceSize(b.t, b.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);    // bool unsupported
+  EXPECT_EQ(aclnnExpGetWorkspaceSize(f.t, i32.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);  // integer out
+  EXPECT_EQ(aclnnInplaceExpGetWorkspaceSize(i32.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnLogGetWorkspaceSize(f.t, nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnSqrtGetWorkspaceSize(f.t, f.t, nullptr, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnInplaceSqrtGetWorkspaceSize(nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
 }
 
 }  // namespace
