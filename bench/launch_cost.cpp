@@ -23,17 +23,19 @@
 
 namespace {
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    aclError rc_ = (call);                                                                   \
-    if (rc_ != ACL_SUCCESS) {                                                                \
-      std::fprintf(stderr, "%s failed: %d %s\n", #call, rc_, aclGetRecentErrMsg());          \
-      std::exit(1);                                                                          \
-    }                                                                                        \
+#define CHECK(call)                                                                 \
+  do {                                                                              \
+    aclError rc_ = (call);                                                          \
+    if (rc_ != ACL_SUCCESS) {                                                       \
+      std::fprintf(stderr, "%s failed: %d %s\n", #call, rc_, aclGetRecentErrMsg()); \
+      std::exit(1);                                                                 \
+    }                                                                               \
   } while (0)
 
 std::atomic<bool> g_open{false};
-void gate(void*) { g_open.wait(false); }
+void gate(void*) {
+  g_open.wait(false);
+}
 void empty_task(void*) {}
 void empty_kernel(arun::Block) {}
 
@@ -78,7 +80,8 @@ int main(int argc, char** argv) {
 
   measure("device_task", s, n, [&] { CHECK(arunLaunchDeviceTask(&empty_task, nullptr, s)); });
   measure("kernel_launch", s, n, [&] { CHECK(arun::launch(s, 1, empty_kernel)); });
-  measure("memcpy_async_h2d_64B", s, n, [&] { CHECK(aclrtMemcpyAsync(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, s)); });
+  measure("memcpy_async_h2d_64B", s, n,
+          [&] { CHECK(aclrtMemcpyAsync(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, s)); });
   measure("memset_async_64B", s, n, [&] { CHECK(aclrtMemsetAsync(dev, 64, 0, 64, s)); });
   measure("record_event", s, n, [&] { CHECK(aclrtRecordEvent(ev, s)); });
   measure("op_add_16", s, n, [&] {

@@ -135,7 +135,7 @@ struct CopyStep {
   ops::Shape shape;  // the elements written
   bool scaled = false;
   Value scale;
-  bool relu = false;  // max(x, 0): the integer Relu, which the float kernels do not cover
+  bool relu = false;      // max(x, 0): the integer Relu, which the float kernels do not cover
   bool absolute = false;  // |x|: the integer Abs
   Round round = Round::None;
   bool nonfinite_zero = false;  // float -> integer stores of Inf/NaN give 0 (integer DivMod by zero)

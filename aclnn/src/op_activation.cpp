@@ -1,6 +1,6 @@
 // Relu, Gelu, GeluV2, Silu, Sigmoid, Tanh (and in-place variants), Softmax and LogSoftmax
-// (aclnn-api.md 5.12-5.17), and Abs, Neg, Exp, Log, Sqrt (5.5-5.9) over the op library's float kernels (activation.cpp, normalization.cpp).
-// Integer Relu, which those kernels do not cover, is the copy kernel's max(x, 0).
+// (aclnn-api.md 5.12-5.17), and Abs, Neg, Exp, Log, Sqrt (5.5-5.9) over the op library's float kernels (activation.cpp,
+// normalization.cpp). Integer Relu, which those kernels do not cover, is the copy kernel's max(x, 0).
 #include "aclnnop/aclnn_abs.h"
 #include "aclnnop/aclnn_exp.h"
 #include "aclnnop/aclnn_gelu.h"
@@ -156,13 +156,19 @@ Status plan_softmax(const char* name, const aclTensor* self, int64_t dim, aclTen
 const List kFloat4 = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 
 // Abs and Neg of integers are exact copies (|x|, -x wrapping); floats use the library's kernels.
-aclnnStatus abs_neg(const char* name, const aclTensor* self, const aclTensor* out, bool inplace, bool neg,
-                    uint64_t* ws, aclOpExecutor** ex) {
+aclnnStatus abs_neg(const char* name, const aclTensor* self, const aclTensor* out, bool inplace, bool neg, uint64_t* ws,
+                    aclOpExecutor** ex) {
   return guarded(name, [&]() -> Status {
-    const Unary u = neg ? Unary{name, self, out, inplace,
+    const Unary u = neg ? Unary{name,
+                                self,
+                                out,
+                                inplace,
                                 {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE},
                                 {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE}}
-                        : Unary{name, self, out, inplace,
+                        : Unary{name,
+                                self,
+                                out,
+                                inplace,
                                 {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32,
                                  ACL_INT64, ACL_UINT8, ACL_BOOL},
                                 {}};
@@ -312,9 +318,9 @@ ACLNN_PHASE2(InplaceNeg)
 aclnnStatus aclnnExpGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
                                      aclOpExecutor** executor) {
   return guarded("aclnnExp", [&] {
-    return plan_unary({"aclnnExp", self, out, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT64, ACL_BF16},
-                       kFloat4},
-                      "Exp", {}, workspaceSize, executor);
+    return plan_unary(
+        {"aclnnExp", self, out, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT64, ACL_BF16}, kFloat4},
+        "Exp", {}, workspaceSize, executor);
   });
 }
 aclnnStatus aclnnInplaceExpGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
@@ -327,11 +333,14 @@ ACLNN_PHASE2(InplaceExp)
 aclnnStatus aclnnLogGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
                                      aclOpExecutor** executor) {
   return guarded("aclnnLog", [&] {
-    return plan_unary({"aclnnLog", self, out, false,
-                       {ACL_BOOL, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16,
-                        ACL_DOUBLE, ACL_BF16},
-                       kFloat4},
-                      "Log", {}, workspaceSize, executor);
+    return plan_unary(
+        {"aclnnLog",
+         self,
+         out,
+         false,
+         {ACL_BOOL, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16},
+         kFloat4},
+        "Log", {}, workspaceSize, executor);
   });
 }
 aclnnStatus aclnnInplaceLogGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
@@ -344,11 +353,14 @@ ACLNN_PHASE2(InplaceLog)
 aclnnStatus aclnnSqrtGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
                                       aclOpExecutor** opExecutor) {
   return guarded("aclnnSqrt", [&] {
-    return plan_unary({"aclnnSqrt", self, out, false,
-                       {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8,
-                        ACL_UINT8, ACL_BOOL},
-                       kFloat4},
-                      "Sqrt", {}, workspaceSize, opExecutor);
+    return plan_unary(
+        {"aclnnSqrt",
+         self,
+         out,
+         false,
+         {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL},
+         kFloat4},
+        "Sqrt", {}, workspaceSize, opExecutor);
   });
 }
 aclnnStatus aclnnInplaceSqrtGetWorkspaceSize(aclTensor* self, uint64_t* workspaceSize, aclOpExecutor** executor) {

@@ -8,8 +8,8 @@
 namespace arun::aclnn {
 namespace {
 
-const std::vector<aclDataType> kIndexData = {ACL_FLOAT,  ACL_FLOAT16, ACL_BF16,   ACL_INT64, ACL_INT32,
-                                             ACL_INT16,  ACL_INT8,    ACL_UINT8,  ACL_UINT16, ACL_UINT32,
+const std::vector<aclDataType> kIndexData = {ACL_FLOAT,  ACL_FLOAT16, ACL_BF16,  ACL_INT64,  ACL_INT32,
+                                             ACL_INT16,  ACL_INT8,    ACL_UINT8, ACL_UINT16, ACL_UINT32,
                                              ACL_UINT64, ACL_BOOL,    ACL_DOUBLE};
 
 // out = Gather(data, index as `index_shape`, axis).
@@ -41,8 +41,8 @@ Status check_common(const aclTensor* data, const char* data_name, const aclTenso
   ARUN_RETURN_IF_ERROR(check_view(*index, index_name));
   ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
   if (!in_list(data->dtype, kIndexData)) {
-    return invalid(std::string(data_name) + " has dtype " + ops::dtype_name(data->dtype) + "; supported: " +
-                   dtype_list(kIndexData));
+    return invalid(std::string(data_name) + " has dtype " + ops::dtype_name(data->dtype) +
+                   "; supported: " + dtype_list(kIndexData));
   }
   if (index->dtype != ACL_INT32 && index->dtype != ACL_INT64) {
     return invalid(std::string(index_name) + " must be INT32 or INT64, got " + ops::dtype_name(index->dtype));
@@ -54,18 +54,21 @@ Status check_common(const aclTensor* data, const char* data_name, const aclTenso
 }  // namespace
 }  // namespace arun::aclnn
 
+using namespace arun;
 using namespace arun::aclnn;
 
 extern "C" {
 
-aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor* self, int64_t dim, const aclTensor* index,
-                                             aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
+aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor) {
   return guarded("aclnnIndexSelect", [&]() -> Status {
     ARUN_RETURN_IF_ERROR(check_common(self, "self", index, "index", out, workspaceSize, executor));
     if (index->view.size() > 1) return invalid("index must be 0-D or 1-D, got " + ops::shape_text(index->view));
     const int64_t rank = static_cast<int64_t>(self->view.size());
     const int64_t lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 0 : rank - 1;
-    if (dim < lo || dim > hi) return invalid("dim " + std::to_string(dim) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    if (dim < lo || dim > hi)
+      return invalid("dim " + std::to_string(dim) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "]");
     const int64_t n = index->view.empty() ? 1 : index->view[0];
     ops::Shape want = self->view;
     const int64_t axis = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
@@ -75,7 +78,8 @@ aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor* self, int64_t dim,
     } else if (n != 1) {
       return invalid("a 0-d self takes an index of one element");
     }
-    if (out->view != want) return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
+    if (out->view != want)
+      return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     PlanBuilder b("IndexSelect");
     const int si = b.add_input(self), ii = b.add_input(index), oi = b.add_output(out);
     if (count(want) > 0) {
@@ -101,7 +105,8 @@ aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor* weight, const aclTen
     ops::Shape want = indices->view;
     want.push_back(weight->view[1]);
     if (want.size() > static_cast<size_t>(kMaxRank)) return invalid("out would have rank > 8");
-    if (out->view != want) return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
+    if (out->view != want)
+      return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     if (weight->view[0] == 0 && count(indices->view) > 0) return invalid("indices into an empty weight");
     PlanBuilder b("Embedding");
     const int wi = b.add_input(weight), ii = b.add_input(indices), oi = b.add_output(const_cast<aclTensor*>(out));

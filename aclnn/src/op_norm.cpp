@@ -49,8 +49,8 @@ Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArr
   ARUN_RETURN_IF_ERROR(check_view(*input, "input"));
   ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
   if (!in_list(input->dtype, kNormTypes)) {
-    return invalid(std::string("input has dtype ") + ops::dtype_name(input->dtype) + "; supported: " +
-                   dtype_list(kNormTypes));
+    return invalid(std::string("input has dtype ") + ops::dtype_name(input->dtype) +
+                   "; supported: " + dtype_list(kNormTypes));
   }
   if (input->view.empty()) return invalid("input must have rank 1..8");
   if (out->dtype != input->dtype) return invalid("out dtype differs from input dtype");
@@ -68,7 +68,8 @@ Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArr
   for (auto [t, what] : {std::pair{weight, "weightOptional"}, std::pair{bias, "biasOptional"}}) {
     if (t == nullptr) continue;
     ARUN_RETURN_IF_ERROR(check_view(*t, what));
-    if (t->view != norm) return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not " + ops::shape_text(norm));
+    if (t->view != norm)
+      return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not " + ops::shape_text(norm));
     if (t->dtype != input->dtype && t->dtype != ACL_FLOAT) {
       return invalid(std::string(what) + " dtype must be the input's or FLOAT");
     }
@@ -81,8 +82,10 @@ Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArr
   for (auto [t, what] : {std::pair{mean, "meanOutOptional"}, std::pair{rstd, "rstdOutOptional"}}) {
     if (t == nullptr) continue;
     ARUN_RETURN_IF_ERROR(check_view(*t, what));
-    if (t->view != stat) return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not " + ops::shape_text(stat));
-    if (t->dtype != input->dtype && t->dtype != ACL_FLOAT) return invalid(std::string(what) + " dtype must be the input's or FLOAT");
+    if (t->view != stat)
+      return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not " + ops::shape_text(stat));
+    if (t->dtype != input->dtype && t->dtype != ACL_FLOAT)
+      return invalid(std::string(what) + " dtype must be the input's or FLOAT");
   }
   if (implMode < 0 || implMode > 2) return invalid("implMode " + std::to_string(implMode) + " is not 0, 1 or 2");
   if (implMode == 2) {
@@ -146,8 +149,8 @@ aclnnStatus aclnnLayerNormWithImplModeGetWorkspaceSize(const aclTensor* input, c
                                                        aclTensor* rstdOutOptional, int32_t implMode,
                                                        uint64_t* workspaceSize, aclOpExecutor** executor) {
   return guarded("aclnnLayerNormWithImplMode", [&] {
-    return plan_layer_norm("aclnnLayerNormWithImplMode", input, normalizedShape, weightOptional, biasOptional, eps,
-                           out, meanOutOptional, rstdOutOptional, implMode, workspaceSize, executor);
+    return plan_layer_norm("aclnnLayerNormWithImplMode", input, normalizedShape, weightOptional, biasOptional, eps, out,
+                           meanOutOptional, rstdOutOptional, implMode, workspaceSize, executor);
   });
 }
 aclnnStatus aclnnFastLayerNormGetWorkspaceSize(const aclTensor* input, const aclIntArray* normalizedShape,

@@ -2,15 +2,17 @@
 #ifndef OP_API_INC_LEVEL2_ACLNN_ABS_H_
 #define OP_API_INC_LEVEL2_ACLNN_ABS_H_
 
-#include "aclnn_util.h"
 #include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-ACLNN_API aclnnStatus aclnnAbsGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);
-ACLNN_API aclnnStatus aclnnAbs(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, const aclrtStream stream);
+ACLNN_API aclnnStatus aclnnAbsGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                               aclOpExecutor** executor);
+ACLNN_API aclnnStatus aclnnAbs(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                               const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -320,7 +320,9 @@ inline void expect_close(const std::vector<double>& got, const std::vector<doubl
 inline void run(aclnnStatus (*phase2)(void*, uint64_t, aclOpExecutor*, aclrtStream), uint64_t ws, aclOpExecutor* ex,
                 aclrtStream stream) {
   void* w = nullptr;
-  if (ws > 0) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  if (ws > 0) {
+    ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
   ASSERT_EQ(phase2(w, ws, ex, stream), 0) << aclGetRecentErrMsg();
   ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
   if (w != nullptr) aclrtFree(w);

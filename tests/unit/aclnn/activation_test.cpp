@@ -245,11 +245,14 @@ TEST_F(AclnnActivation, AbsNegExpLogSqrt) {
       {"Neg f16", aclnnNegGetWorkspaceSize, aclnnNeg, [](double x) { return -x; }, ACL_FLOAT16, ACL_FLOAT16},
       {"Neg i64 -> f32", aclnnNegGetWorkspaceSize, aclnnNeg, [](double x) { return -x; }, ACL_INT64, ACL_FLOAT},
       {"Exp f32", aclnnExpGetWorkspaceSize, aclnnExp, [](double x) { return std::exp(x); }, ACL_FLOAT, ACL_FLOAT},
-      {"Exp i64 -> f16", aclnnExpGetWorkspaceSize, aclnnExp, [](double x) { return std::exp(x); }, ACL_INT64, ACL_FLOAT16},
+      {"Exp i64 -> f16", aclnnExpGetWorkspaceSize, aclnnExp, [](double x) { return std::exp(x); }, ACL_INT64,
+       ACL_FLOAT16},
       {"Log bf16", aclnnLogGetWorkspaceSize, aclnnLog, [](double x) { return std::log(x); }, ACL_BF16, ACL_BF16},
-      {"Log i32 -> f32", aclnnLogGetWorkspaceSize, aclnnLog, [](double x) { return std::log(x); }, ACL_INT32, ACL_FLOAT},
+      {"Log i32 -> f32", aclnnLogGetWorkspaceSize, aclnnLog, [](double x) { return std::log(x); }, ACL_INT32,
+       ACL_FLOAT},
       {"Sqrt f32", aclnnSqrtGetWorkspaceSize, aclnnSqrt, [](double x) { return std::sqrt(x); }, ACL_FLOAT, ACL_FLOAT},
-      {"Sqrt u8 -> f32", aclnnSqrtGetWorkspaceSize, aclnnSqrt, [](double x) { return std::sqrt(x); }, ACL_UINT8, ACL_FLOAT},
+      {"Sqrt u8 -> f32", aclnnSqrtGetWorkspaceSize, aclnnSqrt, [](double x) { return std::sqrt(x); }, ACL_UINT8,
+       ACL_FLOAT},
   };
   for (const Case& c : cases) {
     DevTensor in, out;

@@ -64,11 +64,12 @@ TEST_F(AclnnNorm, VariantsAndErrors) {
   aclIntArray* norm_empty = aclCreateIntArray(nullptr, 0);
   uint64_t ws;
   aclOpExecutor* ex;
-  ASSERT_EQ(aclnnLayerNormWithImplModeGetWorkspaceSize(x.t, norm, w.t, nullptr, 1e-5, out.t, nullptr, nullptr, 2, &ws,
-                                                       &ex),
-            0);
+  ASSERT_EQ(
+      aclnnLayerNormWithImplModeGetWorkspaceSize(x.t, norm, w.t, nullptr, 1e-5, out.t, nullptr, nullptr, 2, &ws, &ex),
+      0);
   run(aclnnLayerNormWithImplMode, ws, ex, stream_);
-  ASSERT_EQ(aclnnFastLayerNormGetWorkspaceSize(x.t, norm, nullptr, nullptr, 1e-5, out.t, nullptr, nullptr, &ws, &ex), 0);
+  ASSERT_EQ(aclnnFastLayerNormGetWorkspaceSize(x.t, norm, nullptr, nullptr, 1e-5, out.t, nullptr, nullptr, &ws, &ex),
+            0);
   run(aclnnFastLayerNorm, ws, ex, stream_);
   const auto o = out.read_view();
   for (int a = 0; a < 4; ++a) {
