@@ -54,7 +54,9 @@ TEST_F(AclnnMatmul, MmTransposedViewsAndHalfTypes) {
         uint64_t ws;
         aclOpExecutor* ex;
         ASSERT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, out.t, 1, &ws, &ex), 0) << aclGetRecentErrMsg();
-        if (dt == ACL_FLOAT) EXPECT_EQ(ws, 0u) << "float32 transposed views go to Gemm in place";
+        if (dt == ACL_FLOAT) {
+          EXPECT_EQ(ws, 0u) << "float32 transposed views go to Gemm in place";
+        }
         run(aclnnMm, ws, ex, stream_);
         auto want = bmm_ref(a.read_view(), {1, M, K}, b.read_view(), {1, K, N});
         for (double& w : want) w = as_dtype(w, dt);
