@@ -9,6 +9,7 @@
 #include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_neg.h"
 #include "aclnnop/aclnn_relu.h"
+#include "aclnnop/aclnn_rsqrt.h"
 #include "aclnnop/aclnn_sigmoid.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softmax.h"
@@ -182,6 +183,25 @@ aclnnStatus abs_neg(const char* name, const aclTensor* self, const aclTensor* ou
     if (count(self->view) > 0) plan_copy(b, si, oi, false, !neg, neg ? &minus_one : nullptr);
     return publish(b, ws, ex);
   });
+}
+
+// 1/sqrt(x): the library's Sqrt into the workspace, then its Div of a constant 1 by it.
+Status plan_rsqrt(const Unary& u, uint64_t* ws, aclOpExecutor** ex) {
+  ARUN_RETURN_IF_ERROR(check_unary(u, ws, ex));
+  PlanBuilder b(u.name + 5);
+  const int si = b.add_input(u.self);
+  const int oi = u.inplace ? si : b.add_output(u.out);
+  if (count(u.self->view) > 0) {
+    Staging s(b, oi, float_kernel_dtype(u.self->dtype));
+    const Operand x = s.input(si);
+    const Operand root = s.scratch(u.self->view);
+    s.kernel("Sqrt", {x}, root);
+    const Operand one = s.constant(Value{true, 1.0, 0});
+    const Operand r = s.output();
+    s.kernel("Div", {one, root}, r);
+    s.finish(r);
+  }
+  return publish(b, ws, ex);
 }
 
 }  // namespace
@@ -370,5 +390,26 @@ aclnnStatus aclnnInplaceSqrtGetWorkspaceSize(aclTensor* self, uint64_t* workspac
 }
 ACLNN_PHASE2(Sqrt)
 ACLNN_PHASE2(InplaceSqrt)
+
+aclnnStatus aclnnRsqrtGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                       aclOpExecutor** executor) {
+  return guarded("aclnnRsqrt", [&] {
+    return plan_rsqrt(
+        {"aclnnRsqrt",
+         self,
+         out,
+         false,
+         {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16},
+         kFloat4},
+        workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnInplaceRsqrtGetWorkspaceSize(aclTensor* selfRef, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnInplaceRsqrt", [&] {
+    return plan_rsqrt({"aclnnInplaceRsqrt", selfRef, selfRef, true, kFloat4, {}}, workspaceSize, executor);
+  });
+}
+ACLNN_PHASE2(Rsqrt)
+ACLNN_PHASE2(InplaceRsqrt)
 
 }  // extern "C"

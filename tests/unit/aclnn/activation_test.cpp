@@ -9,6 +9,7 @@
 #include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_neg.h"
 #include "aclnnop/aclnn_relu.h"
+#include "aclnnop/aclnn_rsqrt.h"
 #include "aclnnop/aclnn_sigmoid.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softmax.h"
@@ -283,6 +284,12 @@ TEST_F(AclnnActivation, AbsNegExpLogSqrt) {
   ASSERT_EQ(aclnnInplaceSqrtGetWorkspaceSize(q.t, &ws, &ex), 0);
   run(aclnnInplaceSqrt, ws, ex, stream_);
   EXPECT_EQ(q.read_view(), (std::vector<double>{0, 1, 2, 3, 1.5, 10}));
+  ASSERT_EQ(aclnnInplaceRsqrtGetWorkspaceSize(q.t, &ws, &ex), 0);
+  run(aclnnInplaceRsqrt, ws, ex, stream_);
+  const auto rq = q.read_view();
+  EXPECT_TRUE(std::isinf(rq[0]));
+  EXPECT_FLOAT_EQ(rq[2], static_cast<float>(1 / std::sqrt(2.0)));  // q is {0, 1, 2, 3, 1.5, 10} now
+  EXPECT_FLOAT_EQ(rq[5], static_cast<float>(1 / std::sqrt(10.0)));
   DevTensor i8;
   make(i8, ACL_INT8, {3}, {-128, 5, -7});
   ASSERT_EQ(aclnnInplaceNegGetWorkspaceSize(i8.t, &ws, &ex), 0);
@@ -301,6 +308,9 @@ TEST_F(AclnnActivation, AbsNegExpLogSqrt) {
   EXPECT_EQ(aclnnLogGetWorkspaceSize(f.t, nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnSqrtGetWorkspaceSize(f.t, f.t, nullptr, &ex), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclnnInplaceSqrtGetWorkspaceSize(nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnRsqrtGetWorkspaceSize(nullptr, f.t, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnRsqrtGetWorkspaceSize(f.t, i32.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnInplaceRsqrtGetWorkspaceSize(i32.t, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
 }
 
 }  // namespace
