@@ -16,20 +16,26 @@
 #include "acl/acl.h"
 #include "arun/arun_ext.h"
 #include "arun/kernel.hpp"
+#if __has_include("aclnnop/aclnn_add.h")  // builds without aclnn too (compare_builds, older trees)
+#include "aclnnop/aclnn_add.h"
+#define ARUN_HAVE_ACLNN 1
+#endif
 
 namespace {
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    aclError rc_ = (call);                                                                   \
-    if (rc_ != ACL_SUCCESS) {                                                                \
-      std::fprintf(stderr, "%s failed: %d %s\n", #call, rc_, aclGetRecentErrMsg());          \
-      std::exit(1);                                                                          \
-    }                                                                                        \
+#define CHECK(call)                                                                 \
+  do {                                                                              \
+    aclError rc_ = (call);                                                          \
+    if (rc_ != ACL_SUCCESS) {                                                       \
+      std::fprintf(stderr, "%s failed: %d %s\n", #call, rc_, aclGetRecentErrMsg()); \
+      std::exit(1);                                                                 \
+    }                                                                               \
   } while (0)
 
 std::atomic<bool> g_open{false};
-void gate(void*) { g_open.wait(false); }
+void gate(void*) {
+  g_open.wait(false);
+}
 void empty_task(void*) {}
 void empty_kernel(arun::Block) {}
 
@@ -74,13 +80,38 @@ int main(int argc, char** argv) {
 
   measure("device_task", s, n, [&] { CHECK(arunLaunchDeviceTask(&empty_task, nullptr, s)); });
   measure("kernel_launch", s, n, [&] { CHECK(arun::launch(s, 1, empty_kernel)); });
-  measure("memcpy_async_h2d_64B", s, n, [&] { CHECK(aclrtMemcpyAsync(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, s)); });
+  measure("memcpy_async_h2d_64B", s, n,
+          [&] { CHECK(aclrtMemcpyAsync(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, s)); });
   measure("memset_async_64B", s, n, [&] { CHECK(aclrtMemsetAsync(dev, 64, 0, 64, s)); });
   measure("record_event", s, n, [&] { CHECK(aclrtRecordEvent(ev, s)); });
   measure("op_add_16", s, n, [&] {
     CHECK(aclopExecuteV2("Add", 2, const_cast<aclTensorDesc**>(in_desc), const_cast<aclDataBuffer**>(in_buf), 1,
                          out_desc, out_buf, attr, s));
   });
+
+#ifdef ARUN_HAVE_ACLNN
+  // The same Add of 16 floats through aclnn: both phases per call (CANN's eager pattern; the
+  // executor is single-use, so phase 1 runs every time).
+  const int64_t shape[] = {16};
+  aclTensor* t = aclCreateTensor(shape, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, shape, 1, dev);
+  float one = 1.0f;
+  aclScalar* alpha = aclCreateScalar(&one, ACL_FLOAT);
+  measure("aclnn_add_16", s, n, [&] {
+    uint64_t ws = 0;
+    aclOpExecutor* ex = nullptr;
+    CHECK(aclnnAddGetWorkspaceSize(t, t, alpha, t, &ws, &ex));
+    CHECK(aclnnAdd(nullptr, ws, ex, s));
+  });
+  // Plan once, launch many: phase 2 of a repeatable executor only.
+  uint64_t rws = 0;
+  aclOpExecutor* rex = nullptr;
+  CHECK(aclnnAddGetWorkspaceSize(t, t, alpha, t, &rws, &rex));
+  CHECK(aclSetAclOpExecutorRepeatable(rex));
+  measure("aclnn_add_16_repeat", s, n, [&] { CHECK(aclnnAdd(nullptr, rws, rex, s)); });
+  CHECK(aclDestroyAclOpExecutor(rex));
+  aclDestroyScalar(alpha);
+  aclDestroyTensor(t);
+#endif
 
   aclopDestroyAttr(attr);
   aclDestroyDataBuffer(buf);

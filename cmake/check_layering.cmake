@@ -17,7 +17,7 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_layering.cmake: pass -DSOURCE_DIR=<repository root>")
 endif()
 
-set(ARUN_LAYERING_DIRS api ops model tools plugins bench examples tests hccl)
+set(ARUN_LAYERING_DIRS api aclnn ops model tools plugins bench examples tests hccl)
 # Relative to SOURCE_DIR: folders (ending in /) and files that test core internals on purpose.
 set(ARUN_LAYERING_EXEMPT
   tests/unit/core/

@@ -1,0 +1,177 @@
+// LayerNorm, LayerNormWithImplMode, FastLayerNorm (aclnn-api.md 5.23) over the op library's
+// LayerNormalization kernel (normalization.cpp), which also produces the mean and 1/std in float32.
+#include "aclnnop/aclnn_layer_norm.h"
+#include "plan_util.hpp"
+
+namespace arun::aclnn {
+namespace {
+
+const std::vector<aclDataType> kNormTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+
+Status optional_tensor(const aclTensor* t, const char* what) {
+  return t == nullptr ? Status::Ok() : check_tensor(t, what);
+}
+
+// A statistics output: straight into the user's tensor when it is contiguous float32, otherwise
+// through the workspace (and then converted); a scratch buffer when the caller did not ask for it.
+Operand stat_output(PlanBuilder& b, int ti, const ops::Shape& shape, std::vector<Step>* after) {
+  if (ti >= 0) {
+    const aclTensor& t = b.tensor(ti);
+    if (t.dtype == ACL_FLOAT && contiguous(t)) return Operand{ti, 0, ACL_FLOAT, shape};
+  }
+  Operand op{-1, b.reserve(ACL_FLOAT, shape), ACL_FLOAT, shape};
+  if (ti >= 0) {
+    Step s;
+    s.copy.src_ws = op.ws_offset;
+    s.copy.src_dtype = ACL_FLOAT;
+    s.copy.src_shape = shape;
+    s.copy.dst_tensor = ti;
+    s.copy.dst_dtype = b.tensor(ti).dtype;
+    s.copy.shape = shape;
+    after->push_back(std::move(s));
+  }
+  return op;
+}
+
+Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArray* normalizedShape,
+                       const aclTensor* weight, const aclTensor* bias, double eps, aclTensor* out, aclTensor* mean,
+                       aclTensor* rstd, int32_t implMode, uint64_t* ws, aclOpExecutor** ex) {
+  ARUN_RETURN_IF_ERROR(check_tensor(input, "input"));
+  if (normalizedShape == nullptr) return null_error("normalizedShape");
+  if (!live(normalizedShape, Kind::IntArray)) return invalid("normalizedShape is not a live aclIntArray");
+  ARUN_RETURN_IF_ERROR(check_tensor(out, "out"));
+  ARUN_RETURN_IF_ERROR(optional_tensor(weight, "weightOptional"));
+  ARUN_RETURN_IF_ERROR(optional_tensor(bias, "biasOptional"));
+  ARUN_RETURN_IF_ERROR(optional_tensor(mean, "meanOutOptional"));
+  ARUN_RETURN_IF_ERROR(optional_tensor(rstd, "rstdOutOptional"));
+  if (ws == nullptr) return null_error("workspaceSize");
+  if (ex == nullptr) return null_error("executor");
+  ARUN_RETURN_IF_ERROR(check_view(*input, "input"));
+  ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
+  if (!in_list(input->dtype, kNormTypes)) {
+    return invalid(std::string("input has dtype ") + ops::dtype_name(input->dtype) +
+                   "; supported: " + dtype_list(kNormTypes));
+  }
+  if (input->view.empty()) return invalid("input must have rank 1..8");
+  if (out->dtype != input->dtype) return invalid("out dtype differs from input dtype");
+  if (out->view != input->view) {
+    return invalid("out shape " + ops::shape_text(out->view) + " differs from input shape " +
+                   ops::shape_text(input->view));
+  }
+  const ops::Shape& norm = normalizedShape->values;
+  const size_t rank = input->view.size();
+  if (norm.empty() || norm.size() > rank || !std::equal(norm.begin(), norm.end(), input->view.end() - norm.size())) {
+    return invalid("normalizedShape " + ops::shape_text(norm) + " is not a trailing part of the input shape " +
+                   ops::shape_text(input->view));
+  }
+  const int64_t axis = static_cast<int64_t>(rank - norm.size());
+  for (auto [t, what] : {std::pair{weight, "weightOptional"}, std::pair{bias, "biasOptional"}}) {
+    if (t == nullptr) continue;
+    ARUN_RETURN_IF_ERROR(check_view(*t, what));
+    if (t->view != norm)
+      return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not " + ops::shape_text(norm));
+    if (t->dtype != input->dtype && t->dtype != ACL_FLOAT) {
+      return invalid(std::string(what) + " dtype must be the input's or FLOAT");
+    }
+  }
+  if (weight != nullptr && bias != nullptr && weight->dtype != bias->dtype) {
+    return invalid("weightOptional and biasOptional have different dtypes");
+  }
+  ops::Shape stat(input->view.begin(), input->view.begin() + axis);
+  stat.resize(rank, 1);
+  for (auto [t, what] : {std::pair{mean, "meanOutOptional"}, std::pair{rstd, "rstdOutOptional"}}) {
+    if (t == nullptr) continue;
+    ARUN_RETURN_IF_ERROR(check_view(*t, what));
+    if (t->view != stat)
+      return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not " + ops::shape_text(stat));
+    if (t->dtype != input->dtype && t->dtype != ACL_FLOAT)
+      return invalid(std::string(what) + " dtype must be the input's or FLOAT");
+  }
+  if (implMode < 0 || implMode > 2) return invalid("implMode " + std::to_string(implMode) + " is not 0, 1 or 2");
+  if (implMode == 2) {
+    for (const aclTensor* t : {input, weight, bias}) {
+      if (t != nullptr && t->dtype != ACL_FLOAT16) return invalid("implMode 2 (keep FLOAT16) needs FLOAT16 inputs");
+    }
+  }
+
+  PlanBuilder b(name + 5);
+  const int xi = b.add_input(input);
+  const int wi = weight != nullptr ? b.add_input(weight) : (b.add_input(nullptr), -1);
+  const int bi = bias != nullptr ? b.add_input(bias) : (b.add_input(nullptr), -1);
+  const int oi = b.add_output(out);
+  const int mi = mean != nullptr ? b.add_output(mean) : (b.add_output(nullptr), -1);
+  const int ri = rstd != nullptr ? b.add_output(rstd) : (b.add_output(nullptr), -1);
+  if (count(input->view) > 0) {
+    bool clash = false;
+    for (const aclTensor* t : {mean, rstd}) {
+      if (t != nullptr && overlaps(*t, *out)) clash = true;
+    }
+    Staging s(b, oi, float_kernel_dtype(input->dtype), !clash && !overlaps(*input, *out));
+    std::vector<Operand> ins{s.input(xi), wi >= 0 ? s.input(wi) : s.filled(norm, 1.0)};
+    if (bi >= 0) ins.push_back(s.input(bi));
+    const Operand r = s.output();
+    std::vector<Step> after;
+    Step k;
+    k.is_copy = false;
+    k.kernel.type = "LayerNormalization";
+    k.kernel.attrs.set("axis", axis);
+    k.kernel.attrs.set("epsilon", static_cast<float>(eps));
+    k.kernel.inputs = std::move(ins);
+    k.kernel.output = r;
+    if (mi >= 0 || ri >= 0) k.kernel.extra_outputs.push_back(stat_output(b, mi, stat, &after));
+    if (ri >= 0) k.kernel.extra_outputs.push_back(stat_output(b, ri, stat, &after));
+    b.add(std::move(k));
+    s.finish(r);
+    for (Step& st : after) b.add(std::move(st));
+  }
+  return publish(b, ws, ex);
+}
+
+}  // namespace
+}  // namespace arun::aclnn
+
+using namespace arun::aclnn;
+
+extern "C" {
+
+aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor* input, const aclIntArray* normalizedShape,
+                                           const aclTensor* weightOptional, const aclTensor* biasOptional, double eps,
+                                           aclTensor* out, aclTensor* meanOutOptional, aclTensor* rstdOutOptional,
+                                           uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnLayerNorm", [&] {
+    return plan_layer_norm("aclnnLayerNorm", input, normalizedShape, weightOptional, biasOptional, eps, out,
+                           meanOutOptional, rstdOutOptional, 0, workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnLayerNormWithImplModeGetWorkspaceSize(const aclTensor* input, const aclIntArray* normalizedShape,
+                                                       const aclTensor* weightOptional, const aclTensor* biasOptional,
+                                                       double eps, aclTensor* out, aclTensor* meanOutOptional,
+                                                       aclTensor* rstdOutOptional, int32_t implMode,
+                                                       uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnLayerNormWithImplMode", [&] {
+    return plan_layer_norm("aclnnLayerNormWithImplMode", input, normalizedShape, weightOptional, biasOptional, eps, out,
+                           meanOutOptional, rstdOutOptional, implMode, workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnFastLayerNormGetWorkspaceSize(const aclTensor* input, const aclIntArray* normalizedShape,
+                                               const aclTensor* weightOptional, const aclTensor* biasOptional,
+                                               double eps, aclTensor* out, aclTensor* meanOutOptional,
+                                               aclTensor* rstdOutOptional, uint64_t* workspaceSize,
+                                               aclOpExecutor** executor) {
+  return guarded("aclnnFastLayerNorm", [&] {
+    return plan_layer_norm("aclnnFastLayerNorm", input, normalizedShape, weightOptional, biasOptional, eps, out,
+                           meanOutOptional, rstdOutOptional, 0, workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnLayerNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
+  return run_phase2("aclnnLayerNorm", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnLayerNormWithImplMode(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                       aclrtStream stream) {
+  return run_phase2("aclnnLayerNormWithImplMode", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnFastLayerNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
+  return run_phase2("aclnnFastLayerNorm", workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"
