@@ -18,20 +18,6 @@ namespace {
 constexpr uint64_t kAlign = 512;  // workspace buffers start on 512-byte boundaries, as CANN's do
 
 // ---- element loads and stores in the host representation of Value
-float bf16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-uint16_t float_to_bf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return static_cast<uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
-  return static_cast<uint16_t>(bits >> 16);
-}
-
 template <class T>
 T read_as(const unsigned char* p) {
   T v;
@@ -60,7 +46,7 @@ Value load(const unsigned char* p, aclDataType d) {
       break;
     case ACL_BF16:
       v.is_float = true;
-      v.f = bf16_to_float(read_as<uint16_t>(p));
+      v.f = arun::bf16_to_float(read_as<uint16_t>(p));
       break;
     case ACL_INT8:
       v.i = read_as<int8_t>(p);
@@ -121,7 +107,7 @@ void store(unsigned char* p, aclDataType d, const Value& v, bool nonfinite_zero)
       write_as<uint16_t>(p, ops::float_to_half(static_cast<float>(v.as_double())));
       break;
     case ACL_BF16:
-      write_as<uint16_t>(p, float_to_bf16(static_cast<float>(v.as_double())));
+      write_as<uint16_t>(p, arun::float_to_bf16(static_cast<float>(v.as_double())));
       break;
     case ACL_INT8:
       integer(int8_t{});
