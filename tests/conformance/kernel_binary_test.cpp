@@ -2,6 +2,8 @@
 // (aclrtKernelArgs*) and the launch functions, against the test binaries of kernel_binaries/
 // (built with arun_add_kernel_binary): results against host references, argument packing with
 // mixed sizes and placeholders, unload while a launch is in flight, and every error rule.
+#include <atomic>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>

@@ -33,6 +33,14 @@ size_t symbol_size(const void* addr) {
   return sym->st_size;
 }
 
+// The object that defines `addr`, or nullptr.
+link_map* defined_by(const void* addr) {
+  Dl_info info{};
+  link_map* owner = nullptr;
+  if (dladdr1(addr, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) == 0) return nullptr;
+  return owner;
+}
+
 }  // namespace
 
 KernelBinaryImage::~KernelBinaryImage() {
@@ -52,8 +60,11 @@ Status KernelBinaryImage::open(const std::string& path, const std::string& origi
     const char* err = dlerror();
     return bad(origin, std::string("not a loadable shared object (") + (err ? err : "dlopen failed") + ")");
   }
-  dlerror();
+  link_map* self = nullptr;
+  if (dlinfo(image->dl_, RTLD_DI_LINKMAP, &self) != 0 || self == nullptr)
+    return bad(origin, "cannot read its link map");
   const auto* header = static_cast<const arunKernelBinaryHeader*>(dlsym(image->dl_, ARUN_KERNEL_BINARY_SYMBOL));
+  if (header != nullptr && defined_by(header) != self) header = nullptr;  // not one of a dependency's
   if (header == nullptr)
     return bad(origin, "no '" ARUN_KERNEL_BINARY_SYMBOL "' descriptor table (not an ascend-run kernel binary)");
   if (header->magic != ARUN_KERNEL_BINARY_MAGIC) {
@@ -99,13 +110,13 @@ Status KernelBinaryImage::open(const std::string& path, const std::string& origi
     k.kernel_type = d->kernelType;
     k.sched_mode = d->schedMode;
     k.entry = reinterpret_cast<arunKernelFn>(dlsym(image->dl_, d->name));
-    if (k.entry == nullptr) return bad(origin, where + "its entry symbol is missing (not exported)");
+    // dlsym also searches the binary's dependencies: the entry must be defined by the binary itself.
+    if (k.entry != nullptr && defined_by(reinterpret_cast<const void*>(k.entry)) != self) k.entry = nullptr;
+    if (k.entry == nullptr) return bad(origin, where + "its entry symbol is missing (not exported by the binary)");
     k.code_size = symbol_size(reinterpret_cast<const void*>(k.entry));
     image->kernels_.push_back(std::move(k));
   }
-  link_map* map = nullptr;
-  if (dlinfo(image->dl_, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr)
-    image->base_ = reinterpret_cast<void*>(map->l_addr);
+  image->base_ = reinterpret_cast<void*>(self->l_addr);
   struct stat st{};
   if (stat(path.c_str(), &st) == 0) image->image_size_ = static_cast<size_t>(st.st_size);
   *out = std::move(image);
@@ -160,7 +171,7 @@ void* KernelBinaryTable::add(std::shared_ptr<KernelBinaryImage> image, int32_t d
 
 std::shared_ptr<KernelFunction> KernelBinaryTable::find_by_entry_address(const void* symbol, int32_t device) const {
   for (const auto& f : functions_.snapshot())
-    if (f->device == device && reinterpret_cast<const void*>(f->info->entry) == symbol) return f;
+    if ((device < 0 || f->device == device) && reinterpret_cast<const void*>(f->info->entry) == symbol) return f;
   return nullptr;
 }
 

@@ -87,7 +87,7 @@ class KernelBinaryTable {
   void* add(std::shared_ptr<KernelBinaryImage> image, int32_t device);
   std::shared_ptr<LoadedBinary> find_binary(const void* handle) const { return binaries_.find(handle); }
   std::shared_ptr<KernelFunction> find_function(const void* handle) const { return functions_.find(handle); }
-  // The function whose entry is `symbol` on `device`, or nullptr.
+  // The function whose entry is `symbol` on `device` (< 0: any device), or nullptr.
   std::shared_ptr<KernelFunction> find_by_entry_address(const void* symbol, int32_t device) const;
   // Drops the binary and its function handles; false if `handle` is not live.
   bool remove(const void* handle);
