@@ -45,8 +45,9 @@ Status check_options(const aclrtBinaryLoadOptions* options, bool from_file, int3
 }
 
 Status no_ai_cpu() {
-  return Status(Errc::rt_feature_not_support, "AI CPU kernel binaries (CPU_KERNEL_MODE 2) are not supported by the "
-                                              "simulated NPU");
+  return Status(Errc::rt_feature_not_support,
+                "AI CPU kernel binaries (CPU_KERNEL_MODE 2) are not supported by the "
+                "simulated NPU");
 }
 
 }  // namespace

@@ -14,13 +14,13 @@
 #define KERNEL_BINARY_PATH ""
 #endif
 
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    aclError e_ = (call);                                                                    \
-    if (e_ != ACL_SUCCESS) {                                                                 \
-      std::fprintf(stderr, "%s failed: %d (%s)\n", #call, int(e_), aclGetRecentErrMsg());    \
-      std::exit(1);                                                                          \
-    }                                                                                        \
+#define CHECK(call)                                                                       \
+  do {                                                                                    \
+    aclError e_ = (call);                                                                 \
+    if (e_ != ACL_SUCCESS) {                                                              \
+      std::fprintf(stderr, "%s failed: %d (%s)\n", #call, int(e_), aclGetRecentErrMsg()); \
+      std::exit(1);                                                                       \
+    }                                                                                     \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
     if (gotY[i] != 3.0f * x[i] + (2.0f * x[i] + y[i])) ++bad;
     if (gotOut[i] != std::sqrt(float(in[i] % lutSize))) ++bad;
   }
-  std::printf("kernel binary: 2 kernels, 3 launches, %u elements: %s\n", n, bad == 0 ? "results match the host" : "MISMATCH");
+  std::printf("kernel binary: 2 kernels, 3 launches, %u elements: %s\n", n,
+              bad == 0 ? "results match the host" : "MISMATCH");
 
   CHECK(aclrtBinaryUnLoad(bin));
   CHECK(aclrtFree(dx));

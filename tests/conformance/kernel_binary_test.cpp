@@ -219,7 +219,8 @@ TEST_P(KernelBinaryTest, LookupErrorsAndDeadHandles) {
   size_t size = 0;
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtKernelArgsGetHandleMemSize(vadd, &size));
   int32_t one = 1;
-  EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtLaunchKernelWithHostArgs(vadd, 1, nullptr, nullptr, &one, 32, nullptr, 0));
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE,
+             aclrtLaunchKernelWithHostArgs(vadd, 1, nullptr, nullptr, &one, 32, nullptr, 0));
   bin_ = nullptr;
 }
 
@@ -494,7 +495,8 @@ TEST_P(KernelBinaryTest, ArgsHandleErrors) {
   std::vector<uint64_t> junk(64, 0x5a5a5a5a5a5a5a5aull);
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtKernelArgsAppend(junk.data(), &v, 8, &ph));
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtKernelArgsFinalize(junk.data()));
-  EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtLaunchKernelWithConfig(scaled, 1, nullptr, nullptr, junk.data(), nullptr));
+  EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE,
+             aclrtLaunchKernelWithConfig(scaled, 1, nullptr, nullptr, junk.data(), nullptr));
   // A data buffer too small for the slots.
   size_t hb = 0;
   ASSERT_ACL_OK(aclrtKernelArgsGetHandleMemSize(scaled, &hb));
@@ -502,7 +504,7 @@ TEST_P(KernelBinaryTest, ArgsHandleErrors) {
   ASSERT_ACL_OK(aclrtKernelArgsInitByUserMem(scaled, h.data(), d.data(), 8));
   ASSERT_ACL_OK(aclrtKernelArgsAppendPlaceHolder(h.data(), &ph));
   uint32_t n = 1;
-  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtKernelArgsAppend(h.data(), &n, 4, &ph));  // buffer full
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtKernelArgsAppend(h.data(), &n, 4, &ph));                  // buffer full
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtKernelArgsGetPlaceHolderBuffer(h.data(), ph, 64, &buf));  // no room
 }
 
@@ -575,7 +577,8 @@ TEST_P(KernelBinaryTest, LaunchArgumentAndConfigErrors) {
 
   // Host args.
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtLaunchKernelWithHostArgs(nullptr, 1, nullptr, nullptr, &n, 32, nullptr, 0));
-  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtLaunchKernelWithHostArgs(vadd, 1, nullptr, nullptr, nullptr, 32, nullptr, 0));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM,
+             aclrtLaunchKernelWithHostArgs(vadd, 1, nullptr, nullptr, nullptr, 32, nullptr, 0));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernelWithHostArgs(vadd, 1, nullptr, nullptr, &n, 0, nullptr, 0));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernelWithHostArgs(vadd, 0, nullptr, nullptr, &n, 32, nullptr, 0));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernelWithHostArgs(vadd, 1, nullptr, nullptr, &n, 4, nullptr, 0));

@@ -15,12 +15,18 @@
 namespace {
 const char* type_name(uint32_t t) {
   switch (t) {
-    case ACL_KERNEL_TYPE_AICORE: return "aicore";
-    case ACL_KERNEL_TYPE_CUBE: return "cube";
-    case ACL_KERNEL_TYPE_VECTOR: return "vector";
-    case ACL_KERNEL_TYPE_MIX: return "mix";
-    case ACL_KERNEL_TYPE_AICPU: return "aicpu";
-    default: return "?";
+    case ACL_KERNEL_TYPE_AICORE:
+      return "aicore";
+    case ACL_KERNEL_TYPE_CUBE:
+      return "cube";
+    case ACL_KERNEL_TYPE_VECTOR:
+      return "vector";
+    case ACL_KERNEL_TYPE_MIX:
+      return "mix";
+    case ACL_KERNEL_TYPE_AICPU:
+      return "aicpu";
+    default:
+      return "?";
   }
 }
 }  // namespace
@@ -52,7 +58,8 @@ int kernel_info(const char* path) {
       offset += (d->paramSizes[i] + 7) / 8 * 8;
     }
     std::printf("%-24s %10" PRIu64 " %6u %-7s %5s %6u  %s\n", d->name, d->funcEntry, d->defaultBlockDim,
-                type_name(d->kernelType), d->schedMode ? "batch" : "normal", offset, params.empty() ? "-" : params.c_str());
+                type_name(d->kernelType), d->schedMode ? "batch" : "normal", offset,
+                params.empty() ? "-" : params.c_str());
   }
   dlclose(dl);
   return 0;

@@ -31,13 +31,13 @@ extern "C" {
 
 /* One kernel of a binary. */
 typedef struct arunKernelDesc {
-  const char *name;          /* the exported symbol of its arunKernelFn entry, and the kernel's name */
-  uint64_t funcEntry;        /* the key of aclrtBinaryGetFunctionByEntry (a tiling key); unique */
-  uint32_t paramCount;       /* user parameters, <= ARUN_KERNEL_MAX_PARAMS */
-  uint32_t defaultBlockDim;  /* a launcher's default (kernel-info prints it); >= 1 */
-  uint32_t kernelType;       /* an aclrtKernelType value (ACL_FUNC_ATTR_KERNEL_TYPE) */
-  uint32_t schedMode;        /* 0 normal, 1 batch (ACL_FUNC_ATTR_KERNEL_SCHED_MODE) */
-  const uint32_t *paramSizes; /* paramCount sizes in bytes (each >= 1); NULL when paramCount is 0 */
+  const char* name;           /* the exported symbol of its arunKernelFn entry, and the kernel's name */
+  uint64_t funcEntry;         /* the key of aclrtBinaryGetFunctionByEntry (a tiling key); unique */
+  uint32_t paramCount;        /* user parameters, <= ARUN_KERNEL_MAX_PARAMS */
+  uint32_t defaultBlockDim;   /* a launcher's default (kernel-info prints it); >= 1 */
+  uint32_t kernelType;        /* an aclrtKernelType value (ACL_FUNC_ATTR_KERNEL_TYPE) */
+  uint32_t schedMode;         /* 0 normal, 1 batch (ACL_FUNC_ATTR_KERNEL_SCHED_MODE) */
+  const uint32_t* paramSizes; /* paramCount sizes in bytes (each >= 1); NULL when paramCount is 0 */
   uint64_t reserved;
 } arunKernelDesc;
 
@@ -45,8 +45,8 @@ typedef struct arunKernelDesc {
 typedef struct arunKernelBinaryHeader {
   uint32_t magic;      /* ARUN_KERNEL_BINARY_MAGIC */
   uint32_t abiVersion; /* ARUN_KERNEL_BINARY_ABI_VERSION */
-  const arunKernelDesc *begin;
-  const arunKernelDesc *end;
+  const arunKernelDesc* begin;
+  const arunKernelDesc* end;
 } arunKernelBinaryHeader;
 
 /*
@@ -55,7 +55,7 @@ typedef struct arunKernelBinaryHeader {
  * ACL_ERROR_RT_PARAM_INVALID with a message (aclGetRecentErrMsg) naming the file and the kernel.
  * `ascend-run kernel-info FILE` uses it before listing the descriptor table.
  */
-ACL_FUNC_VISIBILITY aclError arunKernelBinaryCheck(const char *path);
+ACL_FUNC_VISIBILITY aclError arunKernelBinaryCheck(const char* path);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,9 @@ struct Signature<void (*)(Block, P...)> {
                 "kernel-binary parameters are trivially copyable with alignment <= 8");
 };
 
-constexpr size_t slot(size_t bytes) { return (bytes + 7) / 8 * 8; }
+constexpr size_t slot(size_t bytes) {
+  return (bytes + 7) / 8 * 8;
+}
 
 // Byte offset of parameter I: the earlier slots, each rounded up to 8.
 template <class Tuple, size_t I>
@@ -48,6 +50,7 @@ constexpr size_t offset_of() {
 template <class Tuple, size_t... I>
 Tuple unpack(const unsigned char* args, std::index_sequence<I...>) {
   Tuple values{};
+  (void)args;  // a kernel without parameters reads nothing
   // memcpy: the slots are only 8-byte aligned and the block is plain bytes.
   (std::memcpy(&std::get<I>(values), args + offset_of<Tuple, I>(), sizeof(std::tuple_element_t<I, Tuple>)), ...);
   return values;
@@ -60,8 +63,8 @@ void entry(arunBlock* native, void* args) {
   using Sig = Signature<decltype(Fn)>;
   using Tuple = typename Sig::Params;
   try {
-    Tuple values = unpack<Tuple>(static_cast<const unsigned char*>(args),
-                                 std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+    Tuple values =
+        unpack<Tuple>(static_cast<const unsigned char*>(args), std::make_index_sequence<std::tuple_size_v<Tuple>>{});
     std::apply([&](const auto&... p) { Fn(Block(native), p...); }, values);
   } catch (const KernelFault&) {
   } catch (const std::exception& e) {
@@ -77,16 +80,19 @@ void entry(arunBlock* native, void* args) {
 
 // The descriptors of every ARUN_BINARY_KERNEL of the binary end up contiguous in this section; the
 // linker's __start_/__stop_ symbols delimit it.
-#define ARUN_BINARY_KERNEL_TYPED(name, fn, func_entry, default_block_dim, kernel_type, sched_mode)               \
-  ARUN_KB_EXPORT void name(arunBlock* block, void* args) { ::arun::kb::entry<&fn>(block, args); }               \
-  __attribute__((used, section("arun_kernels"))) static const arunKernelDesc arun_kb_desc_##name = {            \
-      #name,                                                                                                    \
-      (func_entry),                                                                                             \
-      ::arun::kb::Signature<decltype(&fn)>::count,                                                              \
-      (default_block_dim),                                                                                      \
-      (kernel_type),                                                                                            \
-      (sched_mode),                                                                                             \
-      ::arun::kb::Signature<decltype(&fn)>::count ? ::arun::kb::Signature<decltype(&fn)>::sizes : nullptr, 0};
+#define ARUN_BINARY_KERNEL_TYPED(name, fn, func_entry, default_block_dim, kernel_type, sched_mode)         \
+  ARUN_KB_EXPORT void name(arunBlock* block, void* args) {                                                 \
+    ::arun::kb::entry<&fn>(block, args);                                                                   \
+  }                                                                                                        \
+  __attribute__((used, section("arun_kernels"))) static const arunKernelDesc arun_kb_desc_##name = {       \
+      #name,                                                                                               \
+      (func_entry),                                                                                        \
+      ::arun::kb::Signature<decltype(&fn)>::count,                                                         \
+      (default_block_dim),                                                                                 \
+      (kernel_type),                                                                                       \
+      (sched_mode),                                                                                        \
+      ::arun::kb::Signature<decltype(&fn)>::count ? ::arun::kb::Signature<decltype(&fn)>::sizes : nullptr, \
+      0};
 
 // An AI Core kernel with normal scheduling.
 #define ARUN_BINARY_KERNEL(name, fn, func_entry, default_block_dim) \
@@ -100,12 +106,11 @@ void entry(arunBlock* native, void* args) {
 #endif
 
 // The exported table; once per binary. Weak section bounds: a binary with no kernels links too.
-#define ARUN_KERNEL_BINARY_TABLE()                                                                          \
-  extern "C" {                                                                                              \
-  extern const arunKernelDesc __start_arun_kernels[] __attribute__((weak, visibility("hidden")));           \
-  extern const arunKernelDesc __stop_arun_kernels[] __attribute__((weak, visibility("hidden")));            \
-  __attribute__((visibility("default"))) extern const arunKernelBinaryHeader arun_kernel_binary;           \
-  const arunKernelBinaryHeader arun_kernel_binary = {ARUN_KERNEL_BINARY_TABLE_MAGIC,                        \
-                                                     ARUN_KERNEL_BINARY_TABLE_ABI, __start_arun_kernels,    \
-                                                     __stop_arun_kernels};                                  \
+#define ARUN_KERNEL_BINARY_TABLE()                                                                                 \
+  extern "C" {                                                                                                     \
+  extern const arunKernelDesc __start_arun_kernels[] __attribute__((weak, visibility("hidden")));                  \
+  extern const arunKernelDesc __stop_arun_kernels[] __attribute__((weak, visibility("hidden")));                   \
+  __attribute__((visibility("default"))) extern const arunKernelBinaryHeader arun_kernel_binary;                   \
+  const arunKernelBinaryHeader arun_kernel_binary = {ARUN_KERNEL_BINARY_TABLE_MAGIC, ARUN_KERNEL_BINARY_TABLE_ABI, \
+                                                     __start_arun_kernels, __stop_arun_kernels};                   \
   }

@@ -6,8 +6,8 @@
 #include <link.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -36,7 +36,8 @@ std::string hex(const void* p) {
 }
 
 Status dead(const char* what, const void* handle) {
-  return Status(Errc::rt_invalid_handle, std::string(what) + " " + hex(handle) + " is not live (never loaded, or unloaded)");
+  return Status(Errc::rt_invalid_handle,
+                std::string(what) + " " + hex(handle) + " is not live (never loaded, or unloaded)");
 }
 
 Status current_device(Runtime* rt, int32_t* device) {
@@ -75,7 +76,7 @@ std::string kernel_where(const KernelFunction& f) {
 
 // ---- argument handles: a header and one slot record per parameter in the handle's memory
 constexpr uint64_t kArgsMagic = 0x4152554E41524753ull;  // "ARUNARGS"
-constexpr size_t kHiddenBytes = 64;                       // CANN's room for hidden system parameters
+constexpr size_t kHiddenBytes = 64;                     // CANN's room for hidden system parameters
 constexpr size_t kThreadArgsData = 64 * 1024 + kHiddenBytes + 8 * ARUN_KERNEL_MAX_PARAMS;
 
 struct ArgsSlot {
@@ -102,8 +103,7 @@ size_t handle_bytes(uint32_t params) {
 }
 
 Status args_header(aclrtArgsHandle handle, ArgsHeader** out) {
-  if (reinterpret_cast<uintptr_t>(handle) % alignof(ArgsHeader) != 0)
-    return dead("argsHandle (misaligned)", handle);
+  if (reinterpret_cast<uintptr_t>(handle) % alignof(ArgsHeader) != 0) return dead("argsHandle (misaligned)", handle);
   auto* h = static_cast<ArgsHeader*>(handle);
   if (h->magic != kArgsMagic) return dead("argsHandle", handle);
   *out = h;
@@ -142,7 +142,8 @@ Status next_slot(ArgsHeader* h, size_t size, ArgsSlot** out) {
                                               " has " + std::to_string(want) + " bytes, not " + std::to_string(size));
   const size_t slot = (size + 7) / 8 * 8;
   if (h->slots_end + slot > h->capacity)
-    return Status(Errc::rt_param_invalid, "the argument data buffer (" + std::to_string(h->capacity) + " bytes) is full");
+    return Status(Errc::rt_param_invalid,
+                  "the argument data buffer (" + std::to_string(h->capacity) + " bytes) is full");
   ArgsSlot* s = &h->slots()[h->count];
   *s = ArgsSlot{static_cast<uint32_t>(h->slots_end), static_cast<uint32_t>(size), 0, 0, 0, 0};
   std::memset(h->data + h->slots_end, 0, slot);
@@ -219,7 +220,8 @@ Status binary_load_file(const char* path, aclrtBinHandle* out) {
   int32_t device = 0;
   ARUN_RETURN_IF_ERROR(current_device(rt, &device));
   // Only the file named: a path without a slash would make dlopen search the library path.
-  if (path[0] != '/') return Status(Errc::rt_param_invalid, std::string("binPath '") + path + "' is not an absolute path");
+  if (path[0] != '/')
+    return Status(Errc::rt_param_invalid, std::string("binPath '") + path + "' is not an absolute path");
   if (access(path, R_OK) != 0)
     return Status(Errc::rt_param_invalid, std::string("binPath '") + path + "' is not a readable file");
   std::shared_ptr<KernelBinaryImage> image;
@@ -270,8 +272,8 @@ Status binary_get_function_by_entry(aclrtBinHandle binary, uint64_t entry, aclrt
       return Status::Ok();
     }
   }
-  return Status(Errc::rt_param_invalid, "no kernel with function entry " + std::to_string(entry) + " in " +
-                                            b->image->origin());
+  return Status(Errc::rt_param_invalid,
+                "no kernel with function entry " + std::to_string(entry) + " in " + b->image->origin());
 }
 
 Status binary_dev_address(aclrtBinHandle binary, void** addr, size_t* size) {
@@ -294,7 +296,7 @@ Status binary_global(aclrtBinHandle binary, const char* name, void** addr, size_
   if (addr != nullptr) *addr = p;
   if (size != nullptr) {
     Dl_info info{};
-    const ElfW(Sym)* sym = nullptr;
+    ElfW(Sym)* sym = nullptr;
     *size = dladdr1(p, &info, reinterpret_cast<void**>(&sym), RTLD_DL_SYMENT) != 0 && sym != nullptr ? sym->st_size : 0;
   }
   return Status::Ok();
@@ -303,7 +305,8 @@ Status binary_global(aclrtBinHandle binary, const char* name, void** addr, size_
 Status binary_register_cpu_func(aclrtBinHandle binary) {
   std::shared_ptr<LoadedBinary> b;
   ARUN_RETURN_IF_ERROR(find_binary(binary, &b));
-  return Status(Errc::rt_param_invalid, b->image->origin() + " is not an AI CPU binary (loaded with CPU_KERNEL_MODE 2)");
+  return Status(Errc::rt_param_invalid,
+                b->image->origin() + " is not an AI CPU binary (loaded with CPU_KERNEL_MODE 2)");
 }
 
 Status function_by_symbol(const void* symbol, aclrtFuncHandle* out) {
@@ -342,8 +345,8 @@ Status function_name(aclrtFuncHandle function, uint32_t max_len, char* name) {
   std::shared_ptr<KernelFunction> f;
   ARUN_RETURN_IF_ERROR(find_function(function, &f));
   if (max_len < f->info->name.size() + 1)
-    return Status(Errc::rt_param_invalid, "maxLen " + std::to_string(max_len) + " cannot hold the name '" +
-                                              f->info->name + "' and its NUL");
+    return Status(Errc::rt_param_invalid,
+                  "maxLen " + std::to_string(max_len) + " cannot hold the name '" + f->info->name + "' and its NUL");
   std::memcpy(name, f->info->name.c_str(), f->info->name.size() + 1);
   return Status::Ok();
 }
@@ -470,8 +473,7 @@ Status kernel_args_placeholder_buffer(aclrtArgsHandle args, aclrtParamHandle par
   ARUN_RETURN_IF_ERROR(args_header(args, &h));
   ArgsSlot* s = nullptr;
   ARUN_RETURN_IF_ERROR(param_slot(h, param, &s));
-  if (s->placeholder == 0)
-    return Status(Errc::rt_param_invalid, "paramHandle " + hex(param) + " is not a placeholder");
+  if (s->placeholder == 0) return Status(Errc::rt_param_invalid, "paramHandle " + hex(param) + " is not a placeholder");
   h->buffers_taken = 1;
   if (s->data_size >= size) {  // the same region again (refilled between launches)
     *out = h->data + s->data_offset;
@@ -633,8 +635,7 @@ Status launch_args_array(const void* func, uint32_t blocks, aclrtStream stream, 
   l->bytes.reset(new (std::nothrow) unsigned char[k.args_bytes == 0 ? 8 : k.args_bytes]());
   if (!l->bytes) return Status(Errc::rt_memory_allocation, "no memory for the argument block");
   for (size_t i = 0; i < k.param_sizes.size(); ++i) {
-    if (args[i] == nullptr)
-      return Status(Errc::rt_param_invalid, "args[" + std::to_string(i) + "] is NULL");
+    if (args[i] == nullptr) return Status(Errc::rt_param_invalid, "args[" + std::to_string(i) + "] is NULL");
     std::memcpy(l->bytes.get() + k.param_offsets[i], args[i], k.param_sizes[i]);
   }
   return submit(*f, blocks, stream, std::move(l), &run_packed);

@@ -28,7 +28,7 @@ Status bad(const std::string& origin, const std::string& what) {
 // The symbol size the ELF records for `addr` (0 if unknown).
 size_t symbol_size(const void* addr) {
   Dl_info info{};
-  const ElfW(Sym)* sym = nullptr;
+  ElfW(Sym)* sym = nullptr;
   if (dladdr1(addr, &info, reinterpret_cast<void**>(&sym), RTLD_DL_SYMENT) == 0 || sym == nullptr) return 0;
   return sym->st_size;
 }
@@ -73,8 +73,8 @@ Status KernelBinaryImage::open(const std::string& path, const std::string& origi
     return bad(origin, text);
   }
   if (header->abiVersion != ARUN_KERNEL_BINARY_ABI_VERSION)
-    return bad(origin, "kernel ABI version " + std::to_string(header->abiVersion) + " is not supported (this runtime: " +
-                           std::to_string(ARUN_KERNEL_BINARY_ABI_VERSION) + ")");
+    return bad(origin, "kernel ABI version " + std::to_string(header->abiVersion) +
+                           " is not supported (this runtime: " + std::to_string(ARUN_KERNEL_BINARY_ABI_VERSION) + ")");
   const arunKernelDesc* begin = header->begin;
   const arunKernelDesc* end = header->end;
   if ((begin == nullptr) != (end == nullptr) || end < begin || size_t(end - begin) > kMaxKernels)
@@ -97,8 +97,8 @@ Status KernelBinaryImage::open(const std::string& path, const std::string& origi
     uint64_t offset = 0;
     for (uint32_t i = 0; i < d->paramCount; ++i) {
       const uint32_t size = d->paramSizes[i];
-      if (size == 0 || size > 65536) return bad(origin, where + "parameter " + std::to_string(i) + " has size " +
-                                                            std::to_string(size));
+      if (size == 0 || size > 65536)
+        return bad(origin, where + "parameter " + std::to_string(i) + " has size " + std::to_string(size));
       k.param_sizes.push_back(size);
       k.param_offsets.push_back(static_cast<uint32_t>(offset));
       offset += (uint64_t(size) + 7) / 8 * 8;
@@ -117,7 +117,7 @@ Status KernelBinaryImage::open(const std::string& path, const std::string& origi
     image->kernels_.push_back(std::move(k));
   }
   image->base_ = reinterpret_cast<void*>(self->l_addr);
-  struct stat st{};
+  struct stat st {};
   if (stat(path.c_str(), &st) == 0) image->image_size_ = static_cast<size_t>(st.st_size);
   *out = std::move(image);
   return Status::Ok();
@@ -136,7 +136,8 @@ Status KernelBinaryImage::open_memory(const void* data, size_t size, std::shared
     if (n <= 0) {
       const int err = errno;
       close(fd);
-      return Status(Errc::rt_internal_error, std::string("writing the kernel binary to a memfd: ") + std::strerror(err));
+      return Status(Errc::rt_internal_error,
+                    std::string("writing the kernel binary to a memfd: ") + std::strerror(err));
     }
     p += n;
     left -= static_cast<size_t>(n);

@@ -38,8 +38,10 @@ void scaled(arun::Block b, const int32_t* table, uint32_t n, int32_t factor, int
 }  // namespace
 
 // Host-visible through aclrtBinaryGetGlobal: the test opens the gate after unloading the binary.
-extern "C" __attribute__((visibility("default"))) std::atomic<int> kb_gate{0};
-extern "C" __attribute__((visibility("default"))) int32_t kb_global_table[16] = {1, 2, 3};
+extern "C" {
+__attribute__((visibility("default"))) std::atomic<int> kb_gate{0};
+__attribute__((visibility("default"))) int32_t kb_global_table[16] = {1, 2, 3};
+}
 
 namespace {
 void gated(arun::Block b, int32_t* out) {
