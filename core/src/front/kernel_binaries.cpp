@@ -354,7 +354,7 @@ Status function_name(aclrtFuncHandle function, uint32_t max_len, char* name) {
 Status function_binary(aclrtFuncHandle function, aclrtBinHandle* out) {
   std::shared_ptr<KernelFunction> f;
   ARUN_RETURN_IF_ERROR(find_function(function, &f));
-  *out = f->binary;
+  *out = f->binary.load(std::memory_order_acquire);
   return Status::Ok();
 }
 

@@ -166,7 +166,7 @@ void* KernelBinaryTable::add(std::shared_ptr<KernelBinaryImage> image, int32_t d
   }
   binary->functions = functions;
   void* handle = binaries_.add(binary);
-  for (void* f : functions) functions_.find(f)->binary = handle;
+  for (void* f : functions) functions_.find(f)->binary.store(handle, std::memory_order_release);
   return handle;
 }
 

@@ -2,6 +2,7 @@
 // parser and the runtime's table of loaded binaries and their function handles.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,7 +73,9 @@ struct LoadedBinary {
 struct KernelFunction {
   std::shared_ptr<KernelBinaryImage> image;
   const KernelInfo* info = nullptr;
-  void* binary = nullptr;  // the aclrtBinHandle
+  // The aclrtBinHandle: set right after the binary's handle exists, which is after this function's
+  // (a concurrent aclrtGetFuncBySymbol may see the function first).
+  std::atomic<void*> binary{nullptr};
   int32_t device = 0;
   void* handle() const { return handle_; }
   void set_handle(void* h) { handle_ = h; }
