@@ -50,7 +50,8 @@ int kernel_info(const char* path) {
               count == 1 ? "" : "s");
   std::printf("%-24s %10s %6s %-7s %5s %6s  %s\n", "kernel", "entry", "blocks", "type", "sched", "bytes",
               "parameters (offset:size)");
-  for (const arunKernelDesc* d = table->begin; d != table->end; ++d) {
+  for (const arunKernelDesc* const* it = table->begin; it != table->end; ++it) {
+    const arunKernelDesc* d = *it;
     std::string params;
     uint32_t offset = 0;
     for (uint32_t i = 0; i < d->paramCount; ++i) {

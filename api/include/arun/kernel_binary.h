@@ -41,12 +41,14 @@ typedef struct arunKernelDesc {
   uint64_t reserved;
 } arunKernelDesc;
 
-/* The table a binary exports as ARUN_KERNEL_BINARY_SYMBOL: the descriptors in [begin, end). */
+/* The table a binary exports as ARUN_KERNEL_BINARY_SYMBOL: pointers to the descriptors in
+   [begin, end) (pointers, not the descriptors themselves, so a compiler's padding between
+   section entries cannot break the table). */
 typedef struct arunKernelBinaryHeader {
   uint32_t magic;      /* ARUN_KERNEL_BINARY_MAGIC */
   uint32_t abiVersion; /* ARUN_KERNEL_BINARY_ABI_VERSION */
-  const arunKernelDesc* begin;
-  const arunKernelDesc* end;
+  const arunKernelDesc* const* begin;
+  const arunKernelDesc* const* end;
 } arunKernelBinaryHeader;
 
 /*

@@ -78,13 +78,13 @@ void entry(arunBlock* native, void* args) {
 
 #define ARUN_KB_EXPORT extern "C" __attribute__((visibility("default")))
 
-// The descriptors of every ARUN_BINARY_KERNEL of the binary end up contiguous in this section; the
-// linker's __start_/__stop_ symbols delimit it.
+// A pointer to each ARUN_BINARY_KERNEL's descriptor goes to the section arun_kernels; the linker's
+// __start_/__stop_ symbols delimit it (8-byte entries: no padding between them).
 #define ARUN_BINARY_KERNEL_TYPED(name, fn, func_entry, default_block_dim, kernel_type, sched_mode)         \
   ARUN_KB_EXPORT void name(arunBlock* block, void* args) {                                                 \
     ::arun::kb::entry<&fn>(block, args);                                                                   \
   }                                                                                                        \
-  __attribute__((used, section("arun_kernels"))) static const arunKernelDesc arun_kb_desc_##name = {       \
+  static const arunKernelDesc arun_kb_desc_##name = {                                                      \
       #name,                                                                                               \
       (func_entry),                                                                                        \
       ::arun::kb::Signature<decltype(&fn)>::count,                                                         \
@@ -92,7 +92,9 @@ void entry(arunBlock* native, void* args) {
       (kernel_type),                                                                                       \
       (sched_mode),                                                                                        \
       ::arun::kb::Signature<decltype(&fn)>::count ? ::arun::kb::Signature<decltype(&fn)>::sizes : nullptr, \
-      0};
+      0};                                                                                                  \
+  __attribute__((used, section("arun_kernels"))) static const arunKernelDesc* const arun_kb_ptr_##name =   \
+      &arun_kb_desc_##name;
 
 // An AI Core kernel with normal scheduling.
 #define ARUN_BINARY_KERNEL(name, fn, func_entry, default_block_dim) \
@@ -108,8 +110,8 @@ void entry(arunBlock* native, void* args) {
 // The exported table; once per binary. Weak section bounds: a binary with no kernels links too.
 #define ARUN_KERNEL_BINARY_TABLE()                                                                                 \
   extern "C" {                                                                                                     \
-  extern const arunKernelDesc __start_arun_kernels[] __attribute__((weak, visibility("hidden")));                  \
-  extern const arunKernelDesc __stop_arun_kernels[] __attribute__((weak, visibility("hidden")));                   \
+  extern const arunKernelDesc* const __start_arun_kernels[] __attribute__((weak, visibility("hidden")));           \
+  extern const arunKernelDesc* const __stop_arun_kernels[] __attribute__((weak, visibility("hidden")));            \
   __attribute__((visibility("default"))) extern const arunKernelBinaryHeader arun_kernel_binary;                   \
   const arunKernelBinaryHeader arun_kernel_binary = {ARUN_KERNEL_BINARY_TABLE_MAGIC, ARUN_KERNEL_BINARY_TABLE_ABI, \
                                                      __start_arun_kernels, __stop_arun_kernels};                   \

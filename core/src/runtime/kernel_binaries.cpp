@@ -75,13 +75,15 @@ Status KernelBinaryImage::open(const std::string& path, const std::string& origi
   if (header->abiVersion != ARUN_KERNEL_BINARY_ABI_VERSION)
     return bad(origin, "kernel ABI version " + std::to_string(header->abiVersion) +
                            " is not supported (this runtime: " + std::to_string(ARUN_KERNEL_BINARY_ABI_VERSION) + ")");
-  const arunKernelDesc* begin = header->begin;
-  const arunKernelDesc* end = header->end;
+  const arunKernelDesc* const* begin = header->begin;
+  const arunKernelDesc* const* end = header->end;
   if ((begin == nullptr) != (end == nullptr) || end < begin || size_t(end - begin) > kMaxKernels)
     return bad(origin, "corrupt descriptor table bounds");
   std::set<std::string> names;
   std::set<uint64_t> entries;
-  for (const arunKernelDesc* d = begin; d != end; ++d) {
+  for (const arunKernelDesc* const* it = begin; it != end; ++it) {
+    const arunKernelDesc* d = *it;
+    if (d == nullptr) return bad(origin, "a null kernel descriptor");
     KernelInfo k;
     if (d->name == nullptr || d->name[0] == '\0') return bad(origin, "a kernel descriptor has no name");
     k.name = d->name;

@@ -9,6 +9,7 @@ void noop(arun::Block) {}
 ARUN_BINARY_KERNEL(kb_fine, noop, 1, 1)
 
 #ifdef KB_MISSING_SYMBOL
-__attribute__((used, section("arun_kernels"))) static const arunKernelDesc kb_ghost_desc = {"kb_ghost", 2, 0,       1,
-                                                                                            0,          0, nullptr, 0};
+// A descriptor whose entry symbol the binary does not define.
+static const arunKernelDesc kb_ghost_desc = {"kb_ghost", 2, 0, 1, 0, 0, nullptr, 0};
+__attribute__((used, section("arun_kernels"))) static const arunKernelDesc* const kb_ghost_ptr = &kb_ghost_desc;
 #endif
