@@ -132,19 +132,25 @@ TEST_P(KernelBinaryTest, BrokenBinariesNameTheFileAndTheKernel) {
   aclrtBinHandle h = nullptr;
   const std::string magic = kDir + "/kb_bad_magic.so";
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtBinaryLoadFromFile(magic.c_str(), nullptr, &h));
-  EXPECT_NE(std::string::npos, recentMessage().find(magic)) << recentMessage();
-  EXPECT_NE(std::string::npos, recentMessage().find("magic")) << recentMessage();
+  std::string msg = recentMessage();  // reading it clears it
+  EXPECT_NE(std::string::npos, msg.find(magic)) << msg;
+  EXPECT_NE(std::string::npos, msg.find("bad magic 0x12345678")) << msg;
   const std::string abi = kDir + "/kb_bad_abi.so";
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtBinaryLoadFromFile(abi.c_str(), nullptr, &h));
-  EXPECT_NE(std::string::npos, recentMessage().find("ABI version 99")) << recentMessage();
+  msg = recentMessage();
+  EXPECT_NE(std::string::npos, msg.find(abi)) << msg;
+  EXPECT_NE(std::string::npos, msg.find("ABI version 99")) << msg;
   const std::string ghost = kDir + "/kb_missing_symbol.so";
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtBinaryLoadFromFile(ghost.c_str(), nullptr, &h));
-  EXPECT_NE(std::string::npos, recentMessage().find(ghost)) << recentMessage();
-  EXPECT_NE(std::string::npos, recentMessage().find("kb_ghost")) << recentMessage();
+  msg = recentMessage();
+  EXPECT_NE(std::string::npos, msg.find(ghost)) << msg;
+  EXPECT_NE(std::string::npos, msg.find("kernel 'kb_ghost'")) << msg;
   // The same checks from memory.
   std::vector<char> bytes = readFile(magic);
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtBinaryLoadFromData(bytes.data(), bytes.size(), nullptr, &h));
-  EXPECT_NE(std::string::npos, recentMessage().find("<memory")) << recentMessage();
+  msg = recentMessage();
+  EXPECT_NE(std::string::npos, msg.find("<memory")) << msg;
+  EXPECT_NE(std::string::npos, msg.find("bad magic")) << msg;
 }
 
 TEST_P(KernelBinaryTest, LoadFromFileErrors) {
@@ -437,18 +443,19 @@ TEST_P(KernelBinaryTest, PlaceholderDataTravelsWithTheLaunch) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtKernelArgsParaUpdate(args, table, &f, 8));  // a placeholder
 
   // The same with host args and a placeholder table.
-  std::vector<unsigned char> block(24 + n * 4, 0);
+  // Slots: table 0, n 8, factor 16, out 24; the table's data after them, at 32.
+  std::vector<unsigned char> block(32 + n * 4, 0);
   std::memcpy(&block[8], &n, 4);
   f = -2;
-  std::memcpy(&block[12], &f, 4);
-  std::memcpy(&block[16], &out, 8);
-  for (uint32_t i = 0; i < n; ++i) std::memcpy(&block[24 + 4 * i], &i, 4);
-  aclrtPlaceHolderInfo info{0, 24};
+  std::memcpy(&block[16], &f, 4);
+  std::memcpy(&block[24], &out, 8);
+  for (uint32_t i = 0; i < n; ++i) std::memcpy(&block[32 + 4 * i], &i, 4);
+  aclrtPlaceHolderInfo info{0, 32};
   ASSERT_ACL_OK(aclrtLaunchKernelWithHostArgs(scaled, 2, nullptr, nullptr, block.data(), block.size(), &info, 1));
   ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
   got = get(out, n);
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(-2 * int32_t(i), got[i]) << i;
-  aclrtPlaceHolderInfo outside{uint32_t(block.size()), 24};
+  aclrtPlaceHolderInfo outside{uint32_t(block.size()), 32};
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID,
              aclrtLaunchKernelWithHostArgs(scaled, 2, nullptr, nullptr, block.data(), block.size(), &outside, 1));
   outside = {0, uint32_t(block.size())};
@@ -512,8 +519,8 @@ TEST_P(KernelBinaryTest, LaunchArgumentAndConfigErrors) {
   aclrtFuncHandle vadd = fn("kb_vadd");
   aclrtArgsHandle args = nullptr;
   ASSERT_ACL_OK(aclrtKernelArgsInit(vadd, &args));
-  float* p = nullptr;
-  uint32_t n = 0;
+  auto* p = static_cast<float*>(dmalloc(64));
+  uint32_t n = 4;
   aclrtParamHandle ph;
   for (int i = 0; i < 3; ++i) ASSERT_ACL_OK(aclrtKernelArgsAppend(args, &p, 8, &ph));
   ASSERT_ACL_OK(aclrtKernelArgsAppend(args, &n, 4, &ph));
@@ -556,7 +563,7 @@ TEST_P(KernelBinaryTest, LaunchArgumentAndConfigErrors) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, launch());
   setId(1, ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET);
   EXPECT_ACL_OK(launch());
-  ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));  // n = 0: nothing touched
+  ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));  // p + p -> p, in bounds
 
   // aclrtLaunchKernel / V2 (device-resident block).
   void* dev = dmalloc(64);
@@ -604,6 +611,7 @@ TEST_P(KernelBinaryTest, LaunchArgumentAndConfigErrors) {
              aclrtLaunchSIMTKernelWithHostArgs(vadd, one, one, 0, nullptr, nullptr, &n, 32, &far, 1));
   EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              aclrtLaunchSIMTKernelWithHostArgs(vadd, one, one, 0, nullptr, nullptr, &n, 32, nullptr, 0));
+  EXPECT_ACL_OK(aclrtFree(p));
 }
 
 TEST_P(KernelBinaryTest, UnloadWhileInFlightDefersUntilTheLaunchCompletes) {
