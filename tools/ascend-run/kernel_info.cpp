@@ -5,9 +5,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "acl/acl.h"
 #include "arun/kernel_binary.h"
@@ -50,8 +52,11 @@ int kernel_info(const char* path) {
               count == 1 ? "" : "s");
   std::printf("%-24s %10s %6s %-7s %5s %6s  %s\n", "kernel", "entry", "blocks", "type", "sched", "bytes",
               "parameters (offset:size)");
-  for (const arunKernelDesc* const* it = table->begin; it != table->end; ++it) {
-    const arunKernelDesc* d = *it;
+  // By function entry: the section's order is the linker's, not the program's.
+  std::vector<const arunKernelDesc*> kernels(table->begin, table->end);
+  std::sort(kernels.begin(), kernels.end(),
+            [](const arunKernelDesc* a, const arunKernelDesc* b) { return a->funcEntry < b->funcEntry; });
+  for (const arunKernelDesc* d : kernels) {
     std::string params;
     uint32_t offset = 0;
     for (uint32_t i = 0; i < d->paramCount; ++i) {
