@@ -519,28 +519,30 @@ Status kernel_args_finalize(aclrtArgsHandle args) {
 Status check_launch_cfg(const aclrtLaunchKernelCfg* cfg) {
   if (cfg == nullptr) return Status::Ok();
   if (cfg->attrs == nullptr) return Status(Errc::rt_param_invalid, "cfg->attrs is NULL");
+  // Messages are built only on failure: a valid cfg costs no allocation per launch.
+  auto fail = [](size_t i, const std::string& what) {
+    return Status(Errc::rt_param_invalid, "cfg->attrs[" + std::to_string(i) + "]: " + what);
+  };
   bool timeout = false, timeout_us = false;
   for (size_t i = 0; i < cfg->numAttrs; ++i) {
     const aclrtLaunchKernelAttr& a = cfg->attrs[i];
     int32_t id = 0;
     std::memcpy(&id, &a.id, sizeof id);  // any int a C caller passed
-    const std::string which = "cfg->attrs[" + std::to_string(i) + "]: ";
-    auto flag = [&](uint8_t v, const char* name) {
-      return v > 1 ? Status(Errc::rt_param_invalid, which + name + " must be 0 or 1") : Status::Ok();
-    };
+    uint8_t flag = 0;
+    const char* flag_name = nullptr;
     switch (id) {
       case ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE:
-        ARUN_RETURN_IF_ERROR(flag(a.value.schemMode, "schemMode"));
+        flag = a.value.schemMode, flag_name = "schemMode";
         break;
       case ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE:
       case ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE:
       case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET:
         break;
       case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH:
-        ARUN_RETURN_IF_ERROR(flag(a.value.isBlockTaskPrefetch, "isBlockTaskPrefetch"));
+        flag = a.value.isBlockTaskPrefetch, flag_name = "isBlockTaskPrefetch";
         break;
       case ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP:
-        ARUN_RETURN_IF_ERROR(flag(a.value.isDataDump, "isDataDump"));
+        flag = a.value.isDataDump, flag_name = "isDataDump";
         break;
       case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
         timeout = true;
@@ -549,11 +551,12 @@ Status check_launch_cfg(const aclrtLaunchKernelCfg* cfg) {
         timeout_us = true;
         break;
       case ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING:
-        ARUN_RETURN_IF_ERROR(flag(a.value.enableProfiling, "enableProfiling"));
+        flag = a.value.enableProfiling, flag_name = "enableProfiling";
         break;
       default:
-        return Status(Errc::rt_param_invalid, which + "id " + std::to_string(id) + " is outside 1..9");
+        return fail(i, "id " + std::to_string(id) + " is outside 1..9");
     }
+    if (flag > 1) return fail(i, std::string(flag_name) + " must be 0 or 1");
   }
   if (timeout && timeout_us) return Status(Errc::rt_param_invalid, "cfg sets both TIMEOUT and TIMEOUT_US");
   return Status::Ok();
