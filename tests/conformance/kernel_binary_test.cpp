@@ -402,6 +402,10 @@ TEST_P(KernelBinaryTest, KernelReceivesExactlyWhatWasPacked) {
   ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
   EXPECT_EQ(9u, get(out, 1)[0].c);
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernel(mixed, 1, devBlock, 48, nullptr));  // below the layout
+  aclrtStream deviceOnly = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStreamWithConfig(&deviceOnly, 0, ACL_STREAM_DEVICE_USE_ONLY));
+  EXPECT_ACL(ACL_ERROR_RT_INTERNAL_ERROR, aclrtLaunchKernel(mixed, 1, devBlock, block.size(), deviceOnly));
+  EXPECT_ACL_OK(aclrtDestroyStream(deviceOnly));
   EXPECT_ACL_OK(aclrtFree(devBlock));
   EXPECT_ACL_OK(aclrtFree(out));
 }

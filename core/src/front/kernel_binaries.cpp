@@ -20,6 +20,7 @@
 #include "runtime/device_slot.hpp"
 #include "runtime/kernel_binaries.hpp"
 #include "runtime/runtime.hpp"
+#include "runtime/stream.hpp"
 
 namespace arun::rt {
 
@@ -592,6 +593,15 @@ Status launch_device_args(aclrtFuncHandle function, uint32_t blocks, const void*
   std::shared_ptr<KernelFunction> f;
   ARUN_RETURN_IF_ERROR(find_function(function, &f));
   ARUN_RETURN_IF_ERROR(check_launch_cfg(cfg));
+  if (stream != nullptr) {
+    // aclrtLaunchKernel on a DEVICE_USE_ONLY stream: CANN's 507000 for AI CPU kernels, and the
+    // spec's choice for AI Core ones too.
+    auto st = Runtime::instance()->find_stream(stream);
+    if (st && (st->flags() & ACL_STREAM_DEVICE_USE_ONLY) != 0)
+      return Status(Errc::rt_internal_error,
+                    "a kernel cannot be launched on a stream created with "
+                    "ACL_STREAM_DEVICE_USE_ONLY");
+  }
   if (size < f->info->args_bytes) return too_small(*f, size);
   auto l = std::make_unique<BinaryLaunch>();
   l->dev_args = dev_args;
