@@ -155,30 +155,50 @@ Status next_slot(ArgsHeader* h, size_t size, ArgsSlot** out) {
   return Status::Ok();
 }
 
-// ---- launches: the task's argument block owns a reference to the image (deferred unload)
-struct BinaryLaunch {
+// ---- launches: the task's argument block owns a reference to the image (deferred unload). One
+// heap block per launch: the header, then the argument bytes (16-byte aligned, like malloc's).
+struct alignas(16) BinaryLaunch {
   std::shared_ptr<KernelBinaryImage> image;
   arunKernelFn entry = nullptr;
   const void* dev_args = nullptr;
   size_t dev_size = 0;
-  std::unique_ptr<unsigned char[]> bytes;
+  unsigned char* bytes() { return reinterpret_cast<unsigned char*>(this + 1); }
 };
+
+void free_launch(void* p) {
+  auto* l = static_cast<BinaryLaunch*>(p);
+  l->~BinaryLaunch();
+  ::operator delete(static_cast<void*>(l), std::align_val_t(alignof(BinaryLaunch)));
+}
+struct LaunchDeleter {
+  void operator()(BinaryLaunch* l) const { free_launch(l); }
+};
+using LaunchPtr = std::unique_ptr<BinaryLaunch, LaunchDeleter>;
+
+// A launch with `bytes` zeroed argument bytes, or nullptr when out of memory.
+LaunchPtr new_launch(size_t bytes) {
+  void* p = ::operator new(sizeof(BinaryLaunch) + bytes, std::align_val_t(alignof(BinaryLaunch)), std::nothrow);
+  if (p == nullptr) return nullptr;
+  auto* l = new (p) BinaryLaunch();
+  std::memset(l->bytes(), 0, bytes);
+  return LaunchPtr(l);
+}
+
+Status no_launch_memory() {
+  return Status(Errc::rt_memory_allocation, "no memory for the argument block");
+}
 
 void run_packed(arunBlock* block, void* p) {
   auto* l = static_cast<BinaryLaunch*>(p);
-  l->entry(block, l->bytes.get());
+  l->entry(block, l->bytes());
 }
 void run_device_args(arunBlock* block, void* p) {
   auto* l = static_cast<BinaryLaunch*>(p);
   void* host = block_map(block, l->dev_args, l->dev_size);  // faults the launch when not device memory
   if (host != nullptr) l->entry(block, host);
 }
-void free_launch(void* p) {
-  delete static_cast<BinaryLaunch*>(p);
-}
 
-Status submit(const KernelFunction& f, uint32_t blocks, aclrtStream stream, std::unique_ptr<BinaryLaunch> l,
-              arunKernelFn trampoline) {
+Status submit(const KernelFunction& f, uint32_t blocks, aclrtStream stream, LaunchPtr l, arunKernelFn trampoline) {
   l->image = f.image;
   l->entry = f.info->entry;
   LaunchAttrs attrs;
@@ -573,17 +593,15 @@ Status launch_with_args_handle(aclrtFuncHandle function, uint32_t blocks, aclrtS
   if (h->function != function)
     return Status(Errc::rt_param_invalid, "argsHandle was initialised for another function than " + kernel_where(*f));
   if (h->finalized == 0) return Status(Errc::rt_param_invalid, "argsHandle is not finalized (aclrtKernelArgsFinalize)");
-  auto l = std::make_unique<BinaryLaunch>();
-  const size_t bytes = h->data_end == 0 ? 8 : h->data_end;
-  l->bytes.reset(new (std::nothrow) unsigned char[bytes]);
-  if (!l->bytes) return Status(Errc::rt_memory_allocation, "no memory for the argument block");
-  std::memcpy(l->bytes.get(), h->data, h->data_end);
+  LaunchPtr l = new_launch(h->data_end);
+  if (!l) return no_launch_memory();
+  std::memcpy(l->bytes(), h->data, h->data_end);
   // Placeholders get the address of their region inside this copy: it travels with the launch.
   for (uint32_t i = 0; i < h->count; ++i) {
     const ArgsSlot& s = h->slots()[i];
     if (s.placeholder == 0) continue;
-    void* where = s.data_size != 0 ? l->bytes.get() + s.data_offset : nullptr;
-    std::memcpy(l->bytes.get() + s.offset, &where, sizeof where);
+    void* where = s.data_size != 0 ? l->bytes() + s.data_offset : nullptr;
+    std::memcpy(l->bytes() + s.offset, &where, sizeof where);
   }
   return submit(*f, blocks, stream, std::move(l), &run_packed);
 }
@@ -603,7 +621,8 @@ Status launch_device_args(aclrtFuncHandle function, uint32_t blocks, const void*
                     "ACL_STREAM_DEVICE_USE_ONLY");
   }
   if (size < f->info->args_bytes) return too_small(*f, size);
-  auto l = std::make_unique<BinaryLaunch>();
+  LaunchPtr l = new_launch(0);
+  if (!l) return no_launch_memory();
   l->dev_args = dev_args;
   l->dev_size = size;
   return submit(*f, blocks, stream, std::move(l), &run_device_args);
@@ -625,13 +644,12 @@ Status launch_host_args(aclrtFuncHandle function, uint32_t blocks, aclrtStream s
                                                 std::to_string(p.dataOffset) + ") lies outside the " +
                                                 std::to_string(size) + "-byte argument block");
   }
-  auto l = std::make_unique<BinaryLaunch>();
-  l->bytes.reset(new (std::nothrow) unsigned char[size]);
-  if (!l->bytes) return Status(Errc::rt_memory_allocation, "no memory for the argument block");
-  std::memcpy(l->bytes.get(), host_args, size);
+  LaunchPtr l = new_launch(size);
+  if (!l) return no_launch_memory();
+  std::memcpy(l->bytes(), host_args, size);
   for (size_t i = 0; i < num_placeholders; ++i) {
-    void* where = l->bytes.get() + placeholders[i].dataOffset;
-    std::memcpy(l->bytes.get() + placeholders[i].addrOffset, &where, sizeof where);
+    void* where = l->bytes() + placeholders[i].dataOffset;
+    std::memcpy(l->bytes() + placeholders[i].addrOffset, &where, sizeof where);
   }
   return submit(*f, blocks, stream, std::move(l), &run_packed);
 }
@@ -644,12 +662,11 @@ Status launch_args_array(const void* func, uint32_t blocks, aclrtStream stream, 
   const KernelInfo& k = *f->info;
   if (args == nullptr && !k.param_sizes.empty())
     return Status(Errc::rt_param_invalid, "args is NULL but " + kernel_where(*f) + " has parameters");
-  auto l = std::make_unique<BinaryLaunch>();
-  l->bytes.reset(new (std::nothrow) unsigned char[k.args_bytes == 0 ? 8 : k.args_bytes]());
-  if (!l->bytes) return Status(Errc::rt_memory_allocation, "no memory for the argument block");
+  LaunchPtr l = new_launch(k.args_bytes);
+  if (!l) return no_launch_memory();
   for (size_t i = 0; i < k.param_sizes.size(); ++i) {
     if (args[i] == nullptr) return Status(Errc::rt_param_invalid, "args[" + std::to_string(i) + "] is NULL");
-    std::memcpy(l->bytes.get() + k.param_offsets[i], args[i], k.param_sizes[i]);
+    std::memcpy(l->bytes() + k.param_offsets[i], args[i], k.param_sizes[i]);
   }
   return submit(*f, blocks, stream, std::move(l), &run_packed);
 }
