@@ -25,3 +25,6 @@ install(FILES ${PROJECT_BINARY_DIR}/ascend-runConfig.cmake ${PROJECT_BINARY_DIR}
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ascend-run.pc.in ${PROJECT_BINARY_DIR}/ascend-run.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ascend-run.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# arun_add_kernel_binary for installed users (included by ascend-runConfig.cmake).
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/ArunKernelBinary.cmake DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/ascend-run)

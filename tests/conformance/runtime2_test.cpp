@@ -605,8 +605,8 @@ TEST_P(Runtime2Test, ModelUnSubscribeUnloadedModelIsInvalidModelId) {
 
 // ------------------------------------------------------------------ aclrtKernelArgs*
 
-// No aclrtFuncHandle can be live in this runtime yet (no aclrtBinaryGetFunction): any non-NULL
-// handle is a dead one.
+// A forged function handle (never returned by aclrtBinaryGetFunction) is a dead one (R4); live
+// handles are tested in kernel_binary_test.cpp.
 aclrtFuncHandle forgedFunction() {
   static int object = 0;
   return &object;

@@ -17,6 +17,7 @@
 
 #include "demo.hpp"
 #include "model_run.hpp"
+#include "kernel_info.hpp"
 #include "trace_replay.hpp"
 
 #include "acl/acl.h"
@@ -51,6 +52,9 @@ int usage(FILE* to) {
                "                         exit code: 0 done, 1 the model, an input or the runtime failed\n"
                "                         (the message names the file and the reason), 2 bad arguments,\n"
                "                         3 a --compare mismatch\n"
+               "  kernel-info FILE       check a kernel binary as aclrtBinaryLoadFromFile does and list its\n"
+               "                         kernels: entry, default blocks, type, argument layout\n"
+               "                         (docs/kernel-binaries.md); exit code 1 if it is not valid\n"
                "  version                show the runtime and ACL interface versions\n"
                "The configuration is FILE, else $ASCEND_RUN_CONFIG, else the installed default.\n");
   return to == stderr ? 2 : 0;
@@ -172,6 +176,10 @@ int main(int argc, char** argv) {
     std::printf("ascend-run %s (ACL interface %d.%d.%d)\n", arunGetVersion(), ACL_MAJOR_VERSION, ACL_MINOR_VERSION,
                 ACL_PATCH_VERSION);
     return 0;
+  }
+  if (cmd == "kernel-info") {
+    if (argc != 3) return usage(stderr);
+    return kernel_info(argv[2]);
   }
   if (cmd == "info") {
     const char* config = nullptr;

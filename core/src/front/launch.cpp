@@ -103,30 +103,4 @@ Status launch_target(aclrtStream stream, LaunchTarget* out) {
   return Status::Ok();
 }
 
-// No function handle can be live yet (see launch.hpp): the lookup a real table would do fails for
-// every handle, as R4 requires for a destroyed or forged one.
-namespace {
-Status find_function(aclrtFuncHandle function) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%p", function);
-  return Status(Errc::rt_invalid_handle, std::string("funcHandle ") + text +
-                                             " is not a live function handle (ascend-run provides no "
-                                             "aclrtBinaryGetFunction yet, so none exists)");
-}
-}  // namespace
-
-Status kernel_args_mem_size(aclrtFuncHandle function, size_t user_args_size, size_t* out) {
-  (void)user_args_size;
-  (void)out;
-  return find_function(function);
-}
-
-Status kernel_args_init_by_user_mem(aclrtFuncHandle function, aclrtArgsHandle args, void* user_host_mem,
-                                    size_t actual_args_size) {
-  (void)args;
-  (void)user_host_mem;
-  (void)actual_args_size;
-  return find_function(function);
-}
-
 }  // namespace arun::rt

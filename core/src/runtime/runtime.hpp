@@ -20,6 +20,7 @@
 #include "runtime/failure_log.hpp"
 #include "runtime/handle_table.hpp"
 #include "runtime/host_registrations.hpp"
+#include "runtime/kernel_binaries.hpp"
 #include "runtime/memory_registry.hpp"
 #include "runtime/model_table.hpp"
 #include "runtime/notify_registry.hpp"
@@ -126,6 +127,8 @@ class Runtime {
   ModelTable& models() { return models_; }
   // ---- notifies (spec part 2, 4.5; core/src/front/notifies.cpp) ----
   NotifyRegistry& notifies() { return notifies_; }
+  // ---- kernel binaries (spec part 2, 4.11; core/src/front/kernel_binaries.cpp) ----
+  KernelBinaryTable& kernel_binaries() { return kernel_binaries_; }
 
  private:
   // The teardown half of finalize(); g_init_mu is held and `rt` is the live instance.
@@ -176,6 +179,7 @@ class Runtime {
   FailureLog failures_;  // forgotten with the runtime at aclFinalize
   ModelTable models_;
   NotifyRegistry notifies_;
+  KernelBinaryTable kernel_binaries_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

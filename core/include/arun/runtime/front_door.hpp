@@ -19,6 +19,7 @@
 #include "arun/runtime/devices.hpp"
 #include "arun/runtime/extensions.hpp"
 #include "arun/runtime/hooks.hpp"
+#include "arun/runtime/kernel_binaries.hpp"
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/lifecycle.hpp"
 #include "arun/runtime/managed_memory.hpp"

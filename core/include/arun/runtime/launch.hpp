@@ -80,17 +80,4 @@ inline void block_fault(arunBlock* block, aclError code, const char* message) {
 // (arun/runtime/overflow.hpp); otherwise nothing happens.
 void block_report_overflow(arunBlock* block);
 
-// ---- aclrtKernelArgs* (argument handles in caller memory)
-//
-// An aclrtFuncHandle comes only from aclrtBinaryGetFunction, which is not declared in our headers
-// yet, so this runtime has no live function handle: every non-NULL one is dead (spec part 2, R4:
-// rt_invalid_handle). These validate the handle and report that; the size formula and the handle
-// initialisation are not reachable until function handles exist.
-
-// aclrtKernelArgsGetMemSize (NULLs checked by the caller): rt_invalid_handle.
-Status kernel_args_mem_size(aclrtFuncHandle function, size_t user_args_size, size_t* out);
-// aclrtKernelArgsInitByUserMem (NULLs and size 0 checked by the caller): rt_invalid_handle.
-Status kernel_args_init_by_user_mem(aclrtFuncHandle function, aclrtArgsHandle args, void* user_host_mem,
-                                    size_t actual_args_size);
-
 }  // namespace arun::rt
