@@ -25,23 +25,51 @@ section "normal build"
 "$root/tools/build.sh" "$base" -DARUN_BUILD_TESTS=ON -DARUN_BUILD_BENCH=ON -DCMAKE_INSTALL_PREFIX="$base/test-prefix"
 run_ctest "$base"
 
+# One conformance run per (setting, configuration), $jobs at a time (the runs mostly wait on the
+# simulated devices, so two share two CPUs well); a failed run prints its output and fails the job.
+#   conformance_matrix VAR "value1 value2 ..." config.toml...
+conformance_matrix() {
+  local var=$1 values=$2 logs status=0 n=0
+  shift 2
+  logs=$(mktemp -d)
+  for value in $values; do
+    for cfg in "$@"; do
+      n=$((n + 1))
+      while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+      (
+        rc=0
+        env "$var=$value" ARUN_CONFORMANCE_CONFIGS="$cfg" "$base/bin/conformance_tests" --gtest_brief=1 \
+          >"$logs/$n.log" 2>&1 || rc=$?
+        echo "$rc" >"$logs/$n.rc"
+      ) &
+      echo "$var=$value $(basename "$cfg")" >"$logs/$n.name"
+    done
+  done
+  wait
+  for i in $(seq 1 "$n"); do
+    if [ "$(cat "$logs/$i.rc")" != "0" ]; then
+      echo "-- FAILED: $(cat "$logs/$i.name")"
+      cat "$logs/$i.log"
+      status=1
+    else
+      echo "-- $(cat "$logs/$i.name"): $(tail -1 "$logs/$i.log")"
+    fi
+  done
+  rm -rf "$logs"
+  return $status
+}
+
 # The suite must hold under every scheduling policy, not only the default: once per policy (the
 # scheduler plugin included), against each backend and the one-AI-core configuration.
 section "conformance under each scheduling policy"
 cfgdir="$base/share/ascend-run/configs"
-for policy in "priority:aging_us=100" fifo round_robin "wrr:weights=4,2,1" fair sjf; do
-  echo "-- ASCEND_RUN_SCHED=$policy"
-  ASCEND_RUN_SCHED=$policy ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/null.toml:$cfgdir/single-core.toml" \
-    "$base/bin/conformance_tests" --gtest_brief=1
-done
+conformance_matrix ASCEND_RUN_SCHED "priority:aging_us=100 fifo round_robin wrr:weights=4,2,1 fair sjf" \
+  "$cfgdir/default.toml" "$cfgdir/null.toml" "$cfgdir/single-core.toml"
 
 # And under each allocator policy beyond the default `direct` (plugin-built, with options).
 section "conformance under each allocator policy"
-for alloc in caching "caching:max_split=40MiB,release_threshold=64MiB,round=1KiB" bins "bins:max_bin=64KiB"; do
-  echo "-- ASCEND_RUN_ALLOC=$alloc"
-  ASCEND_RUN_ALLOC=$alloc ARUN_CONFORMANCE_CONFIGS="$cfgdir/default.toml:$cfgdir/null.toml" \
-    "$base/bin/conformance_tests" --gtest_brief=1
-done
+conformance_matrix ASCEND_RUN_ALLOC "caching caching:max_split=40MiB,release_threshold=64MiB,round=1KiB bins bins:max_bin=64KiB" \
+  "$cfgdir/default.toml" "$cfgdir/null.toml"
 
 if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   section "ASan + UBSan"
