@@ -52,7 +52,7 @@ conformance_matrix() {
       cat "$logs/$i.log"
       status=1
     else
-      echo "-- $(cat "$logs/$i.name"): $(tail -1 "$logs/$i.log")"
+      echo "-- $(cat "$logs/$i.name"): $(grep -m1 "PASSED" "$logs/$i.log" || tail -1 "$logs/$i.log")"
     fi
   done
   rm -rf "$logs"
@@ -80,7 +80,7 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
     run_ctest "$base-asan" -E '^integration'
 
   section "TSan (the concurrent core and the device model)"
-  ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_null arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test" \
+  ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_null arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test hccl_test" \
     "$root/tools/build.sh" "$base-tsan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=thread -DARUN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   "$base-tsan/bin/core_test"
@@ -90,7 +90,8 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   "$base-tsan/bin/profiler_test" --gtest_filter='-*Death*:*DeathTest*'
   "$base-tsan/bin/profiler_collection_test"
   # stress.*: tests/stress (threads x streams x random task mixes), against every backend.
-  run_ctest "$base-tsan" -R '^(conformance|demo|stress|model\.)'
+  # hccl.*: ranks as threads of one process exchanging through the devices (tests/hccl).
+  run_ctest "$base-tsan" -R '^(conformance|demo|stress|model\.|hccl\.(collectives|management|errors)$)'
 fi
 if [ "${ARUN_FUZZ:-1}" != "0" ]; then
   # libFuzzer targets built with clang (-fsanitize=fuzzer plus ASan+UBSan), run from their seed
