@@ -108,6 +108,9 @@ struct Value {
   int64_t i = 0;
   double as_double() const { return is_float ? f : static_cast<double>(i); }
 };
+// One element of dtype `d` at `p` (unaligned), as a Value; complex and sub-byte floats read as 0
+// (operators reject them before reading).
+Value load_value(const void* p, aclDataType d);
 Value scalar_value(const aclScalar& s);
 
 // ---- executors and plans
@@ -198,7 +201,6 @@ aclnnStatus run_phase2(const char* function, void* workspace, uint64_t workspace
 
 // Shape helpers.
 bool contiguous(const aclTensor& t);
-int64_t count(const ops::Shape& s);
 // Whether two views can touch the same bytes, and whether they are the same view.
 bool overlaps(const aclTensor& a, const aclTensor& b);
 bool same_view(const aclTensor& a, const aclTensor& b);

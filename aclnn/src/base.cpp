@@ -153,72 +153,10 @@ std::string dtype_list(const std::vector<aclDataType>& list) {
 }
 
 Value scalar_value(const aclScalar& s) {
-  Value v;
-  auto get = [&](auto tag) {
-    decltype(tag) x;
-    std::memcpy(&x, s.bytes, sizeof x);
-    return x;
-  };
-  switch (s.dtype) {
-    case ACL_FLOAT:
-      v.is_float = true;
-      v.f = get(float{});
-      break;
-    case ACL_DOUBLE:
-      v.is_float = true;
-      v.f = get(double{});
-      break;
-    case ACL_FLOAT16:
-      v.is_float = true;
-      v.f = ops::half_to_float(get(uint16_t{}));
-      break;
-    case ACL_BF16: {
-      const uint32_t bits = static_cast<uint32_t>(get(uint16_t{})) << 16;
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      v.is_float = true;
-      v.f = f;
-      break;
-    }
-    case ACL_INT8:
-      v.i = get(int8_t{});
-      break;
-    case ACL_UINT8:
-      v.i = get(uint8_t{});
-      break;
-    case ACL_INT16:
-      v.i = get(int16_t{});
-      break;
-    case ACL_UINT16:
-      v.i = get(uint16_t{});
-      break;
-    case ACL_INT32:
-      v.i = get(int32_t{});
-      break;
-    case ACL_UINT32:
-      v.i = get(uint32_t{});
-      break;
-    case ACL_INT64:
-      v.i = get(int64_t{});
-      break;
-    case ACL_UINT64:
-      v.i = static_cast<int64_t>(get(uint64_t{}));
-      break;
-    case ACL_BOOL:
-      v.i = s.bytes[0] != 0;
-      break;
-    default:
-      break;  // complex and the 8/6/4-bit floats: operators reject them before reading
-  }
-  return v;
+  return load_value(s.bytes, s.dtype);
 }
 
 // ---- shapes
-int64_t count(const ops::Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
 
 bool contiguous(const aclTensor& t) {
   int64_t expect = 1;

@@ -29,58 +29,6 @@ void write_as(unsigned char* p, T v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-Value load(const unsigned char* p, aclDataType d) {
-  Value v;
-  switch (d) {
-    case ACL_FLOAT:
-      v.is_float = true;
-      v.f = read_as<float>(p);
-      break;
-    case ACL_DOUBLE:
-      v.is_float = true;
-      v.f = read_as<double>(p);
-      break;
-    case ACL_FLOAT16:
-      v.is_float = true;
-      v.f = ops::half_to_float(read_as<uint16_t>(p));
-      break;
-    case ACL_BF16:
-      v.is_float = true;
-      v.f = arun::bf16_to_float(read_as<uint16_t>(p));
-      break;
-    case ACL_INT8:
-      v.i = read_as<int8_t>(p);
-      break;
-    case ACL_UINT8:
-      v.i = read_as<uint8_t>(p);
-      break;
-    case ACL_INT16:
-      v.i = read_as<int16_t>(p);
-      break;
-    case ACL_UINT16:
-      v.i = read_as<uint16_t>(p);
-      break;
-    case ACL_INT32:
-      v.i = read_as<int32_t>(p);
-      break;
-    case ACL_UINT32:
-      v.i = read_as<uint32_t>(p);
-      break;
-    case ACL_INT64:
-      v.i = read_as<int64_t>(p);
-      break;
-    case ACL_UINT64:
-      v.i = static_cast<int64_t>(read_as<uint64_t>(p));
-      break;
-    case ACL_BOOL:
-      v.i = *p != 0;
-      break;
-    default:
-      break;
-  }
-  return v;
-}
-
 // Float -> integer: truncation toward zero, NaN -> 0, saturation at the type's range (spec 5.26).
 template <class I>
 I float_to_int(double f, bool nonfinite_zero) {
@@ -179,7 +127,7 @@ void copy_kernel(arun::Block blk, const CopyParams& p) {
     doff += idx[d] * p.dstride[d];
   }
   for (size_t e = r.first; e < r.last; ++e) {
-    Value v = p.constant ? p.cval : load(src + soff * ses, p.sdt);
+    Value v = p.constant ? p.cval : load_value(src + soff * ses, p.sdt);
     if (p.scaled) {
       if (v.is_float || p.scale.is_float) {
         v.f = v.as_double() * p.scale.as_double();
@@ -253,7 +201,7 @@ struct Phase2 {
 
   Status copy(const CopyStep& c) {
     CopyParams p;
-    p.n = count(c.shape);
+    p.n = ops::numel(c.shape);
     if (p.n == 0) return Status::Ok();
     p.rank = static_cast<int>(c.shape.size());
     std::copy(c.shape.begin(), c.shape.end(), p.dims);
@@ -310,7 +258,7 @@ struct Phase2 {
     ops::Tensor t;
     t.dtype = o.dtype;
     t.shape = o.shape;
-    t.bytes = static_cast<size_t>(count(o.shape)) * aclDataTypeSize(o.dtype);
+    t.bytes = static_cast<size_t>(ops::numel(o.shape)) * aclDataTypeSize(o.dtype);
     if (o.tensor >= 0) {
       const aclTensor& u = ex.tensors[static_cast<size_t>(o.tensor)].desc;
       t.data = static_cast<unsigned char*>(u.data) + u.offset * static_cast<int64_t>(aclDataTypeSize(u.dtype));
@@ -391,7 +339,7 @@ int PlanBuilder::add_output(const aclTensor* t) {
 
 uint64_t PlanBuilder::reserve(aclDataType dtype, const ops::Shape& shape) {
   const uint64_t at = exec_.workspace;
-  const uint64_t bytes = static_cast<uint64_t>(count(shape)) * aclDataTypeSize(dtype);
+  const uint64_t bytes = static_cast<uint64_t>(ops::numel(shape)) * aclDataTypeSize(dtype);
   exec_.workspace += (bytes + kAlign - 1) / kAlign * kAlign;
   return at;
 }
@@ -450,6 +398,59 @@ aclnnStatus run_phase2(const char* function, void* workspace, uint64_t workspace
   } catch (...) {
     return finish_exception(function);
   }
+}
+
+Value load_value(const void* ptr, aclDataType d) {
+  const auto* p = static_cast<const unsigned char*>(ptr);
+  Value v;
+  switch (d) {
+    case ACL_FLOAT:
+      v.is_float = true;
+      v.f = read_as<float>(p);
+      break;
+    case ACL_DOUBLE:
+      v.is_float = true;
+      v.f = read_as<double>(p);
+      break;
+    case ACL_FLOAT16:
+      v.is_float = true;
+      v.f = ops::half_to_float(read_as<uint16_t>(p));
+      break;
+    case ACL_BF16:
+      v.is_float = true;
+      v.f = arun::bf16_to_float(read_as<uint16_t>(p));
+      break;
+    case ACL_INT8:
+      v.i = read_as<int8_t>(p);
+      break;
+    case ACL_UINT8:
+      v.i = read_as<uint8_t>(p);
+      break;
+    case ACL_INT16:
+      v.i = read_as<int16_t>(p);
+      break;
+    case ACL_UINT16:
+      v.i = read_as<uint16_t>(p);
+      break;
+    case ACL_INT32:
+      v.i = read_as<int32_t>(p);
+      break;
+    case ACL_UINT32:
+      v.i = read_as<uint32_t>(p);
+      break;
+    case ACL_INT64:
+      v.i = read_as<int64_t>(p);
+      break;
+    case ACL_UINT64:
+      v.i = static_cast<int64_t>(read_as<uint64_t>(p));
+      break;
+    case ACL_BOOL:
+      v.i = *p != 0;
+      break;
+    default:
+      break;
+  }
+  return v;
 }
 
 }  // namespace arun::aclnn

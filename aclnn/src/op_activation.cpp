@@ -67,7 +67,7 @@ Status plan_unary(const Unary& u, const char* type, ops::Attrs attrs, uint64_t* 
   PlanBuilder b(u.name + 5);
   const int si = b.add_input(u.self);
   const int out = u.inplace ? si : b.add_output(u.out);
-  if (count(u.self->view) > 0) {
+  if (ops::numel(u.self->view) > 0) {
     Staging s(b, out, float_kernel_dtype(u.self->dtype));
     const Operand x = s.input(si);
     const Operand r = s.output();
@@ -142,7 +142,7 @@ Status plan_softmax(const char* name, const aclTensor* self, int64_t dim, aclTen
     s.copy.dst_tensor = oi;
     s.copy.dst_dtype = out->dtype;
     b.add(std::move(s));
-  } else if (count(self->view) > 0) {
+  } else if (ops::numel(self->view) > 0) {
     Staging s(b, oi, float_kernel_dtype(self->dtype));
     const Operand x = s.input(si);
     const Operand r = s.output();
@@ -180,7 +180,7 @@ aclnnStatus abs_neg(const char* name, const aclTensor* self, const aclTensor* ou
     const int si = b.add_input(self);
     const int oi = inplace ? si : b.add_output(out);
     const Value minus_one{false, 0, -1};
-    if (count(self->view) > 0) plan_copy(b, si, oi, false, !neg, neg ? &minus_one : nullptr);
+    if (ops::numel(self->view) > 0) plan_copy(b, si, oi, false, !neg, neg ? &minus_one : nullptr);
     return publish(b, ws, ex);
   });
 }
@@ -191,7 +191,7 @@ Status plan_rsqrt(const Unary& u, uint64_t* ws, aclOpExecutor** ex) {
   PlanBuilder b(u.name + 5);
   const int si = b.add_input(u.self);
   const int oi = u.inplace ? si : b.add_output(u.out);
-  if (count(u.self->view) > 0) {
+  if (ops::numel(u.self->view) > 0) {
     Staging s(b, oi, float_kernel_dtype(u.self->dtype));
     const Operand x = s.input(si);
     const Operand root = s.scratch(u.self->view);
@@ -247,7 +247,7 @@ aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor* self, aclTensor* out, uin
     PlanBuilder b("Silu");
     const int si = b.add_input(self);
     const int oi = b.add_output(out);
-    if (count(self->view) > 0) {
+    if (ops::numel(self->view) > 0) {
       // x * sigmoid(x): the sigmoid goes to the workspace, then the library's Mul.
       Staging s(b, oi, float_kernel_dtype(self->dtype));
       const Operand x = s.input(si);

@@ -127,7 +127,7 @@ Status plan(const Args& a, uint64_t* workspaceSize, aclOpExecutor** executor) {
   const int si = b.add_input(a.self);
   const int oi = scalar ? -1 : b.add_input(a.other);
   const int out = a.inplace ? si : b.add_output(a.out);
-  if (count(shape) > 0) {
+  if (ops::numel(shape) > 0) {
     const aclDataType kdt = kernel_dtype(p, a.kind, a.mode);
     const bool rounding = a.kind == Kind2::DivMod && a.mode != 0;
     Staging s(b, out, kdt, !rounding);

@@ -48,7 +48,7 @@ aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor* self, const aclDataType d
     PlanBuilder b("Cast");
     const int si = b.add_input(self);
     const int oi = b.add_output(out);
-    if (count(self->view) > 0) plan_copy(b, si, oi);
+    if (ops::numel(self->view) > 0) plan_copy(b, si, oi);
     return publish(b, workspaceSize, executor);
   });
 }
@@ -72,7 +72,7 @@ aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor* selfRef, const acl
     }
     PlanBuilder b("InplaceFillScalar");
     const int si = b.add_input(selfRef);
-    if (count(selfRef->view) > 0) {
+    if (ops::numel(selfRef->view) > 0) {
       Step s;
       s.copy.src_const = true;
       s.copy.constant = scalar_value(*value);
@@ -113,7 +113,7 @@ aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor* selfRef, const aclTensor
     PlanBuilder b("InplaceCopy");
     const int di = b.add_input(selfRef);
     const int si = b.add_input(src);
-    if (count(selfRef->view) > 0) plan_copy(b, si, di);
+    if (ops::numel(selfRef->view) > 0) plan_copy(b, si, di);
     return publish(b, workspaceSize, executor);
   });
 }

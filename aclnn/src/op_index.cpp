@@ -82,7 +82,7 @@ aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor* self, int64_t dim,
       return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     PlanBuilder b("IndexSelect");
     const int si = b.add_input(self), ii = b.add_input(index), oi = b.add_output(out);
-    if (count(want) > 0) {
+    if (ops::numel(want) > 0) {
       if (rank == 0) {
         plan_copy(b, si, oi);
       } else {
@@ -107,10 +107,10 @@ aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor* weight, const aclTen
     if (want.size() > static_cast<size_t>(kMaxRank)) return invalid("out would have rank > 8");
     if (out->view != want)
       return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
-    if (weight->view[0] == 0 && count(indices->view) > 0) return invalid("indices into an empty weight");
+    if (weight->view[0] == 0 && ops::numel(indices->view) > 0) return invalid("indices into an empty weight");
     PlanBuilder b("Embedding");
     const int wi = b.add_input(weight), ii = b.add_input(indices), oi = b.add_output(const_cast<aclTensor*>(out));
-    if (count(want) > 0) plan_gather(b, wi, ii, oi, indices->view, 0);
+    if (ops::numel(want) > 0) plan_gather(b, wi, ii, oi, indices->view, 0);
     return publish(b, workspaceSize, executor);
   });
 }

@@ -102,7 +102,7 @@ aclnnStatus mm(const char* name, const aclTensor* self, const aclTensor* mat2, a
       return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     PlanBuilder b("Mm");
     const int ai = b.add_input(self), bi = b.add_input(mat2), oi = b.add_output(out);
-    if (count(want) > 0) ARUN_RETURN_IF_ERROR(plan_gemm(b, ai, bi, -1, oi, 1.0, 0.0, false));
+    if (ops::numel(want) > 0) ARUN_RETURN_IF_ERROR(plan_gemm(b, ai, bi, -1, oi, 1.0, 0.0, false));
     return publish(b, ws, ex);
   });
 }
@@ -142,7 +142,7 @@ aclnnStatus matmul(const char* name, const aclTensor* self, const aclTensor* mat
       return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
     PlanBuilder b(name + 5);
     const int ai = b.add_input(self), bi = b.add_input(mat2), oi = b.add_output(out);
-    if (count(want) > 0) {
+    if (ops::numel(want) > 0) {
       if (self->view.size() == 2 && mat2->view.size() == 2) {
         ARUN_RETURN_IF_ERROR(plan_gemm(b, ai, bi, -1, oi, 1.0, 0.0, false));
       } else {
@@ -193,7 +193,7 @@ aclnnStatus addmm(const char* name, const aclTensor* self, const aclTensor* mat1
     const int si = b.add_input(self), ai = b.add_input(mat1), bi = b.add_input(mat2);
     const int oi = inplace ? si : b.add_output(out);
     // beta == 0: self is not read (NaN there does not propagate), as PyTorch.
-    if (count(mn) > 0) ARUN_RETURN_IF_ERROR(plan_gemm(b, ai, bi, bv == 0.0 ? -1 : si, oi, av, bv, inplace));
+    if (ops::numel(mn) > 0) ARUN_RETURN_IF_ERROR(plan_gemm(b, ai, bi, bv == 0.0 ? -1 : si, oi, av, bv, inplace));
     return publish(b, ws, ex);
   });
 }

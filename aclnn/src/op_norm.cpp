@@ -101,7 +101,7 @@ Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArr
   const int oi = b.add_output(out);
   const int mi = mean != nullptr ? b.add_output(mean) : (b.add_output(nullptr), -1);
   const int ri = rstd != nullptr ? b.add_output(rstd) : (b.add_output(nullptr), -1);
-  if (count(input->view) > 0) {
+  if (ops::numel(input->view) > 0) {
     bool clash = false;
     for (const aclTensor* t : {mean, rstd}) {
       if (t != nullptr && overlaps(*t, *out)) clash = true;

@@ -83,10 +83,10 @@ Status plan_reduce(const char* name, const aclTensor* self, const aclIntArray* d
   PlanBuilder b(name + 5);
   const int si = b.add_input(self), oi = b.add_output(out);
   const bool any = std::find(reduce.begin(), reduce.end(), true) != reduce.end();
-  if (count(want) > 0) {
+  if (ops::numel(want) > 0) {
     if (!any) {
       plan_copy(b, si, oi);  // nothing reduced (0-d self, or no axes with noop): a copy
-    } else if (count(self->view) == 0) {
+    } else if (ops::numel(self->view) == 0) {
       // An empty reduction: 0 for a sum, NaN for a mean.
       Step s;
       s.copy.src_const = true;
@@ -156,7 +156,7 @@ aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor* self, const aclIntArra
     // The source is read through the permuted view of its own storage: one strided copy.
     b.view(si).view = view;
     b.view(si).strides = strides;
-    if (count(view) > 0) plan_copy(b, si, oi);
+    if (ops::numel(view) > 0) plan_copy(b, si, oi);
     return publish(b, workspaceSize, executor);
   });
 }
