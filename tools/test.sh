@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test job: a normal build with every test (unit, conformance against each backend,
-# integration), then the unit and conformance tests again under ASan+UBSan, and the concurrent
-# core under TSan, and a bounded fuzzing pass (tests/fuzz). ARUN_SANITIZERS=0 skips the sanitizer
+# integration) and the conformance suite under every scheduling and allocator policy, then the tests
+# again under ASan+UBSan, the concurrent core under TSan, and a bounded fuzzing pass (tests/fuzz). ARUN_SANITIZERS=0 skips the sanitizer
 # passes, ARUN_FUZZ=0 the fuzzing; ARUN_FUZZ_SECONDS sets each fuzz target's time (default 45).
 set -euo pipefail
 # Plugins are loaded only from files and folders nobody else can write (core/src/plugins): build
@@ -71,17 +71,34 @@ section "conformance under each allocator policy"
 conformance_matrix ASCEND_RUN_ALLOC "caching caching:max_split=40MiB,release_threshold=64MiB,round=1KiB bins bins:max_bin=64KiB" \
   "$cfgdir/default.toml" "$cfgdir/null.toml"
 
+# The sanitizer passes and the fuzzers are built with clang at -O1 with line tables: clang compiles an
+# instrumented file about twice as fast as gcc, and one ASan+UBSan build serves both the tests and
+# the libFuzzer targets (tests/fuzz). The test programs themselves are compiled at -O0.
+sanitizer_build() {  # build_dir sanitizers [cmake args...]
+  local dir=$1 sanitize=$2
+  shift 2
+  CC=clang CXX=clang++ "$root/tools/build.sh" "$dir" -DCMAKE_BUILD_TYPE=None -DARUN_SANITIZE="$sanitize" \
+    -DCMAKE_C_FLAGS="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
+    -DARUN_TEST_COMPILE_OPTIONS=-O0 -DARUN_BUILD_TESTS=ON -DARUN_BUILD_BENCH=OFF "$@"
+}
+fuzz=OFF
+[ "${ARUN_FUZZ:-1}" != "0" ] && fuzz=ON
+if [ "${ARUN_SANITIZERS:-1}" != "0" ] || [ "$fuzz" = ON ]; then
+  # ARUN_BUILD_FUZZERS adds libFuzzer's coverage instrumentation to every library (and needs ASan).
+  section "ASan + UBSan build (clang)"
+  sanitizer_build "$base-asan" address,undefined -DARUN_BUILD_FUZZERS=$fuzz \
+    -DCMAKE_INSTALL_PREFIX="$base-asan/test-prefix"
+  [ "$fuzz" = ON ] && cmake --build "$base-asan" -j"$jobs" --target arun_fuzzers
+fi
 if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
-  section "ASan + UBSan"
-  "$root/tools/build.sh" "$base-asan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=address,undefined -DARUN_BUILD_BENCH=OFF \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_INSTALL_PREFIX="$base-asan/test-prefix"
+  section "ASan + UBSan tests"
   # Death tests fork; the simulated device reserves large address ranges, which ASan must allow.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_ctest "$base-asan" -E '^integration'
 
   section "TSan (the concurrent core and the device model)"
   ARUN_TARGETS="core_test ascend_device_test conformance_tests model_conformance_tests arun_device_null arun_device_ascend arun_configs ascend-run api_stress_test profiler_test profiler_collection_test hccl_test" \
-    "$root/tools/build.sh" "$base-tsan" -DARUN_BUILD_TESTS=ON -DARUN_SANITIZE=thread -DARUN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+    sanitizer_build "$base-tsan" thread
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   "$base-tsan/bin/core_test"
   # Death tests fork a multi-threaded process, which TSan cannot follow: they run in the other passes.
@@ -93,17 +110,11 @@ if [ "${ARUN_SANITIZERS:-1}" != "0" ]; then
   # hccl.*: ranks as threads of one process exchanging through the devices (tests/hccl).
   run_ctest "$base-tsan" -R '^(conformance|demo|stress|model\.|hccl\.(collectives|management|errors)$)'
 fi
-if [ "${ARUN_FUZZ:-1}" != "0" ]; then
-  # libFuzzer targets built with clang (-fsanitize=fuzzer plus ASan+UBSan), run from their seed
-  # corpus (tests/fuzz/<target>/corpus) for a bounded time each, two at a time; any crash, leak,
-  # timeout or sanitizer report fails the job and leaves the input in $fuzz/artifacts.
+if [ "$fuzz" = ON ]; then
+  # Each libFuzzer target runs from its seed corpus (tests/fuzz/<target>/corpus) for a bounded time,
+  # two at a time; any crash, leak, timeout or sanitizer report fails the job and leaves the input
+  # in <build>/fuzz-corpus/artifacts.
   section "fuzzing"
-  fuzz=$base-fuzz
-  # -O1 and line tables only: quicker to build, still symbolised reports.
-  CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
-    -DCMAKE_C_FLAGS="-O1 -gline-tables-only" -DARUN_BUILD_FUZZERS=ON -DARUN_BUILD_TESTS=OFF -DARUN_BUILD_BENCH=OFF \
-    >/dev/null
-  cmake --build "$fuzz" -j"$jobs" --target arun_fuzzers
-  "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${ARUN_FUZZ_SECONDS:-45}"
+  "$root/tests/fuzz/run_fuzzers.sh" "$base-asan" "${ARUN_FUZZ_SECONDS:-45}"
 fi
 section "all tests passed"

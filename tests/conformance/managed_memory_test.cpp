@@ -18,12 +18,12 @@ namespace {
 
 // CANN's window. The sanitizers' shadow memory covers that range, so there the runtime puts the
 // window elsewhere (and under ThreadSanitizer, whose shadow leaves no 3 TiB hole, makes it smaller).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ARUN_TEST_ASAN) || defined(ARUN_TEST_TSAN)
 constexpr bool kWindowAtCannAddress = false;
 #else
 constexpr bool kWindowAtCannAddress = true;
 #endif
-#if defined(__SANITIZE_THREAD__)
+#if defined(ARUN_TEST_TSAN)
 constexpr bool kWholeWindowFits = false;
 #else
 constexpr bool kWholeWindowFits = true;
@@ -420,7 +420,7 @@ TEST_P(ManagedMemoryTest, PrefetchRules) {
   size_t oddSizes[2] = {kPage2M, 4096};
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemManagedPrefetchBatchAsync(ptrs, oddSizes, 2, locs, idx, 2, 0, s));
   aclrtMemManagedLocation badLocs[2] = {loc(ACL_MEM_LOCATIONTYPE_HOST),
-                                        loc(static_cast<aclrtMemManagedLocationType>(9))};
+                                        loc(static_cast<aclrtMemManagedLocationType>(7))};
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemManagedPrefetchBatchAsync(ptrs, sizes, 2, badLocs, idx, 2, 0, s));
   ASSERT_ACL_OK(aclrtMemManagedPrefetchBatchAsync(ptrs, sizes, 2, locs, idx, 2, 0, s));
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));

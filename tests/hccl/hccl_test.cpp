@@ -2,6 +2,7 @@
 // process, one simulated device each) against host references, in-place and out-of-place, odd and
 // zero counts; argument errors; a missing rank, a late rank and mismatched ranks fail, not hang.
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include <atomic>
 #include <bit>
@@ -29,8 +30,14 @@ class AclEnv : public ::testing::Environment {
 
 // ---- host encodings of small integers, independent of the library's conversions --------------
 
+// Exact for the normal values these tests use (small integers): sign, biased exponent, 10-bit fraction.
 uint16_t to_fp16(double v) {
-  return std::bit_cast<uint16_t>(static_cast<_Float16>(v));
+  if (v == 0) return 0;
+  const uint16_t sign = v < 0 ? 0x8000 : 0;
+  int e = 0;
+  const double m = std::frexp(std::fabs(v), &e);  // |v| = m * 2^e, m in [0.5, 1)
+  const auto fraction = static_cast<uint16_t>(std::lround((m * 2 - 1) * 1024));
+  return static_cast<uint16_t>(sign | ((e - 1 + 15) << 10) | fraction);
 }
 uint16_t to_bf16(double v) {
   return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(v)) >> 16);

@@ -29,7 +29,8 @@ extern "C" {
 #endif
 
 /* Deprecation markers, usable on functions and on single enumerators. */
-#if defined(__GNUC__) && (__GNUC__ >= 6)
+/* clang reports __GNUC__ 4 but has both forms. */
+#if defined(__clang__) || (defined(__GNUC__) && (__GNUC__ >= 6))
 #define ACL_DEPRECATED __attribute__((deprecated))
 #define ACL_DEPRECATED_MESSAGE(message) __attribute__((deprecated(message)))
 #elif defined(_MSC_VER)

@@ -85,6 +85,14 @@ const PluginDescriptor kDescriptor{
 
 }  // namespace
 
+// clang's ASan pads instrumented globals and counts the padding in the symbol's size; the loader
+// must see these symbols' sizes as written.
+#if defined(__clang__)
+#define AS_WRITTEN __attribute__((no_sanitize("address")))
+#else
+#define AS_WRITTEN
+#endif
+
 #if defined(BROKEN_DESCRIPTOR_FUNCTION)
 // The descriptor symbol is a function, not the data object ARUN_DECLARE_PLUGIN makes.
 extern "C" __attribute__((visibility("default"))) const void* arun_plugin_descriptor() {
@@ -92,10 +100,10 @@ extern "C" __attribute__((visibility("default"))) const void* arun_plugin_descri
 }
 #elif defined(BROKEN_DESCRIPTOR_WRONG_SIZE)
 // Data, but not a pointer's size.
-extern "C" __attribute__((visibility("default"))) const uint32_t arun_plugin_descriptor = 0x4e555241u;
+extern "C" __attribute__((visibility("default"))) AS_WRITTEN const uint32_t arun_plugin_descriptor = 0x4e555241u;
 #elif defined(BROKEN_DESCRIPTOR_NULL)
 // A pointer, but null.
-extern "C" __attribute__((visibility("default"))) const void* const arun_plugin_descriptor = nullptr;
+extern "C" __attribute__((visibility("default"))) AS_WRITTEN const void* const arun_plugin_descriptor = nullptr;
 extern "C" __attribute__((visibility("default"))) const void* arun_keep_descriptor = &kDescriptor;
 #elif !defined(BROKEN_NO_DESCRIPTOR)
 ARUN_DECLARE_PLUGIN(kDescriptor)

@@ -66,6 +66,8 @@ inline double load(const unsigned char* p, aclDataType d) {
       std::memcpy(&v, p, 2);
       return bf16_to_float(v);
     }
+    // Integers through int64, then modulo: a double outside the target type's range may not be
+    // converted to it directly.
     case ACL_INT8:
       return static_cast<int8_t>(*p);
     case ACL_UINT8:
@@ -122,22 +124,24 @@ inline void store(unsigned char* p, aclDataType d, double x) {
       std::memcpy(p, &v, 2);
       break;
     }
+    // Integers through int64, then modulo: a double outside the target type's range may not be
+    // converted to it directly.
     case ACL_INT8:
-      *p = static_cast<unsigned char>(static_cast<int8_t>(x));
+      *p = static_cast<unsigned char>(static_cast<int64_t>(x));
       break;
     case ACL_UINT8:
-      *p = static_cast<unsigned char>(x);
+      *p = static_cast<unsigned char>(static_cast<int64_t>(x));
       break;
     case ACL_BOOL:
       *p = x != 0;
       break;
     case ACL_INT16: {
-      int16_t v = static_cast<int16_t>(x);
+      int16_t v = static_cast<int16_t>(static_cast<int64_t>(x));
       std::memcpy(p, &v, 2);
       break;
     }
     case ACL_INT32: {
-      int32_t v = static_cast<int32_t>(x);
+      int32_t v = static_cast<int32_t>(static_cast<int64_t>(x));
       std::memcpy(p, &v, 4);
       break;
     }
@@ -147,12 +151,12 @@ inline void store(unsigned char* p, aclDataType d, double x) {
       break;
     }
     case ACL_UINT16: {
-      uint16_t v = static_cast<uint16_t>(x);
+      uint16_t v = static_cast<uint16_t>(static_cast<int64_t>(x));
       std::memcpy(p, &v, 2);
       break;
     }
     case ACL_UINT32: {
-      uint32_t v = static_cast<uint32_t>(x);
+      uint32_t v = static_cast<uint32_t>(static_cast<int64_t>(x));
       std::memcpy(p, &v, 4);
       break;
     }

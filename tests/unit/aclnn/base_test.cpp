@@ -63,7 +63,7 @@ TEST(AclnnBase, TensorCreateAndGetters) {
   EXPECT_EQ(aclCreateTensor(nullptr, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage.data(), 1, &dummy), nullptr);
   EXPECT_EQ(aclCreateTensor(view.data(), 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 1, &dummy), nullptr);
   EXPECT_EQ(
-      aclCreateTensor(view.data(), 2, static_cast<aclDataType>(99), nullptr, 0, ACL_FORMAT_ND, nullptr, 0, &dummy),
+      aclCreateTensor(view.data(), 2, static_cast<aclDataType>(60), nullptr, 0, ACL_FORMAT_ND, nullptr, 0, &dummy),
       nullptr);
 }
 

@@ -31,8 +31,9 @@ aclError arun_kernel_cpp_user(aclrtStream s, float* x, float* y, int* out) {
   if (rc != ACL_SUCCESS) return rc;
   rc = arun::launch(s, 2, Functor{7}, out);
   if (rc != ACL_SUCCESS) return rc;
-  const int offset = 3;
-  rc = arun::launch(s, 1, [offset](arun::Block b, int* p) { b.at(p) = offset; }, out);
+  int offset = 3;  // not const: a constant would need no capture
+  rc = arun::launch(
+      s, 1, [offset](arun::Block b, int* p) { b.at(p) = offset; }, out);
   if (rc != ACL_SUCCESS) return rc;
   return arun::launch(s, 4, takes_const_ref, std::vector<int>{1, 2, 3}, std::string("t"), out);
 }
