@@ -1,5 +1,7 @@
 #include "runtime/runtime.hpp"
 
+#include "runtime/ipc_broker.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -405,6 +407,8 @@ void Runtime::expose_visible_devices() {
 }
 
 void Runtime::teardown(LeakReport* leaks) {
+  // Exports die with the runtime: no importer reaches this runtime's memory from here on.
+  IpcBroker::instance().reset();
   models_.abandon_all();  // models still loaded die with the runtime; their handles are released below
   // Contexts first (drains and releases their streams), then devices, then plugins. Callbacks whose
   // thread still subscribes are dropped first: nobody is left to process them once we finalize.

@@ -1,5 +1,6 @@
 #include "runtime/virtual_memory.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -112,6 +113,7 @@ Status VirtualMemory::release(uint64_t base) {
     const Reservation* in = find_reservation(base);
     return param_invalid(hex(base) + (in ? " is inside a reservation but not its start" : " is not a reservation"));
   }
+  if (it->second.internal) return param_invalid(hex(base) + " is imported memory: aclrtIpcMemClose releases it");
   if (!it->second.mappings.empty()) {
     return param_invalid("the reservation at " + hex(base) + " still has " +
                          std::to_string(it->second.mappings.size()) + " mapping(s); aclrtUnmapMem them first");
@@ -185,7 +187,9 @@ Status VirtualMemory::map(uint64_t addr, uint64_t size, uint64_t handle, bool ac
                          std::to_string(phys.size) + " bytes (a mapping maps a whole allocation)");
   }
   Reservation* r = find_reservation(addr);
-  if (r == nullptr) return param_invalid(hex(addr) + " is not inside a reserved range (aclrtReserveMemAddress)");
+  if (r == nullptr || r->internal) {
+    return param_invalid(hex(addr) + " is not inside a reserved range (aclrtReserveMemAddress)");
+  }
   auto base_it = reservations_.upper_bound(addr);
   const uint64_t base = std::prev(base_it)->first;
   const uint64_t offset = addr - base;
@@ -245,6 +249,7 @@ Status VirtualMemory::unmap(uint64_t addr) {
   std::shared_ptr<Physical> last;  // destroyed after the lock is released
   std::unique_lock lock(mu_);
   Reservation* r = find_reservation(addr);
+  if (r != nullptr && r->internal) r = nullptr;
   auto it = r ? r->mappings.find(addr) : decltype(r->mappings.end()){};
   if (r == nullptr || it == r->mappings.end()) {
     return param_invalid("no mapping starts at " + hex(addr) +
@@ -264,7 +269,8 @@ Status VirtualMemory::unmap(uint64_t addr) {
 Status VirtualMemory::retain(uint64_t addr, uint64_t* handle) {
   std::unique_lock lock(mu_);
   Reservation* r = find_reservation(addr);
-  if (r == nullptr || r->mappings.count(addr) == 0) return param_invalid("no mapping starts at " + hex(addr));
+  if (r == nullptr || r->internal || r->mappings.count(addr) == 0)
+    return param_invalid("no mapping starts at " + hex(addr));
   const Mapping& m = r->mappings.at(addr);
   // A handle the program had freed while mapped comes back to life with this one reference.
   auto [it, fresh] = handles_.emplace(m.handle, m.phys);
@@ -292,6 +298,7 @@ std::vector<std::map<uint64_t, VirtualMemory::Mapping>::iterator> VirtualMemory:
 Status VirtualMemory::set_access(uint64_t addr, uint64_t size, const std::vector<int32_t>& grants) {
   std::unique_lock lock(mu_);
   Reservation* r = find_reservation(addr);
+  if (r != nullptr && r->internal) r = nullptr;
   auto tiles = r ? tiling(*r, addr, size) : decltype(tiling(*r, addr, size)){};
   if (tiles.empty()) {
     return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) +
@@ -371,6 +378,73 @@ bool VirtualMemory::lookup(uint64_t addr, uint64_t bytes, Lookup* out) const {
   for (; it != r->mappings.end() && it->first == at && at < end; ++it) at += it->second.size;
   out->whole = at >= end;
   return true;
+}
+
+Status VirtualMemory::map_shared(int fd, uint64_t fd_offset, uint64_t size, uint64_t skip, int32_t device,
+                                 uint64_t* addr) {
+  if (device < 0 || device >= 64) return param_invalid("device " + std::to_string(device) + " cannot map memory");
+  // The object is mapped from the page holding fd_offset; the reservation covers exactly the
+  // shared bytes and what precedes them on that page, the mapping only the shared bytes.
+  const uint64_t page = page_size();
+  const uint64_t map_offset = fd_offset / page * page;
+  const uint64_t lead = fd_offset - map_offset;
+  if (size == 0 || skip > size || size > (uint64_t{1} << 46)) return param_invalid("bad shared range");
+  const uint64_t span = align_up(lead + size, page);
+  void* user = map_aligned_hole(span, page);
+  if (user == nullptr) {
+    return Status(Errc::rt_memory_allocation, std::string("cannot reserve address space: ") + std::strerror(errno));
+  }
+  void* shadow = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(map_offset));
+  if (shadow == MAP_FAILED) {
+    const int err = errno;
+    ::munmap(user, span);
+    return Status(Errc::rt_memory_allocation, std::string("cannot map shared memory: ") + std::strerror(err));
+  }
+  const uint64_t base = reinterpret_cast<uint64_t>(user);
+  std::unique_lock lock(mu_);
+  Reservation& r = reservations_[base];
+  r.size = lead + size;
+  r.span = span;
+  r.shadow = static_cast<unsigned char*>(shadow);
+  r.internal = true;
+  Mapping m;
+  m.size = size;
+  m.phys = std::make_shared<Physical>();  // the mapping holds the object; nothing to give back
+  m.phys->size = size;
+  m.phys->origin.device = device;
+  m.phys->mappings = 1;
+  m.fd_offset = fd_offset;
+  m.device_access = uint64_t{1} << device;
+  r.mappings.emplace(base + lead, std::move(m));
+  *addr = base + lead + skip;
+  return Status::Ok();
+}
+
+Status VirtualMemory::unmap_shared(uint64_t addr) {
+  std::shared_ptr<Physical> last;
+  std::unique_lock lock(mu_);
+  const Reservation* r = find_reservation(addr);
+  if (r == nullptr || !r->internal) return param_invalid(hex(addr) + " is not imported memory");
+  auto it = std::prev(reservations_.upper_bound(addr));
+  ::munmap(it->second.shadow, it->second.span);
+  ::munmap(reinterpret_cast<void*>(it->first), it->second.span);
+  for (auto& [a, m] : it->second.mappings) last = std::move(m.phys);
+  reservations_.erase(it);
+  lock.unlock();
+  return Status::Ok();
+}
+
+Status VirtualMemory::share_physical(uint64_t handle, int* fd, uint64_t* size, aclrtPhysicalMemProp* prop) const {
+  std::shared_lock lock(mu_);
+  auto it = handles_.find(handle);
+  if (it == handles_.end())
+    return Status(Errc::rt_invalid_handle, "physical memory handle " + hex(handle) + " is not live");
+  const int f = ::fcntl(it->second->fd, F_DUPFD_CLOEXEC, 0);
+  if (f < 0) return Status(Errc::rt_internal_error, std::string("cannot share the memory: ") + std::strerror(errno));
+  *fd = f;
+  *size = it->second->size;
+  *prop = it->second->prop;
+  return Status::Ok();
 }
 
 void VirtualMemory::clear() {

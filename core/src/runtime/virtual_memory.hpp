@@ -87,6 +87,16 @@ class VirtualMemory {
   };
   bool lookup(uint64_t addr, uint64_t bytes, Lookup* out) const;
 
+  // Memory of another process (IPC imports): maps [fd_offset, fd_offset + size) of `fd` (not
+  // taken) in a reservation of its own, with read/write access for `device`, and returns the
+  // address of the byte at fd_offset + skip. The program cannot release or unmap it; unmap_shared
+  // does, given any address inside.
+  Status map_shared(int fd, uint64_t fd_offset, uint64_t size, uint64_t skip, int32_t device, uint64_t* addr);
+  Status unmap_shared(uint64_t addr);
+  // A duplicate of a live physical allocation's descriptor (the caller closes it), with its
+  // properties and size (aclrtMemExportToShareableHandle).
+  Status share_physical(uint64_t handle, int* fd, uint64_t* size, aclrtPhysicalMemProp* prop) const;
+
   // Unmaps and releases everything (runtime teardown).
   void clear();
 
@@ -108,6 +118,7 @@ class VirtualMemory {
     uint64_t size = 0;
     uint64_t handle = 0;
     std::shared_ptr<Physical> phys;
+    uint64_t fd_offset = 0;      // where the mapping starts in the object (IPC imports)
     uint64_t device_access = 0;  // bit per device id
     bool host_access = false;
   };
@@ -115,6 +126,7 @@ class VirtualMemory {
     uint64_t size = 0;  // bytes the program asked for
     uint64_t span = 0;  // bytes mapped (size rounded up to the host page)
     unsigned char* shadow = nullptr;
+    bool internal = false;                 // made by map_shared: not the program's to release
     std::map<uint64_t, Mapping> mappings;  // by address
   };
 

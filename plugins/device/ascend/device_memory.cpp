@@ -1,5 +1,6 @@
 #include "device_memory.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -196,6 +197,20 @@ void DeviceMemory::release_physical(uint64_t id) {
   if (it == physical_.end()) return;  // already dropped by release_all (the device closed)
   allocator_.release(it->first, it->second);
   physical_.erase(it);
+}
+
+Status DeviceMemory::export_range(DevAddr addr, uint64_t bytes, int* fd, uint64_t* offset) {
+  if (map(addr, bytes) == nullptr || bytes == 0) {
+    return Status(Errc::rt_param_invalid, label_ + ": the range is not inside one live allocation");
+  }
+  const int f = ::fcntl(space_.fd(), F_DUPFD_CLOEXEC, 0);
+  if (f < 0) {
+    const int err = errno;
+    return Status(Errc::rt_internal_error, label_ + ": cannot share device memory: " + std::strerror(err));
+  }
+  *fd = f;
+  *offset = space_.offset_of(addr);
+  return Status::Ok();
 }
 
 void DeviceMemory::release_all() {

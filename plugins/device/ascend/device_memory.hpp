@@ -65,6 +65,7 @@ class DeviceMemory final : public plugin::PhysicalMemorySource {
 
   Status create_physical(uint64_t bytes, plugin::PageKind page, int* fd, uint64_t* id) override;
   void release_physical(uint64_t id) override;
+  Status export_range(plugin::DevAddr addr, uint64_t bytes, int* fd, uint64_t* offset) override;
 
   // How many bytes a request occupies and at what alignment, for the page class actually used.
   struct Placement {

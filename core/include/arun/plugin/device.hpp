@@ -122,6 +122,11 @@ class PhysicalMemorySource {
   virtual Status create_physical(uint64_t bytes, PageKind page, int* fd, uint64_t* id) = 0;
   // Gives the memory of `id` back to the device (after the last user of the object is gone).
   virtual void release_physical(uint64_t id) = 0;
+  // Shares device memory with another process (aclrtIpcMemGetExportKey): a descriptor of an
+  // object holding [addr, addr + bytes) of one live allocation at `*offset` (the caller owns the
+  // descriptor). Errc::rt_param_invalid when the range is not inside one live allocation;
+  // Errc::rt_feature_not_support when the device's memory cannot be shared.
+  virtual Status export_range(DevAddr addr, uint64_t bytes, int* fd, uint64_t* offset) = 0;
 
  protected:
   ~PhysicalMemorySource() = default;
