@@ -16,6 +16,10 @@
 namespace conformance {
 namespace {
 
+// Layouts are ABI (spec part 2, section 2: sizes on LP64).
+static_assert(sizeof(aclrtPhysicalMemProp) == 32, "aclrtPhysicalMemProp layout");
+static_assert(sizeof(aclrtMemAccessDesc) == 24, "aclrtMemAccessDesc layout");
+
 constexpr size_t k2M = 2u << 20;
 constexpr uint64_t kTiB = uint64_t{1} << 40;
 

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -34,6 +35,9 @@ std::string hex(uint64_t v) {
 // Handles are never reused, not even by a later runtime (aclFinalize + aclInit): a stale one is
 // an unknown handle, never someone else's memory.
 std::atomic<uint64_t> g_next_handle{0x5a0000000010ull};
+// Reservations alive in the process: every copy classifies its host pointers and every device
+// translation of an address not its own asks here, so with none the answer needs no lock.
+std::atomic<int64_t> g_reservations{0};
 
 Status param_invalid(const std::string& what) {
   return Status(Errc::rt_param_invalid, what);
@@ -99,6 +103,7 @@ Status VirtualMemory::reserve(uint64_t size, uint64_t expect, uint64_t alignment
   }
   std::unique_lock lock(mu_);
   Reservation& r = reservations_[reinterpret_cast<uint64_t>(user)];
+  g_reservations.fetch_add(1, std::memory_order_relaxed);
   r.size = size;
   r.span = span;
   r.shadow = static_cast<unsigned char*>(shadow);
@@ -121,6 +126,7 @@ Status VirtualMemory::release(uint64_t base) {
   ::munmap(it->second.shadow, it->second.span);
   ::munmap(reinterpret_cast<void*>(base), it->second.span);
   reservations_.erase(it);
+  g_reservations.fetch_sub(1, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -336,7 +342,7 @@ Status VirtualMemory::get_access(uint64_t addr, int32_t who, uint64_t* flags) co
 }
 
 void* VirtualMemory::device_view(int32_t device, uint64_t addr, uint64_t bytes) const {
-  if (device < 0 || device >= 64) return nullptr;
+  if (device < 0 || device >= 64 || g_reservations.load(std::memory_order_relaxed) == 0) return nullptr;
   std::shared_lock lock(mu_);
   if (reservations_.empty()) return nullptr;
   auto rit = reservations_.upper_bound(addr);
@@ -360,6 +366,7 @@ void* VirtualMemory::device_view(int32_t device, uint64_t addr, uint64_t bytes) 
 }
 
 bool VirtualMemory::lookup(uint64_t addr, uint64_t bytes, Lookup* out) const {
+  if (g_reservations.load(std::memory_order_relaxed) == 0) return false;
   std::shared_lock lock(mu_);
   if (reservations_.empty()) return false;
   const Reservation* r = find_reservation(addr);
@@ -403,6 +410,7 @@ Status VirtualMemory::map_shared(int fd, uint64_t fd_offset, uint64_t size, uint
   const uint64_t base = reinterpret_cast<uint64_t>(user);
   std::unique_lock lock(mu_);
   Reservation& r = reservations_[base];
+  g_reservations.fetch_add(1, std::memory_order_relaxed);
   r.size = lead + size;
   r.span = span;
   r.shadow = static_cast<unsigned char*>(shadow);
@@ -430,6 +438,7 @@ Status VirtualMemory::unmap_shared(uint64_t addr) {
   ::munmap(reinterpret_cast<void*>(it->first), it->second.span);
   for (auto& [a, m] : it->second.mappings) last = std::move(m.phys);
   reservations_.erase(it);
+  g_reservations.fetch_sub(1, std::memory_order_relaxed);
   lock.unlock();
   return Status::Ok();
 }
@@ -455,6 +464,7 @@ void VirtualMemory::clear() {
     ::munmap(r.shadow, r.span);
     ::munmap(reinterpret_cast<void*>(base), r.span);
   }
+  g_reservations.fetch_sub(static_cast<int64_t>(reservations_.size()), std::memory_order_relaxed);
   reservations_.clear();
   for (auto& [h, p] : handles_) dead.push_back(std::move(p));
   handles_.clear();
