@@ -87,7 +87,10 @@ class IpcMemoryTest : public AclDeviceTest {
     const std::vector<uint8_t> data = ipcPattern(size, seed);
     EXPECT_ACL_OK(aclrtMemcpy(*dev, size, data.data(), size, ACL_MEMCPY_HOST_TO_DEVICE));
     const aclError e = aclrtIpcMemGetExportKey(*dev, size, key, 65, flags);
-    if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return false;
+    if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) {
+      EXPECT_ACL_OK(aclrtFree(*dev));
+      return false;
+    }
     EXPECT_ACL_OK(e);
     return e == ACL_SUCCESS;
   }

@@ -96,12 +96,11 @@ TEST_P(VirtualMemoryTest, GranularityAndPropertyRules) {
   const struct {
     aclrtMemAttr attr;
     size_t minimum, recommended;
-  } kinds[] = {{ACL_MEM_NORMAL, 4096, k2M},          {ACL_MEM_HUGE, k2M, k2M},
-               {ACL_MEM_HUGE1G, 1u << 30, 1u << 30}, {ACL_HBM_MEM_NORMAL, 4096, k2M},
-               {ACL_MEM_P2P_HUGE, k2M, k2M},         {ACL_HBM_MEM_P2P_HUGE1G, 1u << 30, 1u << 30}};
+  } kinds[] = {{ACL_MEM_NORMAL, 4096, k2M},     {ACL_MEM_HUGE, k2M, k2M},     {ACL_MEM_HUGE1G, 1u << 30, 1u << 30},
+               {ACL_HBM_MEM_NORMAL, 4096, k2M}, {ACL_MEM_P2P_HUGE, k2M, k2M}, {ACL_HBM_MEM_HUGE1G, 1u << 30, 1u << 30}};
   for (const auto& k : kinds) {
     p = devProp(0, k.attr);
-    ASSERT_ACL_OK(aclrtMemGetAllocationGranularity(&p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+    ASSERT_ACL_OK(aclrtMemGetAllocationGranularity(&p, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g)) << k.attr;
     EXPECT_EQ(k.minimum, g) << "memAttr " << k.attr;
     ASSERT_ACL_OK(aclrtMemGetAllocationGranularity(&p, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &g));
     EXPECT_EQ(k.recommended, g) << "memAttr " << k.attr;
@@ -133,6 +132,8 @@ TEST_P(VirtualMemoryTest, GranularityAndPropertyRules) {
   bad(devProp(0, ACL_DDR_MEM), "ACL_DDR_MEM");
   bad(devProp(0, ACL_HBM_MEM), "ACL_HBM_MEM");
   bad(devProp(0, ACL_HBM_MEM_P2P_HUGE), "ACL_HBM_MEM_P2P_HUGE");
+  bad(devProp(0, ACL_HBM_MEM_P2P_NORMAL), "ACL_HBM_MEM_P2P_NORMAL");
+  bad(devProp(0, ACL_HBM_MEM_P2P_HUGE1G), "ACL_HBM_MEM_P2P_HUGE1G");
   p = hostProp();
   p.memAttr = ACL_MEM_HUGE1G;
   bad(p, "1 GiB pages on the host");
