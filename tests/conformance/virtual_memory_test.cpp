@@ -202,6 +202,9 @@ TEST_P(VirtualMemoryTest, MallocPhysicalRules) {
   p = hostProp();
   p.location.type = ACL_MEM_LOCATION_TYPE_HOST_NUMA;
   EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtMallocPhysical(&h, k2M, &p, 0));
+  p = hostProp();
+  EXPECT_ACL(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtMallocPhysical(&h, size_t{1} << 62, &p, 0))
+      << "more than the host has: refused, not promised";
 
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtFreePhysical(nullptr));
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtFreePhysical(reinterpret_cast<aclrtDrvMemHandle>(0x1234)));

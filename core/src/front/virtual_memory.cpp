@@ -123,6 +123,13 @@ Status malloc_physical(aclrtDrvMemHandle* handle, uint64_t size, const aclrtPhys
     origin.source_id = source_id;
     origin.on_release = [slot] { slot->release(); };
   } else {
+    // A memfd of any size is only a number until touched: refuse what the host could never hold.
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && size / static_cast<uint64_t>(page) > static_cast<uint64_t>(pages)) {
+      return Status(Errc::rt_memory_allocation,
+                    "host physical memory of " + std::to_string(size) + " bytes exceeds the host's memory");
+    }
     fd = ::memfd_create("arun-host-physical", MFD_CLOEXEC);
     if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
       const int err = errno;
