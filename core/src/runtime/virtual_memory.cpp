@@ -262,8 +262,12 @@ Status VirtualMemory::unmap(uint64_t addr) {
                          (r ? " (a mapping is unmapped whole, from its start)" : ""));
   }
   const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
-  // A hole that reads as nothing; the user range is a hole again too (host access ends).
-  map_hole(r->shadow + (addr - base), it->second.size, true);
+  // The shadow gets scratch pages, not a hole: a copy or kernel still running on the range (which
+  // the program must not do) then writes into nothing instead of crashing a unit thread. Devices
+  // no longer reach the range either way (no mapping, no access). The user range is a hole again
+  // (host access ends).
+  ::mmap(r->shadow + (addr - base), it->second.size, PROT_READ | PROT_WRITE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
   if (it->second.host_access) map_hole(reinterpret_cast<void*>(addr), it->second.size, true);
   --it->second.phys->mappings;
   last = std::move(it->second.phys);
