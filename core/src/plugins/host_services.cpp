@@ -9,6 +9,7 @@ namespace {
 
 std::atomic<MemoryLiveCheck> g_live_check{nullptr};
 std::atomic<HostMappedCheck> g_mapped_check{nullptr};
+std::atomic<VmmMapCheck> g_vmm_check{nullptr};
 
 class RuntimeHostServices final : public plugin::HostServices {
  public:
@@ -26,6 +27,10 @@ class RuntimeHostServices final : public plugin::HostServices {
     HostMappedCheck check = g_mapped_check.load(std::memory_order_acquire);
     return check != nullptr && check(addr, bytes);
   }
+  void* vmm_map(const plugin::Device* device, uint64_t addr, uint64_t bytes) override {
+    VmmMapCheck check = g_vmm_check.load(std::memory_order_acquire);
+    return check != nullptr ? check(device, addr, bytes) : nullptr;
+  }
 };
 
 }  // namespace
@@ -37,6 +42,10 @@ plugin::HostServices* host_services() {
 
 void set_host_mapped_check(HostMappedCheck check) {
   g_mapped_check.store(check, std::memory_order_release);
+}
+
+void set_vmm_map_check(VmmMapCheck check) {
+  g_vmm_check.store(check, std::memory_order_release);
 }
 
 void set_memory_live_check(MemoryLiveCheck check) {

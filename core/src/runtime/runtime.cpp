@@ -1,5 +1,7 @@
 #include "runtime/runtime.hpp"
 
+#include "runtime/ipc_broker.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -96,6 +98,7 @@ Status Runtime::initialize(const char* config_path) {
     rt->teardown();
     set_memory_live_check(nullptr);
     set_host_mapped_check(nullptr);
+    set_vmm_map_check(nullptr);
     return st;
   }
   for (const auto& notice : rt->config_.notices) log().warn("{}", notice);
@@ -164,6 +167,7 @@ Status Runtime::finalize_locked(Runtime* rt) {
   rt->teardown(&leaks);
   set_memory_live_check(nullptr);
   set_host_mapped_check(nullptr);
+  set_vmm_map_check(nullptr);
   // After teardown, which drained every stream: the session holds all the work the program did.
   Profiler::instance().stop();
   Status st = rt->report_leaks(leaks, "aclFinalize");
@@ -180,6 +184,7 @@ Status Runtime::setup(RuntimeConfig config) {
   // chunk until the work in flight that may use it is done.
   set_memory_live_check(&Runtime::memory_live);
   set_host_mapped_check(&Runtime::host_mapped);
+  set_vmm_map_check(&Runtime::vmm_map);
   for (const auto& entry : config_.plugins) {
     if (entry.kind == plugin::PluginKind::Scheduler) {
       // Loaded only when it is the policy in use (below): a config may list several.
@@ -375,7 +380,7 @@ Status Runtime::load_device_plugin(const PluginEntry& entry) {
   std::shared_ptr<plugin::DevicePlugin> backend = std::move(loaded.object);
   plugins_.push_back(describe_plugin(loaded.library, entry.origin, backend->device_count()));
   for (uint32_t i = 0; i < backend->device_count(); ++i)
-    physical_devices_.push_back({backend, i, loaded.library.descriptor->name});
+    physical_devices_.push_back({backend, i, loaded.library.descriptor->name, loaded.library.descriptor->abi_minor});
   return Status::Ok();
 }
 
@@ -390,6 +395,7 @@ void Runtime::expose_visible_devices() {
         id, d.backend->device(d.index), d.backend, d.backend_name, [this] { return policy_factory_(); },
         scheduler_.queue_depth));
     devices_.back()->set_allocator_choice(allocator_);
+    device_abi_minor_.push_back(d.abi_minor);
     visible_physical_ids_.push_back(physical);
   }
   if (env != nullptr && env[0] != '\0') {
@@ -401,6 +407,8 @@ void Runtime::expose_visible_devices() {
 }
 
 void Runtime::teardown(LeakReport* leaks) {
+  // Exports die with the runtime: no importer reaches this runtime's memory from here on.
+  IpcBroker::instance().reset();
   models_.abandon_all();  // models still loaded die with the runtime; their handles are released below
   // Contexts first (drains and releases their streams), then devices, then plugins. Callbacks whose
   // thread still subscribes are dropped first: nobody is left to process them once we finalize.
@@ -427,6 +435,9 @@ void Runtime::teardown(LeakReport* leaks) {
       release_context(def, leaks);
     }
   }
+  // Every stream is drained: no work touches mapped virtual memory any more. Physical memory goes
+  // back to its device (whose hold it drops) before the devices close.
+  vmm_.clear();
   host_calls_.shutdown();
   streams_.clear();
   events_.clear();
@@ -556,6 +567,19 @@ bool Runtime::memory_live(const plugin::Device* device, uint64_t addr, uint64_t 
     return slot->with_allocator([&](DeviceAllocator* a) { return a == nullptr || a->find(addr, bytes, nullptr); });
   }
   return true;
+}
+
+void* Runtime::vmm_map(const plugin::Device* device, uint64_t addr, uint64_t bytes) {
+  Runtime* rt = instance();
+  if (rt == nullptr) return nullptr;
+  for (const auto& slot : rt->devices_) {
+    if (slot->device() == device) return rt->vmm_.device_view(slot->id(), addr, bytes);
+  }
+  return nullptr;
+}
+
+uint16_t Runtime::device_abi_minor(int32_t id) const {
+  return id >= 0 && static_cast<size_t>(id) < device_abi_minor_.size() ? device_abi_minor_[id] : 0;
 }
 
 bool Runtime::host_mapped(uint64_t addr, uint64_t bytes) {
@@ -874,6 +898,23 @@ PointerInfo Runtime::classify(const void* ptr, uint64_t bytes) const {
       info.base = block.addr;
       info.size = block.requested;
     }
+    return info;
+  }
+  // Reserved virtual ranges: device memory of the device whose physical memory is mapped there.
+  // An unmapped or inaccessible part counts as device memory outside any allocation (never as host
+  // memory, which a copy engine would dereference).
+  VirtualMemory::Lookup v;
+  if (vmm_.lookup(addr, bytes, &v)) {
+    if (v.device < 0 && v.host && v.whole) {
+      info.kind = PointerInfo::Kind::Host;  // host memory mapped with host access: plain host memory
+      return info;
+    }
+    info.kind = PointerInfo::Kind::Device;
+    info.slot = v.device >= 0 ? device(v.device) : nullptr;
+    if (info.slot == nullptr && !devices_.empty()) info.slot = devices_.front().get();
+    info.in_allocation = v.device >= 0 && v.whole;
+    info.base = v.base;
+    info.size = v.size;
     return info;
   }
   void* base = nullptr;

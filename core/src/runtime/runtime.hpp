@@ -24,6 +24,7 @@
 #include "runtime/memory_registry.hpp"
 #include "runtime/model_table.hpp"
 #include "runtime/notify_registry.hpp"
+#include "runtime/virtual_memory.hpp"
 #include "sched/policy_registry.hpp"
 
 namespace arun {
@@ -100,6 +101,11 @@ class Runtime {
   DeviceSlot* device_owning(const void* ptr) const;
   MemoryRegistry& pinned() { return pinned_; }
   HostRegistrations& host_registrations() { return host_registrations_; }  // aclrtHostRegister
+  VirtualMemory& virtual_memory() { return vmm_; }  // aclrtReserveMemAddress, aclrtMapMem, ...
+  // HostServices::vmm_map: `device`'s view of mapped virtual memory, or nullptr.
+  static void* vmm_map(const plugin::Device* device, uint64_t addr, uint64_t bytes);
+  // Plugin ABI minor of the device's plugin (calls added later are made only where it is enough).
+  uint16_t device_abi_minor(int32_t id) const;
 
   // Enqueues a task (built by the caller with stream set) on its stream's device. Takes ownership
   // of the task even when it fails (a stream stopped by ACL_STOP_ON_FAILURE refuses new work).
@@ -165,6 +171,7 @@ class Runtime {
     std::shared_ptr<plugin::DevicePlugin> backend;
     uint32_t index;
     std::string backend_name;
+    uint16_t abi_minor = 0;
   };
   std::vector<PhysicalDevice> physical_devices_;
   std::vector<uint32_t> visible_physical_ids_;
@@ -174,6 +181,8 @@ class Runtime {
   HandleTable<Event> events_{HandleKind::Event};
   MemoryRegistry pinned_;
   HostRegistrations host_registrations_;
+  VirtualMemory vmm_;
+  std::vector<uint16_t> device_abi_minor_;  // per runtime device id
   HostCalls host_calls_;
   AclprofState aclprof_;
   FailureLog failures_;  // forgotten with the runtime at aclFinalize

@@ -54,9 +54,20 @@ Status AddressSpace::reserve(uint64_t bytes, uint64_t alignment) {
     return Status(Errc::rt_memory_allocation,
                   "cannot reserve " + std::to_string(bytes) + " bytes of device address space: " + std::strerror(err));
   }
-  void* backing = map_aligned(bytes, alignment, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+  // The backing's address comes from an aligned hole; the memfd is mapped over it.
+  const int fd = ::memfd_create("arun-device-memory", MFD_CLOEXEC);
+  void* backing = nullptr;
+  if (fd >= 0 && ::ftruncate(fd, static_cast<off_t>(bytes)) == 0) {
+    backing = map_aligned(bytes, alignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+    if (backing != nullptr &&
+        ::mmap(backing, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0) == MAP_FAILED) {
+      ::munmap(backing, bytes);
+      backing = nullptr;
+    }
+  }
   if (backing == nullptr) {
     int err = errno;
+    if (fd >= 0) ::close(fd);
     ::munmap(device_map, bytes);
     return Status(Errc::rt_memory_allocation,
                   "cannot reserve " + std::to_string(bytes) + " bytes of device backing memory: " + std::strerror(err));
@@ -64,6 +75,7 @@ Status AddressSpace::reserve(uint64_t bytes, uint64_t alignment) {
   device_base_ = reinterpret_cast<uint64_t>(device_map);
   backing_ = static_cast<unsigned char*>(backing);
   size_ = bytes;
+  fd_ = fd;
   return Status::Ok();
 }
 
@@ -72,7 +84,8 @@ void AddressSpace::discard(uint64_t offset, uint64_t bytes) const {
   const uint64_t page = host_page_size();
   const uint64_t begin = align_up(reinterpret_cast<uint64_t>(backing_) + offset, page);
   const uint64_t end = align_down(reinterpret_cast<uint64_t>(backing_) + offset + bytes, page);
-  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  // MADV_REMOVE frees the object's pages (MADV_DONTNEED would only drop this mapping of them).
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_REMOVE);
 }
 
 void AddressSpace::commit(uint64_t offset, uint64_t bytes) const {
@@ -92,6 +105,7 @@ void AddressSpace::commit(uint64_t offset, uint64_t bytes) const {
 AddressSpace::~AddressSpace() {
   if (backing_ != nullptr) ::munmap(backing_, size_);
   if (device_base_ != 0) ::munmap(reinterpret_cast<void*>(device_base_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace arun::ascend

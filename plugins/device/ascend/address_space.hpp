@@ -3,9 +3,11 @@
 //  - the *device range* is reserved with PROT_NONE: its addresses are the device addresses handed
 //    to the user, so a host dereference of a device pointer faults with SIGSEGV, as on real
 //    hardware, and addresses of different devices never collide;
-//  - the *backing* is a private MAP_NORESERVE read/write mapping the device itself uses (copy
+//  - the *backing* is a shared read/write mapping of a memfd the device itself uses (copy
 //    engines, kernels) through translate(). Pages are committed on first touch and handed back
-//    to the OS by discard(), so a 16 GiB device costs only what is actually in use.
+//    to the OS by discard(), so a 16 GiB device costs only what is actually in use. A memfd,
+//    not anonymous memory, so that another process can map a range of it (IPC memory,
+//    aclrtIpcMemGetExportKey): fd() and the offset of a device address are all it needs.
 //
 // Both mappings start at a multiple of `alignment` to `alignment` so that an offset aligned to a page class is a
 // device address aligned to it as well. Thread safe: the mappings never move while it lives.
@@ -46,11 +48,14 @@ class AddressSpace {
   void commit(uint64_t offset, uint64_t bytes) const;
 
   static uint64_t host_page_size();
+  // The backing object (owned; -1 before reserve()).
+  int fd() const { return fd_; }
 
  private:
   uint64_t device_base_ = 0;
   unsigned char* backing_ = nullptr;
   uint64_t size_ = 0;  // bytes mapped in each range (the request rounded up to host pages)
+  int fd_ = -1;
 };
 
 }  // namespace arun::ascend

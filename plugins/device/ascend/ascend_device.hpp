@@ -46,6 +46,7 @@ class AscendDevice final : public plugin::Device {
   bool owns(plugin::DevAddr addr) const override;
   bool find_allocation(plugin::DevAddr addr, plugin::DevAddr* base, uint64_t* size) const override;
   void* map(plugin::DevAddr addr, uint64_t bytes) override;
+  plugin::PhysicalMemorySource* physical_memory() override { return &memory_; }
 
   uint64_t now_ns() const override { return clock_.now_ns(); }
 

@@ -1,7 +1,13 @@
 #include "device_memory.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -146,9 +152,71 @@ Status DeviceMemory::release(DevAddr addr) {
   return Status::Ok();
 }
 
+Status DeviceMemory::create_physical(uint64_t bytes, PageKind page, int* fd, uint64_t* id) {
+  if (fd == nullptr || id == nullptr || bytes == 0 || bytes % AddressSpace::host_page_size() != 0) {
+    return Status(Errc::rt_param_invalid, label_ + ": physical allocation of " + std::to_string(bytes) +
+                                              " bytes is not a non-zero multiple of the page size");
+  }
+  const uint64_t alignment = page == PageKind::Huge1G ? kHuge1GPage
+                             : page == PageKind::Huge ? kHugePage
+                                                      : kBlockAlignment;
+  if (bytes > allocator_.capacity()) {
+    return Status(Errc::rt_memory_allocation, label_ + ": physical allocation of " + std::to_string(bytes) +
+                                                  " bytes exceeds the device memory (" +
+                                                  std::to_string(allocator_.capacity()) + " bytes)");
+  }
+  // The object first: nothing to undo in the allocator when the host is out of descriptors.
+  const int f = ::memfd_create("arun-physical", MFD_CLOEXEC);
+  if (f < 0) {
+    const int err = errno;
+    return Status(Errc::rt_memory_allocation, label_ + ": memfd_create: " + std::strerror(err));
+  }
+  if (::ftruncate(f, static_cast<off_t>(bytes)) != 0) {
+    const int err = errno;
+    ::close(f);
+    return Status(Errc::rt_memory_allocation, label_ + ": cannot size physical memory: " + std::strerror(err));
+  }
+  std::unique_lock lock(mutex_);
+  std::optional<uint64_t> offset = allocator_.allocate(align_up(bytes, alignment), alignment);
+  if (!offset) {
+    ::close(f);
+    return Status(Errc::rt_memory_allocation,
+                  label_ + ": out of device memory: physical allocation of " + std::to_string(bytes) + " bytes, free " +
+                      std::to_string(allocator_.free_bytes()) + " bytes, largest free block " +
+                      std::to_string(allocator_.largest_free()) + " bytes");
+  }
+  physical_.emplace(*offset, align_up(bytes, alignment));
+  *fd = f;
+  *id = *offset;
+  return Status::Ok();
+}
+
+void DeviceMemory::release_physical(uint64_t id) {
+  std::unique_lock lock(mutex_);
+  auto it = physical_.find(id);
+  if (it == physical_.end()) return;  // already dropped by release_all (the device closed)
+  allocator_.release(it->first, it->second);
+  physical_.erase(it);
+}
+
+Status DeviceMemory::export_range(DevAddr addr, uint64_t bytes, int* fd, uint64_t* offset) {
+  if (map(addr, bytes) == nullptr || bytes == 0) {
+    return Status(Errc::rt_param_invalid, label_ + ": the range is not inside one live allocation");
+  }
+  const int f = ::fcntl(space_.fd(), F_DUPFD_CLOEXEC, 0);
+  if (f < 0) {
+    const int err = errno;
+    return Status(Errc::rt_internal_error, label_ + ": cannot share device memory: " + std::strerror(err));
+  }
+  *fd = f;
+  *offset = space_.offset_of(addr);
+  return Status::Ok();
+}
+
 void DeviceMemory::release_all() {
   std::unique_lock lock(mutex_);
   live_.clear();
+  physical_.clear();
   allocator_.reset();
   space_.discard(0, space_.size());
 }

@@ -30,7 +30,11 @@
 
 namespace arun::ascend {
 
-class DeviceMemory {
+// Also the device's physical memory for virtual memory management (plugin ABI minor 6): a
+// physical allocation takes its capacity from the same range allocator (so aclrtGetMemInfo counts
+// it) but is never addressable through the device range; its pages are a memfd, which the core
+// maps into reserved virtual ranges (and another process may map too).
+class DeviceMemory final : public plugin::PhysicalMemorySource {
  public:
   static constexpr uint64_t kSizeGranule = 32;      // aclrtMalloc rounds to 32 bytes ...
   static constexpr uint64_t kTailPadding = 32;      // ... and adds 32 bytes
@@ -59,6 +63,10 @@ class DeviceMemory {
 
   uint64_t capacity() const { return allocator_.capacity(); }
 
+  Status create_physical(uint64_t bytes, plugin::PageKind page, int* fd, uint64_t* id) override;
+  void release_physical(uint64_t id) override;
+  Status export_range(plugin::DevAddr addr, uint64_t bytes, int* fd, uint64_t* offset) override;
+
   // How many bytes a request occupies and at what alignment, for the page class actually used.
   struct Placement {
     uint64_t occupied = 0;
@@ -80,7 +88,8 @@ class DeviceMemory {
   AddressSpace space_;
   mutable std::shared_mutex mutex_;
   RangeAllocator allocator_;
-  std::map<uint64_t, Allocation> live_;  // by offset
+  std::map<uint64_t, Allocation> live_;    // by offset
+  std::map<uint64_t, uint64_t> physical_;  // physical allocations: offset -> occupied bytes
 };
 
 }  // namespace arun::ascend

@@ -72,9 +72,11 @@ bool extent_2d(uint64_t width, uint64_t height, uint64_t pitch, uint64_t* out) {
 }  // namespace
 
 void* WorkExecutor::map_checked(plugin::DevAddr addr, uint64_t bytes) const {
-  // Mapped host registrations and managed memory: host memory device code uses in place.
-  if (!memory_.owns(addr) && host_ != nullptr && host_->host_mapped(addr, bytes)) {
-    return reinterpret_cast<void*>(static_cast<uintptr_t>(addr));
+  if (!memory_.owns(addr) && host_ != nullptr) {
+    // Mapped virtual ranges (aclrtMapMem): the core answers, checking this device's access.
+    if (void* v = host_->vmm_map(self_, addr, bytes)) return v;
+    // Mapped host registrations and managed memory: host memory device code uses in place.
+    if (host_->host_mapped(addr, bytes)) return reinterpret_cast<void*>(static_cast<uintptr_t>(addr));
   }
   void* p = memory_.map(addr, bytes);
   if (p != nullptr && host_ != nullptr && !host_->memory_live(self_, addr, bytes)) return nullptr;

@@ -110,6 +110,28 @@ struct Work {
   uint32_t max_compute_units = 0;
 };
 
+// Physical device memory for virtual memory management (ABI minor 6, optional). The core owns
+// the virtual ranges and maps physical memory into them; a device that supports it provides the
+// physical memory as a shareable object (a memfd), so that mapping one allocation twice aliases
+// and another process can map it too.
+class PhysicalMemorySource {
+ public:
+  // Takes `bytes` (a non-zero multiple of the host page size) of the device's memory and returns a
+  // file descriptor of an object of that size backing it (the caller owns the descriptor) and an
+  // id for release. Errc::rt_memory_allocation when the memory does not fit.
+  virtual Status create_physical(uint64_t bytes, PageKind page, int* fd, uint64_t* id) = 0;
+  // Gives the memory of `id` back to the device (after the last user of the object is gone).
+  virtual void release_physical(uint64_t id) = 0;
+  // Shares device memory with another process (aclrtIpcMemGetExportKey): a descriptor of an
+  // object holding [addr, addr + bytes) of one live allocation at `*offset` (the caller owns the
+  // descriptor). Errc::rt_param_invalid when the range is not inside one live allocation;
+  // Errc::rt_feature_not_support when the device's memory cannot be shared.
+  virtual Status export_range(DevAddr addr, uint64_t bytes, int* fd, uint64_t* offset) = 0;
+
+ protected:
+  ~PhysicalMemorySource() = default;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -143,6 +165,11 @@ class Device {
   // Runs the work on the calling thread (synchronous aclrtMemcpy / aclrtMemset). Returns the status
   // the work would have completed with.
   virtual WorkResult execute_now(Work* work) = 0;
+
+  // ABI minor 6: the device's physical memory for virtual memory management, or nullptr when it
+  // has none (aclrtMallocPhysical then answers ACL_ERROR_RT_FEATURE_NOT_SUPPORT). Appended last so
+  // that devices built against an older minor keep their layout; the core never calls it on them.
+  virtual PhysicalMemorySource* physical_memory() { return nullptr; }
 };
 
 // What a device plugin's factory returns: a set of devices of one backend.

@@ -31,7 +31,10 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 4: profiler sinks (profiler.hpp).
 // Minor 5: Work::max_compute_units (core-count resource limits) and
 //          HostServices::host_mapped (host memory device code may reach).
-inline constexpr uint16_t kAbiMinor = 5;
+// Minor 6: virtual memory management: Device::physical_memory (PhysicalMemorySource, device.hpp)
+//          and HostServices::vmm_map (mapped virtual ranges device code may reach). The core
+//          calls physical_memory() only on devices of plugins built against minor 6 or later.
+inline constexpr uint16_t kAbiMinor = 6;
 
 enum class PluginKind : uint32_t {
   Device = 1,
@@ -110,6 +113,13 @@ class HostServices {
   virtual bool host_mapped(uint64_t addr, uint64_t bytes) {
     (void)addr, (void)bytes;
     return false;
+  }
+  // Virtual memory (ABI minor 6): the host view of [addr, addr + bytes) when it lies in mapped
+  // virtual ranges (aclrtReserveMemAddress + aclrtMapMem) that `device` has access to, else
+  // nullptr. A device asks when an address is none of its own.
+  virtual void* vmm_map(const Device* device, uint64_t addr, uint64_t bytes) {
+    (void)device, (void)addr, (void)bytes;
+    return nullptr;
   }
 
  protected:

@@ -31,3 +31,5 @@
 #include "arun/runtime/res_limits.hpp"
 #include "arun/runtime/streams.hpp"
 #include "arun/runtime/task_observer.hpp"
+#include "arun/runtime/ipc.hpp"
+#include "arun/runtime/virtual_memory.hpp"
