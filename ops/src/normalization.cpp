@@ -1,7 +1,8 @@
 // Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
 // `axis`, optional Mean / InvStdDev outputs) and the reductions ReduceMean / ReduceSum / ReduceMax /
 // ReduceMin (`axes` attribute, keepdims, noop_with_empty_axes). float32 and float16; sums are
-// accumulated in double so long rows keep float32 accuracy.
+// accumulated in double so long rows keep float32 accuracy. ArgMax / ArgMin (one axis, int64
+// indices) over float32/16/64 and int32/64.
 #include <limits>
 
 #include "kernel_common.hpp"
@@ -277,6 +278,85 @@ Status run_reduce(const OpCall& call) {
   return st;
 }
 
+// ---- ArgMax / ArgMin (ONNX, int64 output): the first extreme along one axis; NaN counts as the
+// maximum and the minimum (PyTorch), the first NaN wins. One row = (outer, inner) pair. ----
+
+struct ArgParams {
+  const void* x;
+  int64_t* out;
+  int64_t n_in, outer, axis_dim, inner;
+  bool last;  // select_last_index
+};
+
+template <class T, bool kMax>
+void arg_kernel(arun::Block blk, const ArgParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.outer * p.inner));
+  if (r.size() == 0) return;
+  const T* x = blk.map(static_cast<const T*>(p.x), p.n_in).data();
+  int64_t* o = blk.map(p.out, p.outer * p.inner).data();
+  using C = Compute<T>;
+  for (size_t row = r.first; row < r.last; ++row) {
+    const int64_t a = static_cast<int64_t>(row) / p.inner, b = static_cast<int64_t>(row) % p.inner;
+    const T* base = x + a * p.axis_dim * p.inner + b;
+    auto best = C::load(base[0]);
+    int64_t at = 0;
+    for (int64_t k = 1; k < p.axis_dim; ++k) {
+      if constexpr (!std::is_integral_v<T>) {
+        if (std::isnan(best)) break;
+      }
+      const auto v = C::load(base[k * p.inner]);
+      bool take;
+      if constexpr (!std::is_integral_v<T>) {
+        take = std::isnan(v) || (kMax ? v > best : v < best) || (p.last && v == best);
+      } else {
+        take = (kMax ? v > best : v < best) || (p.last && v == best);
+      }
+      if (take) {
+        best = v;
+        at = k;
+      }
+    }
+    o[row] = at;
+  }
+}
+
+template <bool kMax>
+Status run_arg(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  const Tensor& x = call.inputs[0];
+  if (x.rank() > kMaxRank) return call.input_error("rank exceeds " + std::to_string(kMaxRank));
+  int64_t axis_attr = 0, keepdims = 1, last = 0, axis = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_int("axis", 0, &axis_attr));
+  ARUN_RETURN_IF_ERROR(call.attr_int("keepdims", 1, &keepdims));
+  ARUN_RETURN_IF_ERROR(call.attr_int("select_last_index", 0, &last));
+  if (x.rank() == 0 || !normalize_axis(axis_attr, x.rank(), &axis)) {
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " +
+                           std::to_string(x.rank()));
+  }
+  Shape out_shape;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (d < axis) outer *= x.shape[d];
+    if (d > axis) inner *= x.shape[d];
+    if (d != axis || keepdims != 0) out_shape.push_back(d == axis ? 1 : x.shape[d]);
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_INT64, out_shape));
+  if (outer * inner == 0) return Status::Ok();
+  if (x.shape[axis] == 0) return call.input_error("the arg of an empty axis has no value");
+  Status st;
+  const bool ok = dispatch_numeric(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    ArgParams p{x.data, ptr<int64_t>(call.outputs[0]), x.count(), outer, x.shape[axis], inner, last != 0};
+    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), arg_kernel<T, kMax>, p);
+  });
+  if (!ok) {
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) +
+                            " (float32, float16, float64, int32, int64)");
+  }
+  return st;
+}
+
 }  // namespace
 
 void register_normalization(std::vector<OpDef>& defs) {
@@ -288,6 +368,8 @@ void register_normalization(std::vector<OpDef>& defs) {
   defs.push_back({"ReduceSum", &run_reduce<Reduce::Sum>, reduce_attrs});
   defs.push_back({"ReduceMax", &run_reduce<Reduce::Max>, reduce_attrs});
   defs.push_back({"ReduceMin", &run_reduce<Reduce::Min>, reduce_attrs});
+  defs.push_back({"ArgMax", &run_arg<true>, {"axis", "keepdims", "select_last_index"}});
+  defs.push_back({"ArgMin", &run_arg<false>, {"axis", "keepdims", "select_last_index"}});
 }
 
 }  // namespace arun::ops
