@@ -79,8 +79,8 @@ Status plan_argmax(const aclTensor* self, int64_t dim, bool keepdim, aclTensor* 
   return publish(b, workspaceSize, executor);
 }
 
-Status plan_gather(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out,
-                   uint64_t* workspaceSize, aclOpExecutor** executor) {
+Status plan_gather(const aclTensor* self, int64_t dim, const aclTensor* index, aclTensor* out, uint64_t* workspaceSize,
+                   aclOpExecutor** executor) {
   ARUN_RETURN_IF_ERROR(check_tensor(self, "self"));
   ARUN_RETURN_IF_ERROR(check_tensor(index, "index"));
   ARUN_RETURN_IF_ERROR(check_tensor(out, "out"));

@@ -8,8 +8,8 @@
 namespace arun::aclnn {
 namespace {
 
-const std::vector<aclDataType> kCatTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8,
-                                            ACL_UINT8, ACL_BOOL,    ACL_DOUBLE, ACL_BF16};
+const std::vector<aclDataType> kCatTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64,  ACL_INT16,
+                                            ACL_INT8,  ACL_UINT8,   ACL_BOOL,  ACL_DOUBLE, ACL_BF16};
 const std::vector<aclDataType> kSumTypes = {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8};
 
 // The list and each element (NULL -> 161001, dead -> 161002), views checked.
@@ -35,7 +35,8 @@ Status plan_cat(const aclTensorList* tensors, int64_t dim, aclTensor* out, uint6
   if (ts.empty()) return invalid("tensors is an empty list");
   ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
   if (!in_list(out->dtype, kCatTypes)) {
-    return invalid(std::string("out has dtype ") + ops::dtype_name(out->dtype) + "; supported: " + dtype_list(kCatTypes));
+    return invalid(std::string("out has dtype ") + ops::dtype_name(out->dtype) +
+                   "; supported: " + dtype_list(kCatTypes));
   }
   aclDataType p = ACL_DT_UNDEFINED;
   const aclTensor* first = nullptr;  // the first tensor that takes part (not a legacy 1-D [0])
@@ -113,7 +114,8 @@ Status plan_sum(const aclTensorList* tensors, aclTensor* out, uint64_t* workspac
   if (ts.empty()) return invalid("tensors is an empty list");
   ARUN_RETURN_IF_ERROR(check_view(*out, "out"));
   if (!in_list(out->dtype, kSumTypes)) {
-    return invalid(std::string("out has dtype ") + ops::dtype_name(out->dtype) + "; supported: " + dtype_list(kSumTypes));
+    return invalid(std::string("out has dtype ") + ops::dtype_name(out->dtype) +
+                   "; supported: " + dtype_list(kSumTypes));
   }
   for (size_t i = 0; i < ts.size(); ++i) {
     const aclTensor& t = *ts[i];
@@ -167,8 +169,8 @@ using namespace arun::aclnn;
 
 extern "C" {
 
-aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList* tensors, int64_t dim, aclTensor* out,
-                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
+aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList* tensors, int64_t dim, aclTensor* out, uint64_t* workspaceSize,
+                                     aclOpExecutor** executor) {
   return guarded("aclnnCat", [&] { return plan_cat(tensors, dim, out, workspaceSize, executor); });
 }
 aclnnStatus aclnnCat(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, const aclrtStream stream) {

@@ -13,9 +13,9 @@ namespace {
 
 const std::vector<aclDataType> kPowIn = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16,
                                          ACL_INT32, ACL_INT64,   ACL_UINT8,  ACL_BOOL, ACL_BF16};
-const std::vector<aclDataType> kPowOut = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8,   ACL_INT16,  ACL_INT32,
-                                          ACL_INT64, ACL_UINT8,   ACL_BOOL,   ACL_BF16,   ACL_UINT16, ACL_UINT32,
-                                          ACL_UINT64};
+const std::vector<aclDataType> kPowOut = {ACL_FLOAT,  ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16,
+                                          ACL_INT32,  ACL_INT64,   ACL_UINT8,  ACL_BOOL, ACL_BF16,
+                                          ACL_UINT16, ACL_UINT32,  ACL_UINT64};
 
 // The integer range of a compute dtype (for the scalar exponent's "representable" rule).
 bool fits(int64_t v, aclDataType d) {
@@ -37,7 +37,7 @@ bool fits(int64_t v, aclDataType d) {
 
 struct PowArgs {
   const char* name;
-  const aclTensor* self = nullptr;  // tensor base
+  const aclTensor* self = nullptr;   // tensor base
   const aclScalar* sself = nullptr;  // scalar base (PowScalarTensor)
   const aclTensor* exp = nullptr;    // tensor exponent
   const aclScalar* sexp = nullptr;   // scalar exponent (PowTensorScalar)
@@ -122,9 +122,32 @@ Status plan_pow(const PowArgs& a, uint64_t* workspaceSize, aclOpExecutor** execu
     };
     const Operand x = a.scalar_base ? constant(a.sself) : s.input(si);
     const Operand y = a.scalar_exp ? constant(a.sexp) : s.input(ei);
-    const Operand r = s.output();
-    s.kernel("Pow", {x, y}, r);
-    s.finish(r);
+    if (!is_floating(p) && kdt != p && out->dtype != p) {
+      // A narrow integer compute type (int8, uint8, int16) wraps in its own width before the
+      // conversion to a wider output, as if the kernel ran in that type.
+      const Operand r = s.scratch(shape);
+      s.kernel("Pow", {x, y}, r);
+      const uint64_t narrow = b.reserve(p, shape);
+      Step c1, c2;
+      c1.copy.src_ws = r.ws_offset;
+      c1.copy.src_dtype = kdt;
+      c1.copy.src_shape = shape;
+      c1.copy.dst_ws = narrow;
+      c1.copy.dst_dtype = p;
+      c1.copy.shape = shape;
+      c2.copy.src_ws = narrow;
+      c2.copy.src_dtype = p;
+      c2.copy.src_shape = shape;
+      c2.copy.dst_tensor = oi;
+      c2.copy.dst_dtype = out->dtype;
+      c2.copy.shape = shape;
+      b.add(std::move(c1));
+      b.add(std::move(c2));
+    } else {
+      const Operand r = s.output();
+      s.kernel("Pow", {x, y}, r);
+      s.finish(r);
+    }
   }
   return publish(b, workspaceSize, executor);
 }
@@ -145,9 +168,8 @@ using namespace arun::aclnn;
 
 extern "C" {
 
-aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor* self, const aclScalar* exponent,
-                                                 const aclTensor* out, uint64_t* workspaceSize,
-                                                 aclOpExecutor** executor) {
+aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor* self, const aclScalar* exponent, const aclTensor* out,
+                                                 uint64_t* workspaceSize, aclOpExecutor** executor) {
   PowArgs a{"aclnnPowTensorScalar"};
   a.self = self;
   a.sexp = exponent;
@@ -164,9 +186,8 @@ aclnnStatus aclnnInplacePowTensorScalarGetWorkspaceSize(const aclTensor* self, c
   a.inplace = true;
   return pow_phase1(a, workspaceSize, executor);
 }
-aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar* self, const aclTensor* exponent,
-                                                 const aclTensor* out, uint64_t* workspaceSize,
-                                                 aclOpExecutor** executor) {
+aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar* self, const aclTensor* exponent, const aclTensor* out,
+                                                 uint64_t* workspaceSize, aclOpExecutor** executor) {
   PowArgs a{"aclnnPowScalarTensor"};
   a.sself = self;
   a.scalar_base = true;

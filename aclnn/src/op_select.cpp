@@ -9,9 +9,9 @@
 namespace arun::aclnn {
 namespace {
 
-const std::vector<aclDataType> kWhereTypes = {ACL_FLOAT,  ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32,
-                                              ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8,  ACL_UINT8,
-                                              ACL_DOUBLE, ACL_BOOL,   ACL_BF16};
+const std::vector<aclDataType> kWhereTypes = {ACL_FLOAT,   ACL_INT32,  ACL_UINT64, ACL_INT64, ACL_UINT32,
+                                              ACL_FLOAT16, ACL_UINT16, ACL_INT16,  ACL_INT8,  ACL_UINT8,
+                                              ACL_DOUBLE,  ACL_BOOL,   ACL_BF16};
 
 const std::vector<aclDataType> kClampSelf = {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8,
                                              ACL_INT16,   ACL_INT32, ACL_INT64,  ACL_BF16};
@@ -57,8 +57,7 @@ Status plan_where(const aclTensor* cond, const aclTensor* self, const aclTensor*
   }
   if (shape.size() > static_cast<size_t>(kMaxRank)) return invalid("the broadcast shape has rank > 8");
   if (out->view != shape) {
-    return invalid("out shape " + ops::shape_text(out->view) + " is not the broadcast shape " +
-                   ops::shape_text(shape));
+    return invalid("out shape " + ops::shape_text(out->view) + " is not the broadcast shape " + ops::shape_text(shape));
   }
   PlanBuilder b("SWhere");
   const int ci = b.add_input(cond), si = b.add_input(self), oi = b.add_input(other), out_i = b.add_output(out);
@@ -85,7 +84,7 @@ struct ClampArgs {
   const aclTensor* tmax = nullptr;
   const aclTensor* out = nullptr;  // selfRef for in-place
   bool inplace = false;
-  bool tensors = false;  // the bounds are tensors
+  bool tensors = false;                 // the bounds are tensors
   bool has_min = true, has_max = true;  // which bounds the function takes
 };
 

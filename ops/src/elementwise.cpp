@@ -171,8 +171,8 @@ Status run_binary(const OpCall& call) {
   Status st;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]), a.count(), b.count(), n,
-                      a.shape == out && b.shape == out, {}};
+    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]),          a.count(),
+                      b.count(), n,         a.shape == out && b.shape == out, {}};
     p.walk.rank = static_cast<int>(out.size());
     for (size_t d = 0; d < out.size(); ++d) p.walk.dims[d] = out[d];
     broadcast_strides(a.shape, out, p.walk.stride[0]);
@@ -247,9 +247,17 @@ Status run_where(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out));
   const int64_t n = numel(out);
   if (n == 0) return Status::Ok();
-  WhereParams p{ptr<uint8_t>(c), ptr<uint8_t>(x), ptr<uint8_t>(y), ptr<uint8_t>(call.outputs[0]),
-                c.count(),       x.count(),       y.count(),       n,
-                static_cast<int>(out.size()), {}, {}};
+  WhereParams p{ptr<uint8_t>(c),
+                ptr<uint8_t>(x),
+                ptr<uint8_t>(y),
+                ptr<uint8_t>(call.outputs[0]),
+                c.count(),
+                x.count(),
+                y.count(),
+                n,
+                static_cast<int>(out.size()),
+                {},
+                {}};
   for (size_t d = 0; d < out.size(); ++d) p.dims[d] = out[d];
   broadcast_strides(c.shape, out, p.stride[0]);
   broadcast_strides(x.shape, out, p.stride[1]);
