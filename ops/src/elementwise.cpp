@@ -171,8 +171,8 @@ Status run_binary(const OpCall& call) {
   Status st;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]),          a.count(),
-                      b.count(), n,         a.shape == out && b.shape == out, {}};
+    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]), a.count(), b.count(), n,
+                      a.shape == out && b.shape == out, {}};
     p.walk.rank = static_cast<int>(out.size());
     for (size_t d = 0; d < out.size(); ++d) p.walk.dims[d] = out[d];
     broadcast_strides(a.shape, out, p.walk.stride[0]);

@@ -77,7 +77,7 @@ struct LayerNormParams {
   const T* scale;
   const T* bias;  // may be null
   T* out;
-  float* mean;  // optional outputs, float32
+  float* mean;     // optional outputs, float32
   float* inv_std;
   int64_t lines, len;
   float epsilon;
@@ -213,14 +213,9 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
     for (int64_t j = 0; j < p.reduced_count; ++j) {
       const double v = static_cast<double>(C::load(base[rc.off[0]]));
       switch (p.kind) {
-        case Reduce::Max:
-          acc = std::max(acc, v);
-          break;
-        case Reduce::Min:
-          acc = std::min(acc, v);
-          break;
-        default:
-          acc += v;
+        case Reduce::Max: acc = std::max(acc, v); break;
+        case Reduce::Min: acc = std::min(acc, v); break;
+        default: acc += v;
       }
       p.reduced.next(rc);
     }

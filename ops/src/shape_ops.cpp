@@ -49,9 +49,7 @@ Status launch_copy(const OpCall& call, CopyParams p) {
   return launch_op(call, blocks, copy_kernel, std::move(p));
 }
 
-size_t byte_size(const Tensor& t) {
-  return static_cast<size_t>(t.count()) * aclDataTypeSize(t.dtype);
-}
+size_t byte_size(const Tensor& t) { return static_cast<size_t>(t.count()) * aclDataTypeSize(t.dtype); }
 
 CopyParams plain_copy(const Tensor& in, const Tensor& out) {
   CopyParams p;
@@ -92,8 +90,7 @@ Status run_reshape(const OpCall& call) {
   const Tensor& shape = call.inputs[1];
   int64_t allowzero = 0;
   ARUN_RETURN_IF_ERROR(call.attr_int("allowzero", 0, &allowzero));
-  if (shape.dtype != ACL_INT64)
-    return call.input_error(std::string("shape must be int64, got ") + dtype_name(shape.dtype));
+  if (shape.dtype != ACL_INT64) return call.input_error(std::string("shape must be int64, got ") + dtype_name(shape.dtype));
   if (shape.rank() != 1) return call.input_error("shape must be 1-D, got " + shape_text(shape.shape));
   const Tensor& y = call.outputs[0];
   if (shape.shape[0] != y.rank()) {
@@ -160,20 +157,11 @@ void transpose_kernel(arun::Block blk, const TransposeParams<E>& p) {
 template <class F>
 bool dispatch_size(size_t size, F&& f) {
   switch (size) {
-    case 1:
-      f(uint8_t{});
-      return true;
-    case 2:
-      f(uint16_t{});
-      return true;
-    case 4:
-      f(uint32_t{});
-      return true;
-    case 8:
-      f(uint64_t{});
-      return true;
-    default:
-      return false;
+    case 1: f(uint8_t{}); return true;
+    case 2: f(uint16_t{}); return true;
+    case 4: f(uint32_t{}); return true;
+    case 8: f(uint64_t{}); return true;
+    default: return false;
   }
 }
 
@@ -220,7 +208,7 @@ struct ConcatParams {
   std::vector<const uint8_t*> ins;
   std::vector<size_t> chunk;  // bytes of input i per outer index
   uint8_t* out;
-  size_t row;  // output bytes per outer index
+  size_t row;                 // output bytes per outer index
   int64_t outer;
 };
 
@@ -338,14 +326,8 @@ Status run_gather(const OpCall& call) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x.shape[d];
   for (int64_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape[d];
-  GatherParams p{ptr<uint8_t>(x),
-                 ptr<uint8_t>(call.outputs[0]),
-                 idx.data,
-                 idx.dtype == ACL_INT64,
-                 static_cast<int64_t>(byte_size(x)),
-                 idx.count(),
-                 outer,
-                 x.shape[axis],
+  GatherParams p{ptr<uint8_t>(x), ptr<uint8_t>(call.outputs[0]), idx.data, idx.dtype == ACL_INT64,
+                 static_cast<int64_t>(byte_size(x)), idx.count(), outer, x.shape[axis],
                  static_cast<size_t>(inner) * aclDataTypeSize(x.dtype)};
   return launch_op(call, call.blocks_for(numel(out), 1 << 14), gather_kernel, p);
 }
@@ -441,35 +423,16 @@ Status run_gather_elements(const OpCall& call) {
 // ONNX TensorProto.DataType codes, as the `to` attribute carries them.
 bool onnx_to_acl(int64_t onnx, aclDataType* out) {
   switch (onnx) {
-    case 1:
-      *out = ACL_FLOAT;
-      return true;
-    case 2:
-      *out = ACL_UINT8;
-      return true;
-    case 3:
-      *out = ACL_INT8;
-      return true;
-    case 5:
-      *out = ACL_INT16;
-      return true;
-    case 6:
-      *out = ACL_INT32;
-      return true;
-    case 7:
-      *out = ACL_INT64;
-      return true;
-    case 9:
-      *out = ACL_BOOL;
-      return true;
-    case 10:
-      *out = ACL_FLOAT16;
-      return true;
-    case 11:
-      *out = ACL_DOUBLE;
-      return true;
-    default:
-      return false;
+    case 1: *out = ACL_FLOAT; return true;
+    case 2: *out = ACL_UINT8; return true;
+    case 3: *out = ACL_INT8; return true;
+    case 5: *out = ACL_INT16; return true;
+    case 6: *out = ACL_INT32; return true;
+    case 7: *out = ACL_INT64; return true;
+    case 9: *out = ACL_BOOL; return true;
+    case 10: *out = ACL_FLOAT16; return true;
+    case 11: *out = ACL_DOUBLE; return true;
+    default: return false;
   }
 }
 
@@ -479,25 +442,18 @@ struct Bool8 {
 
 template <class T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, Half>)
-    return half_to_float(v.bits);
-  else if constexpr (std::is_same_v<T, Bool8>)
-    return v.v != 0 ? 1.0 : 0.0;
-  else
-    return static_cast<double>(v);
+  if constexpr (std::is_same_v<T, Half>) return half_to_float(v.bits);
+  else if constexpr (std::is_same_v<T, Bool8>) return v.v != 0 ? 1.0 : 0.0;
+  else return static_cast<double>(v);
 }
 
 // Float to integer saturates (NaN -> 0) instead of being undefined; integer to integer wraps.
 template <class To, class From>
 To convert(From v) {
-  if constexpr (std::is_same_v<To, Half>)
-    return Half{float_to_half(static_cast<float>(to_double(v)))};
-  else if constexpr (std::is_same_v<To, Bool8>)
-    return Bool8{static_cast<uint8_t>(to_double(v) != 0.0)};
-  else if constexpr (std::is_floating_point_v<To>)
-    return static_cast<To>(to_double(v));
-  else if constexpr (std::is_integral_v<From>)
-    return static_cast<To>(v);
+  if constexpr (std::is_same_v<To, Half>) return Half{float_to_half(static_cast<float>(to_double(v)))};
+  else if constexpr (std::is_same_v<To, Bool8>) return Bool8{static_cast<uint8_t>(to_double(v) != 0.0)};
+  else if constexpr (std::is_floating_point_v<To>) return static_cast<To>(to_double(v));
+  else if constexpr (std::is_integral_v<From>) return static_cast<To>(v);
   else {
     const double d = to_double(v);
     if (std::isnan(d)) return 0;
@@ -526,35 +482,16 @@ void cast_kernel(arun::Block blk, const CastParams<From, To>& p) {
 template <class F>
 bool dispatch_cast(aclDataType dtype, F&& f) {
   switch (dtype) {
-    case ACL_FLOAT:
-      f(float{});
-      return true;
-    case ACL_FLOAT16:
-      f(Half{});
-      return true;
-    case ACL_DOUBLE:
-      f(double{});
-      return true;
-    case ACL_INT8:
-      f(int8_t{});
-      return true;
-    case ACL_UINT8:
-      f(uint8_t{});
-      return true;
-    case ACL_INT16:
-      f(int16_t{});
-      return true;
-    case ACL_INT32:
-      f(int32_t{});
-      return true;
-    case ACL_INT64:
-      f(int64_t{});
-      return true;
-    case ACL_BOOL:
-      f(Bool8{});
-      return true;
-    default:
-      return false;
+    case ACL_FLOAT: f(float{}); return true;
+    case ACL_FLOAT16: f(Half{}); return true;
+    case ACL_DOUBLE: f(double{}); return true;
+    case ACL_INT8: f(int8_t{}); return true;
+    case ACL_UINT8: f(uint8_t{}); return true;
+    case ACL_INT16: f(int16_t{}); return true;
+    case ACL_INT32: f(int32_t{}); return true;
+    case ACL_INT64: f(int64_t{}); return true;
+    case ACL_BOOL: f(Bool8{}); return true;
+    default: return false;
   }
 }
 
