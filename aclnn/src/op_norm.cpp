@@ -1,6 +1,8 @@
 // LayerNorm, LayerNormWithImplMode, FastLayerNorm (aclnn-api.md 5.23) over the op library's
-// LayerNormalization kernel (normalization.cpp), which also produces the mean and 1/std in float32.
+// LayerNormalization kernel (normalization.cpp), which also produces the mean and 1/std in float32;
+// RmsNorm (5.24) over its RMSNormalization kernel (the same kernel without centring).
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_rms_norm.h"
 #include "plan_util.hpp"
 
 namespace arun::aclnn {
@@ -127,6 +129,73 @@ Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArr
   return publish(b, ws, ex);
 }
 
+// RmsNorm's shape errors are the generated operators' tiling error (spec 5.24).
+constexpr int kTilingError = 561002;  // ACLNN_ERR_INNER_TILING_ERROR
+
+Status plan_rms_norm(const aclTensor* x, const aclTensor* gamma, double epsilon, const aclTensor* y,
+                     const aclTensor* rstd, uint64_t* ws, aclOpExecutor** ex) {
+  ARUN_RETURN_IF_ERROR(check_tensor(x, "x"));
+  ARUN_RETURN_IF_ERROR(check_tensor(gamma, "gamma"));
+  ARUN_RETURN_IF_ERROR(check_tensor(y, "yOut"));
+  ARUN_RETURN_IF_ERROR(check_tensor(rstd, "rstdOut"));
+  if (ws == nullptr) return null_error("workspaceSize");
+  if (ex == nullptr) return null_error("executor");
+  for (auto [t, what] :
+       {std::pair{x, "x"}, std::pair{gamma, "gamma"}, std::pair{y, "yOut"}, std::pair{rstd, "rstdOut"}}) {
+    ARUN_RETURN_IF_ERROR(check_view(*t, what));
+  }
+  // The dtype table: (x, gamma, y, rstd).
+  const bool ok_types =
+      rstd->dtype == ACL_FLOAT && y->dtype == x->dtype &&
+      ((x->dtype == ACL_FLOAT && gamma->dtype == ACL_FLOAT) ||
+       ((x->dtype == ACL_FLOAT16 || x->dtype == ACL_BF16) && (gamma->dtype == ACL_FLOAT || gamma->dtype == x->dtype)));
+  if (!ok_types) {
+    return invalid(std::string("dtypes (x, gamma, yOut, rstdOut) = (") + ops::dtype_name(x->dtype) + ", " +
+                   ops::dtype_name(gamma->dtype) + ", " + ops::dtype_name(y->dtype) + ", " +
+                   ops::dtype_name(rstd->dtype) + ") are not a supported combination");
+  }
+  const size_t rank = x->view.size();
+  if (rank == 0) return invalid("x must have rank 1..8");
+  const ops::Shape& g = gamma->view;
+  if (g.empty() || g.size() > rank || !std::equal(g.begin(), g.end(), x->view.end() - g.size())) {
+    return error(kTilingError,
+                 "gamma shape " + ops::shape_text(g) + " is not a trailing part of x's " + ops::shape_text(x->view));
+  }
+  if (ops::numel(g) == 0) return error(kTilingError, "gamma is empty");
+  const int64_t axis = static_cast<int64_t>(rank - g.size());
+  ops::Shape stat(x->view.begin(), x->view.begin() + axis);
+  stat.resize(rank, 1);
+  if (y->view != x->view) {
+    return error(kTilingError, "yOut shape " + ops::shape_text(y->view) + " is not x's " + ops::shape_text(x->view));
+  }
+  if (rstd->view != stat) {
+    return error(kTilingError, "rstdOut shape " + ops::shape_text(rstd->view) + " is not " + ops::shape_text(stat));
+  }
+  PlanBuilder b("RmsNorm");
+  const int xi = b.add_input(x), gi = b.add_input(gamma);
+  const int yi = b.add_output(y), ri = b.add_output(rstd);
+  if (ops::numel(x->view) > 0) {
+    // float16 throughout when x and gamma are float16; otherwise float32 (bf16, mixed).
+    const aclDataType kdt = x->dtype == ACL_FLOAT16 && gamma->dtype == ACL_FLOAT16 ? ACL_FLOAT16 : ACL_FLOAT;
+    Staging s(b, yi, kdt, !overlaps(*rstd, *y) && !overlaps(*x, *y));
+    std::vector<Operand> ins{s.input(xi), s.input(gi)};
+    const Operand r = s.output();
+    std::vector<Step> after;
+    Step k;
+    k.is_copy = false;
+    k.kernel.type = "RMSNormalization";
+    k.kernel.attrs.set("axis", axis);
+    k.kernel.attrs.set("epsilon", static_cast<float>(epsilon));
+    k.kernel.inputs = std::move(ins);
+    k.kernel.output = r;
+    k.kernel.extra_outputs.push_back(stat_output(b, ri, stat, &after));
+    b.add(std::move(k));
+    s.finish(r);
+    for (Step& st : after) b.add(std::move(st));
+  }
+  return publish(b, ws, ex);
+}
+
 }  // namespace
 }  // namespace arun::aclnn
 
@@ -172,6 +241,16 @@ aclnnStatus aclnnLayerNormWithImplMode(void* workspace, uint64_t workspaceSize, 
 }
 aclnnStatus aclnnFastLayerNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
   return run_phase2("aclnnFastLayerNorm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, double epsilon,
+                                         const aclTensor* yOut, const aclTensor* rstdOut, uint64_t* workspaceSize,
+                                         aclOpExecutor** executor) {
+  return guarded("aclnnRmsNorm",
+                 [&] { return plan_rms_norm(x, gamma, epsilon, yOut, rstdOut, workspaceSize, executor); });
+}
+aclnnStatus aclnnRmsNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
+  return run_phase2("aclnnRmsNorm", workspace, workspaceSize, executor, stream);
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 // Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
-// `axis`, optional Mean / InvStdDev outputs) and the reductions ReduceMean / ReduceSum / ReduceMax /
-// ReduceMin (`axes` attribute, keepdims, noop_with_empty_axes). float32 and float16; sums are
+// `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev) and
+// the reductions ReduceMean / ReduceSum / ReduceMax / ReduceMin (`axes` attribute, keepdims,
+// noop_with_empty_axes). float32 and float16; sums are
 // accumulated in double so long rows keep float32 accuracy. ArgMax / ArgMin (one axis, int64
 // indices) over float32/16/64 and int32/64.
 #include <limits>
@@ -81,6 +82,7 @@ struct LayerNormParams {
   float* inv_std;
   int64_t lines, len;
   float epsilon;
+  bool rms = false;  // RMSNormalization: no centring, the variance is the mean square
 };
 
 template <class T>
@@ -99,7 +101,7 @@ void layernorm_kernel(arun::Block blk, const LayerNormParams<T>& p) {
     const T* x = in + line * p.len;
     double sum = 0.0;
     for (int64_t j = 0; j < p.len; ++j) sum += static_cast<float>(C::load(x[j]));
-    const double mean = sum / double(p.len);
+    const double mean = p.rms ? 0.0 : sum / double(p.len);
     double var = 0.0;
     for (int64_t j = 0; j < p.len; ++j) {
       const double d = static_cast<float>(C::load(x[j])) - mean;
@@ -125,11 +127,15 @@ bool fits_trailing(const Shape& param, const Shape& x, int64_t axis) {
   return p == Shape(x.begin() + axis, x.end());
 }
 
+// LayerNormalization, or with kRms ONNX's RMSNormalization (X, scale; Y and, ours, an optional
+// float32 InvStdDev output).
+template <bool kRms>
 Status run_layernorm(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
-  if (call.outputs.empty() || call.outputs.size() > 3) {
-    return call.output_error("produces 1 to 3 outputs (Y, Mean, InvStdDev), got " +
-                             std::to_string(call.outputs.size()));
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, kRms ? 2 : 3));
+  if (call.outputs.empty() || call.outputs.size() > (kRms ? 2 : 3)) {
+    return call.output_error(std::string("produces ") +
+                             (kRms ? "1 or 2 outputs (Y, InvStdDev)" : "1 to 3 outputs (Y, Mean, InvStdDev)") +
+                             ", got " + std::to_string(call.outputs.size()));
   }
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
   const Tensor& x = call.inputs[0];
@@ -170,11 +176,12 @@ Status run_layernorm(const OpCall& call) {
                          ptr<T>(scale),
                          bias != nullptr ? ptr<T>(*bias) : nullptr,
                          ptr<T>(call.outputs[0]),
-                         call.outputs.size() > 1 ? ptr<float>(call.outputs[1]) : nullptr,
-                         call.outputs.size() > 2 ? ptr<float>(call.outputs[2]) : nullptr,
+                         !kRms && call.outputs.size() > 1 ? ptr<float>(call.outputs[1]) : nullptr,
+                         call.outputs.size() > (kRms ? 1 : 2) ? ptr<float>(call.outputs[kRms ? 1 : 2]) : nullptr,
                          lines,
                          len,
-                         epsilon};
+                         epsilon,
+                         kRms};
     st = launch_op(call, call.blocks_for(lines * len, 1 << 14), layernorm_kernel<T>, p);
   });
   if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
@@ -362,7 +369,8 @@ Status run_arg(const OpCall& call) {
 void register_normalization(std::vector<OpDef>& defs) {
   defs.push_back({"Softmax", &run_softmax<false>, {"axis"}});
   defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis"}});
-  defs.push_back({"LayerNormalization", &run_layernorm, {"axis", "epsilon", "stash_type"}});
+  defs.push_back({"LayerNormalization", &run_layernorm<false>, {"axis", "epsilon", "stash_type"}});
+  defs.push_back({"RMSNormalization", &run_layernorm<true>, {"axis", "epsilon", "stash_type"}});
   const std::vector<std::string> reduce_attrs{"axes", "keepdims", "noop_with_empty_axes"};
   defs.push_back({"ReduceMean", &run_reduce<Reduce::Mean>, reduce_attrs});
   defs.push_back({"ReduceSum", &run_reduce<Reduce::Sum>, reduce_attrs});
