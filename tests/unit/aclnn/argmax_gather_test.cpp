@@ -170,3 +170,20 @@ TEST_F(AclnnArgGather, GatherErrors) {
 
 }  // namespace
 }  // namespace aclnn_test
+
+// Appendix B: the static-kernel reselection entry points (declared by CANN only internally).
+extern "C" aclnnStatus aclnnReselectStaticKernel();
+extern "C" aclnnStatus aclnnReselectStaticKernelWithPath(const char* staticKernelPath);
+
+namespace aclnn_test {
+namespace {
+
+TEST(AclnnReselect, StaticKernelPaths) {
+  EXPECT_EQ(aclnnReselectStaticKernel(), 0);
+  EXPECT_EQ(aclnnReselectStaticKernelWithPath(nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnReselectStaticKernelWithPath("/nonexistent/ascend-run/kernels"), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnReselectStaticKernelWithPath("/"), 0);
+}
+
+}  // namespace
+}  // namespace aclnn_test
