@@ -2,8 +2,9 @@
 // (conv.cpp: 2-D, NCHW, float32, im2col + sgemm). float16/bf16 operands are staged to float32 and
 // the result converted; a 1-D convolution is the 2-D one over [N, C, 1, L]; ConvTbc reads its
 // [T, B, C] input and [K, Cin, Cout] weight through permuted views (staged contiguous) and writes
-// its output through one. Transposed and 3-D convolutions have no kernel here: after the argument
-// checks they answer 561103 (the spec's code for a specification no kernel supports).
+// its output through one; a transposed convolution is the library's ConvTranspose (2-D, a direct
+// gather). 3-D convolutions have no kernel here: after the argument checks they answer 561103 (the
+// spec's code for a specification no kernel supports).
 #include "aclnnop/aclnn_convolution.h"
 #include "plan_util.hpp"
 
@@ -31,6 +32,8 @@ struct Conv2d {
   int64_t stride[2] = {1, 1}, dilation[2] = {1, 1};
   int64_t pads[4] = {0, 0, 0, 0};  // top, left, bottom, right (ONNX order)
   int64_t groups = 1;
+  bool transposed = false;
+  int64_t out_pad[2] = {0, 0};  // transposed only
 };
 
 void plan_conv2d(PlanBuilder& b, int xi, int wi, int bi, int oi, const Conv2d& c) {
@@ -47,7 +50,8 @@ void plan_conv2d(PlanBuilder& b, int xi, int wi, int bi, int oi, const Conv2d& c
   attrs.set("dilations", std::vector<int64_t>{c.dilation[0], c.dilation[1]});
   attrs.set("pads", std::vector<int64_t>{c.pads[0], c.pads[1], c.pads[2], c.pads[3]});
   attrs.set("group", c.groups);
-  s.kernel("Conv", std::move(ins), r, std::move(attrs));
+  if (c.transposed) attrs.set("output_padding", std::vector<int64_t>{c.out_pad[0], c.out_pad[1]});
+  s.kernel(c.transposed ? "ConvTranspose" : "Conv", std::move(ins), r, std::move(attrs));
   s.finish(r);
 }
 
@@ -156,10 +160,7 @@ Status plan_convolution_checked(const aclTensor* input, const aclTensor* weight,
   if (output->view != want) {
     return invalid("output shape " + ops::shape_text(output->view) + " is not " + ops::shape_text(want));
   }
-  if (transposed || sr == 3) {
-    return error(kInnerNullptr, std::string(transposed ? "transposed" : "3-D") +
-                                    " convolution has no kernel in ascend-run (2-D and 1-D only)");
-  }
+  if (sr == 3) return error(kInnerNullptr, "3-D convolution has no kernel in ascend-run (1-D and 2-D only)");
   PlanBuilder b("Convolution");
   const int xi = b.add_input(input), wi = b.add_input(weight);
   const int bi = bias != nullptr ? b.add_input(bias) : (b.add_input(nullptr), -1);
@@ -167,6 +168,7 @@ Status plan_convolution_checked(const aclTensor* input, const aclTensor* weight,
   if (ops::numel(want) > 0 && ops::numel(input->view) > 0) {
     Conv2d c;
     c.groups = groups;
+    c.transposed = transposed;
     if (sr == 1) {
       c.x = {n, cin, 1, input->view[2]};
       c.w = {weight->view[0], weight->view[1], 1, weight->view[2]};
@@ -175,6 +177,7 @@ Status plan_convolution_checked(const aclTensor* input, const aclTensor* weight,
       c.dilation[1] = dl[0];
       c.pads[1] = pb[0];
       c.pads[3] = pe[0];
+      if (transposed) c.out_pad[1] = op[0];
     } else {
       c.x = input->view;
       c.w = weight->view;
@@ -184,6 +187,7 @@ Status plan_convolution_checked(const aclTensor* input, const aclTensor* weight,
         c.dilation[d] = dl[static_cast<size_t>(d)];
         c.pads[d] = pb[static_cast<size_t>(d)];
         c.pads[d + 2] = pe[static_cast<size_t>(d)];
+        if (transposed) c.out_pad[d] = op[static_cast<size_t>(d)];
       }
     }
     plan_conv2d(b, xi, wi, bi, oi, c);

@@ -1,7 +1,7 @@
 // Convolution, ConvTbc and ConvDepthwise2d (aclnn-api.md 5.20) against a float64 direct
-// convolution: 1-D and 2-D, groups, strides, asymmetric padding, dilation, bias or none,
-// float32/float16/bf16, a non-contiguous input, and the argument errors (561103 for the transposed
-// and 3-D forms, which have no kernel here).
+// convolution: 1-D and 2-D, transposed, groups, strides, asymmetric padding, dilation, output
+// padding, bias or none, float32/float16/bf16, a non-contiguous input, and the argument errors
+// (561103 for the 3-D form, which has no kernel here).
 #include "aclnn_support.hpp"
 #include "aclnnop/aclnn_convolution.h"
 
@@ -92,6 +92,69 @@ TEST_F(AclnnConv, Convolution2dAnd1d) {
     for (double& v : want) v = as_dtype(v, k.dt);
     expect_close(y.read_view(), want, k.dt == ACL_FLOAT ? ACL_FLOAT16 : ACL_BF16, "Convolution");
     for (aclIntArray* a : {st, dl, pd, op}) aclDestroyIntArray(a);
+  }
+}
+
+TEST_F(AclnnConv, TransposedConvolution) {
+  struct Case {
+    aclDataType dt;
+    Dims xd, wd;  // x [N, Cin, H, W], w [Cin, Cout/g, kH, kW] (H = kH = 1 for 1-D)
+    int64_t s[2], p[2], d[2], op[2], groups;
+    bool bias;
+  };
+  const std::vector<Case> cases = {
+      {ACL_FLOAT, {2, 4, 5, 4}, {4, 3, 3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, 2, true},
+      {ACL_FLOAT16, {1, 2, 4, 4}, {2, 2, 2, 3}, {1, 2}, {0, 1}, {2, 1}, {0, 1}, 1, false},
+      {ACL_FLOAT, {2, 3, 1, 6}, {3, 2, 1, 3}, {1, 3}, {0, 1}, {1, 2}, {0, 2}, 1, true},  // 1-D
+  };
+  for (const Case& k : cases) {
+    const bool one_d = &k == &cases.back();
+    const int64_t cout = k.wd[1] * k.groups;
+    int64_t o[2];
+    for (int d = 0; d < 2; ++d)
+      o[d] = (k.xd[2 + d] - 1) * k.s[d] - 2 * k.p[d] + k.d[d] * (k.wd[2 + d] - 1) + k.op[d] + 1;
+    const Dims yd{k.xd[0], cout, o[0], o[1]};
+    DevTensor x, w, b, y;
+    make(x, k.dt, one_d ? Dims{k.xd[0], k.xd[1], k.xd[3]} : k.xd);
+    make(w, k.dt, one_d ? Dims{k.wd[0], k.wd[1], k.wd[3]} : k.wd);
+    make(b, k.dt, {cout});
+    make(y, k.dt, one_d ? Dims{yd[0], yd[1], yd[3]} : yd);
+    aclIntArray *st = one_d ? arr({k.s[1]}) : arr({k.s[0], k.s[1]}),
+                *pd = one_d ? arr({k.p[1]}) : arr({k.p[0], k.p[1]}),
+                *dl = one_d ? arr({k.d[1]}) : arr({k.d[0], k.d[1]}),
+                *op = one_d ? arr({k.op[1]}) : arr({k.op[0], k.op[1]});
+    uint64_t ws;
+    aclOpExecutor* ex;
+    ASSERT_EQ(aclnnConvolutionGetWorkspaceSize(x.t, w.t, k.bias ? b.t : nullptr, st, pd, dl, true, op, k.groups, y.t, 0,
+                                               &ws, &ex),
+              0)
+        << aclGetRecentErrMsg();
+    run(aclnnConvolution, ws, ex, stream_);
+    // Reference: scatter every input element through every tap.
+    const auto vx = x.read_view(), vw = w.read_view(), vb = b.read_view();
+    std::vector<double> want(static_cast<size_t>(numel(yd)));
+    const int64_t cg = k.xd[1] / k.groups, mg = k.wd[1];
+    for (int64_t n = 0; n < yd[0]; ++n)
+      for (int64_t m = 0; m < cout; ++m)
+        for (int64_t i = 0; i < o[0] * o[1]; ++i)
+          want[static_cast<size_t>((n * cout + m) * o[0] * o[1] + i)] = k.bias ? vb[static_cast<size_t>(m)] : 0;
+    for (int64_t n = 0; n < k.xd[0]; ++n)
+      for (int64_t c = 0; c < k.xd[1]; ++c)
+        for (int64_t iy = 0; iy < k.xd[2]; ++iy)
+          for (int64_t ix = 0; ix < k.xd[3]; ++ix)
+            for (int64_t mm = 0; mm < mg; ++mm)
+              for (int64_t ky = 0; ky < k.wd[2]; ++ky)
+                for (int64_t kx = 0; kx < k.wd[3]; ++kx) {
+                  const int64_t oy = iy * k.s[0] - k.p[0] + ky * k.d[0], ox = ix * k.s[1] - k.p[1] + kx * k.d[1];
+                  if (oy < 0 || oy >= o[0] || ox < 0 || ox >= o[1]) continue;
+                  const int64_t m = (c / cg) * mg + mm;
+                  want[static_cast<size_t>(((n * cout + m) * o[0] + oy) * o[1] + ox)] +=
+                      vx[static_cast<size_t>(((n * k.xd[1] + c) * k.xd[2] + iy) * k.xd[3] + ix)] *
+                      vw[static_cast<size_t>(((c * mg + mm) * k.wd[2] + ky) * k.wd[3] + kx)];
+                }
+    for (double& v : want) v = as_dtype(v, k.dt);
+    expect_close(y.read_view(), want, ACL_BF16, "transposed Convolution");
+    for (aclIntArray* a : {st, pd, dl, op}) aclDestroyIntArray(a);
   }
 }
 
@@ -188,7 +251,11 @@ TEST_F(AclnnConv, Errors) {
   DevTensor wt;
   make(wt, ACL_FLOAT, {4, 3, 3, 3});
   EXPECT_EQ(conv(x.t, wt.t, nullptr, one, zero, one, true, big_op, 1, yt.t), ACLNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(conv(x.t, wt.t, nullptr, one, zero, one, true, zero, 1, yt.t), ACLNN_ERR_INNER_NULLPTR);
+  EXPECT_EQ(conv(x.t, wt.t, nullptr, one, zero, one, true, zero, 1, yt.t), 0);
+  aclDestroyAclOpExecutor(ex);
+  DevTensor wt16;
+  make(wt16, ACL_FLOAT16, {4, 3, 3, 3});
+  EXPECT_EQ(conv(x.t, wt16.t, nullptr, one, zero, one, true, zero, 1, yt.t), ACLNN_ERR_PARAM_INVALID);  // mixed
   EXPECT_EQ(conv(x3.t, w3.t, nullptr, three, zero3, three, false, zero3, 1, y3.t), ACLNN_ERR_INNER_NULLPTR);
   // ConvTbc / ConvDepthwise2d.
   DevTensor tx, tw, tb, ty;
