@@ -86,11 +86,13 @@ Status plan_cat(const aclTensorList* tensors, int64_t dim, aclTensor* out, uint6
     return invalid("out shape " + ops::shape_text(out->view) + " is not " + ops::shape_text(want));
   }
   PlanBuilder b("Cat");
-  std::vector<int> ins;
+  std::vector<int> ins, dynamic;
   for (const aclTensor* t : ts) {
     // Tensors without elements contribute nothing to the copy.
-    if (ops::numel(t->view) > 0) ins.push_back(b.add_input(t));
+    dynamic.push_back(ops::numel(t->view) > 0 ? b.add_input(t) : -1);
+    if (dynamic.back() >= 0) ins.push_back(dynamic.back());
   }
+  b.set_dynamic_inputs(std::move(dynamic));
   const int oi = b.add_output(out);
   if (ops::numel(want) > 0) {
     Staging s(b, oi, p);
@@ -133,6 +135,7 @@ Status plan_sum(const aclTensorList* tensors, aclTensor* out, uint64_t* workspac
   PlanBuilder b("Sum");
   std::vector<int> ins;
   for (const aclTensor* t : ts) ins.push_back(b.add_input(t));
+  b.set_dynamic_inputs(ins);
   const int oi = b.add_output(out);
   if (ops::numel(out->view) > 0) {
     const aclDataType kdt = numeric_kernel_dtype(out->dtype);

@@ -153,6 +153,54 @@ TEST_F(AclnnList, SumBroadcastDtypesAndAliasing) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_FLOAT_EQ(got[i], vx[i] + 2 * vy[i]);
 }
 
+TEST_F(AclnnList, RepeatableWithDynamicAddresses) {
+  // A repeatable Sum, then the list's second tensor moved to other memory with
+  // aclSetDynamicInputTensorAddr: the second run reads the new data.
+  DevTensor a, b, b2, out;
+  make(a, ACL_FLOAT, {5});
+  make(b, ACL_FLOAT, {5});
+  make(b2, ACL_FLOAT, {5});
+  make(out, ACL_FLOAT, {5});
+  aclTensorList* l = list_of({&a, &b});
+  uint64_t ws;
+  aclOpExecutor* ex;
+  ASSERT_EQ(aclnnSumGetWorkspaceSize(l, out.t, &ws, &ex), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  ASSERT_EQ(aclnnSum(nullptr, ws, ex, stream_), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  const auto va = a.read_view(), vb = b.read_view(), vb2 = b2.read_view();
+  auto got = out.read_view();
+  for (size_t i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(got[i], va[i] + vb[i]);
+  EXPECT_EQ(aclSetDynamicInputTensorAddr(ex, 0, 1, l, b2.dev), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclSetDynamicInputTensorAddr(ex, 0, 2, l, b2.dev), ACLNN_ERR_PARAM_INVALID);  // past the list
+  EXPECT_EQ(aclSetDynamicInputTensorAddr(ex, 1, 0, l, a.dev), ACLNN_ERR_PARAM_INVALID);   // no irIndex 1
+  EXPECT_EQ(aclSetDynamicOutputTensorAddr(ex, 0, 0, l, a.dev), ACLNN_ERR_PARAM_INVALID);  // no list output
+  ASSERT_EQ(aclnnSum(nullptr, ws, ex, stream_), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  got = out.read_view();
+  for (size_t i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(got[i], va[i] + vb2[i]);
+  ASSERT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  // Cat: a skipped legacy [0] tensor still has its list position.
+  DevTensor e, c, out2;
+  make(e, ACL_FLOAT, {0});
+  make(c, ACL_FLOAT, {3});
+  make(out2, ACL_FLOAT, {8});
+  aclTensorList* l2 = list_of({&e, &a, &c});
+  ASSERT_EQ(aclnnCatGetWorkspaceSize(l2, 0, out2.t, &ws, &ex), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  EXPECT_EQ(aclSetDynamicInputTensorAddr(ex, 0, 1, l2, b2.dev), 0);
+  EXPECT_EQ(aclSetDynamicInputTensorAddr(ex, 0, 0, l2, nullptr), 0);  // the skipped one: nothing to refresh
+  ASSERT_EQ(aclnnCat(nullptr, ws, ex, stream_), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  got = out2.read_view();
+  const auto vc = c.read_view();
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], vb2[i]);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(got[5 + i], vc[i]);
+  ASSERT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  aclDestroyTensorList(l);
+  aclDestroyTensorList(l2);
+}
+
 TEST_F(AclnnList, SumErrors) {
   DevTensor a, b, i32, d64, out, small;
   make(a, ACL_FLOAT, {2, 3});
