@@ -3,8 +3,9 @@
 // the result converted; a 1-D convolution is the 2-D one over [N, C, 1, L]; ConvTbc reads its
 // [T, B, C] input and [K, Cin, Cout] weight through permuted views (staged contiguous) and writes
 // its output through one; a transposed convolution is the library's ConvTranspose (2-D, a direct
-// gather). 3-D convolutions have no kernel here: after the argument checks they answer 561103 (the
-// spec's code for a specification no kernel supports).
+// gather); a 3-D one is its 3-D Conv (a direct loop). 3-D transposed convolutions have no kernel
+// here: after the argument checks they answer 561103 (the spec's code for a specification no kernel
+// supports).
 #include "aclnnop/aclnn_convolution.h"
 #include "plan_util.hpp"
 
@@ -160,12 +161,27 @@ Status plan_convolution_checked(const aclTensor* input, const aclTensor* weight,
   if (output->view != want) {
     return invalid("output shape " + ops::shape_text(output->view) + " is not " + ops::shape_text(want));
   }
-  if (sr == 3) return error(kInnerNullptr, "3-D convolution has no kernel in ascend-run (1-D and 2-D only)");
+  if (sr == 3 && transposed) {
+    return error(kInnerNullptr, "3-D transposed convolution has no kernel in ascend-run");
+  }
   PlanBuilder b("Convolution");
   const int xi = b.add_input(input), wi = b.add_input(weight);
   const int bi = bias != nullptr ? b.add_input(bias) : (b.add_input(nullptr), -1);
   const int oi = b.add_output(output);
-  if (ops::numel(want) > 0 && ops::numel(input->view) > 0) {
+  if (ops::numel(want) > 0 && ops::numel(input->view) > 0 && sr == 3) {
+    // 3-D: the library's Conv on NCDHW, float32.
+    Staging s(b, oi, ACL_FLOAT);
+    std::vector<Operand> ins{s.input(xi), s.input(wi)};
+    if (bi >= 0) ins.push_back(s.input(bi));
+    const Operand r = s.output();
+    ops::Attrs attrs;
+    attrs.set("strides", st);
+    attrs.set("dilations", dl);
+    attrs.set("pads", std::vector<int64_t>{pb[0], pb[1], pb[2], pe[0], pe[1], pe[2]});
+    attrs.set("group", groups);
+    s.kernel("Conv", std::move(ins), r, std::move(attrs));
+    s.finish(r);
+  } else if (ops::numel(want) > 0 && ops::numel(input->view) > 0) {
     Conv2d c;
     c.groups = groups;
     c.transposed = transposed;

@@ -1,7 +1,7 @@
 // Convolution, ConvTbc and ConvDepthwise2d (aclnn-api.md 5.20) against a float64 direct
 // convolution: 1-D and 2-D, transposed, groups, strides, asymmetric padding, dilation, output
 // padding, bias or none, float32/float16/bf16, a non-contiguous input, and the argument errors
-// (561103 for the 3-D form, which has no kernel here).
+// (561103 for the 3-D transposed form, which has no kernel here).
 #include "aclnn_support.hpp"
 #include "aclnnop/aclnn_convolution.h"
 
@@ -158,6 +158,51 @@ TEST_F(AclnnConv, TransposedConvolution) {
   }
 }
 
+TEST_F(AclnnConv, Convolution3d) {
+  // x [2, 4, 5, 4, 6], w [6, 2, 3, 2, 3], groups 2, strides (1, 2, 2), padding (1, 0, 1), dilation (1, 1, 2).
+  const Dims xd{2, 4, 5, 4, 6}, wd{6, 2, 3, 2, 3};
+  const int64_t s[3] = {1, 2, 2}, p[3] = {1, 0, 1}, dl[3] = {1, 1, 2}, g = 2;
+  int64_t o[3];
+  for (int d = 0; d < 3; ++d) o[d] = osz(xd[2 + d], wd[2 + d], s[d], p[d], p[d], dl[d]);
+  const Dims yd{2, 6, o[0], o[1], o[2]};
+  DevTensor x, w, b, y;
+  make(x, ACL_BF16, xd);
+  make(w, ACL_BF16, wd);
+  make(b, ACL_BF16, {6});
+  make(y, ACL_FLOAT, yd);
+  aclIntArray *st = arr({1, 2, 2}), *pd = arr({1, 0, 1}), *di = arr({1, 1, 2}), *op = arr({0, 0, 0});
+  uint64_t ws;
+  aclOpExecutor* ex;
+  ASSERT_EQ(aclnnConvolutionGetWorkspaceSize(x.t, w.t, b.t, st, pd, di, false, op, g, y.t, 0, &ws, &ex), 0)
+      << aclGetRecentErrMsg();
+  run(aclnnConvolution, ws, ex, stream_);
+  const auto vx = x.read_view(), vw = w.read_view(), vb = b.read_view(), vy = y.read_view();
+  std::vector<double> want(vy.size());
+  const int64_t cg = 2, mg = 3;
+  size_t at = 0;
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t m = 0; m < 6; ++m)
+      for (int64_t oz = 0; oz < o[0]; ++oz)
+        for (int64_t oy = 0; oy < o[1]; ++oy)
+          for (int64_t ox = 0; ox < o[2]; ++ox, ++at) {
+            double acc = vb[static_cast<size_t>(m)];
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t kz = 0; kz < wd[2]; ++kz)
+                for (int64_t ky = 0; ky < wd[3]; ++ky)
+                  for (int64_t kx = 0; kx < wd[4]; ++kx) {
+                    const int64_t iz = oz * s[0] - p[0] + kz * dl[0], iy = oy * s[1] - p[1] + ky * dl[1],
+                                  ix = ox * s[2] - p[2] + kx * dl[2];
+                    if (iz < 0 || iz >= xd[2] || iy < 0 || iy >= xd[3] || ix < 0 || ix >= xd[4]) continue;
+                    const int64_t c = (m / mg) * cg + ci;
+                    acc += vx[static_cast<size_t>((((n * 4 + c) * xd[2] + iz) * xd[3] + iy) * xd[4] + ix)] *
+                           vw[static_cast<size_t>((((m * cg + ci) * wd[2] + kz) * wd[3] + ky) * wd[4] + kx)];
+                  }
+            want[at] = acc;
+          }
+  expect_close(vy, want, ACL_FLOAT16, "Convolution 3-D");
+  for (aclIntArray* a : {st, pd, di, op}) aclDestroyIntArray(a);
+}
+
 TEST_F(AclnnConv, ConvTbcAndDepthwise) {
   // ConvTbc: self [T, B, Cin], weight [K, Cin, Cout], bias [Cout], symmetric pad.
   const int64_t t = 9, bsz = 2, cin = 3, kk = 3, cout = 4, pad = 1, tout = t + 2 * pad - kk + 1;
@@ -256,7 +301,11 @@ TEST_F(AclnnConv, Errors) {
   DevTensor wt16;
   make(wt16, ACL_FLOAT16, {4, 3, 3, 3});
   EXPECT_EQ(conv(x.t, wt16.t, nullptr, one, zero, one, true, zero, 1, yt.t), ACLNN_ERR_PARAM_INVALID);  // mixed
-  EXPECT_EQ(conv(x3.t, w3.t, nullptr, three, zero3, three, false, zero3, 1, y3.t), ACLNN_ERR_INNER_NULLPTR);
+  EXPECT_EQ(conv(x3.t, w3.t, nullptr, three, zero3, three, false, zero3, 1, y3.t), 0);
+  aclDestroyAclOpExecutor(ex);
+  DevTensor yt3;
+  make(yt3, ACL_FLOAT, {1, 2, 6, 6, 6});
+  EXPECT_EQ(conv(x3.t, w3.t, nullptr, three, zero3, three, true, zero3, 1, yt3.t), ACLNN_ERR_INNER_NULLPTR);
   // ConvTbc / ConvDepthwise2d.
   DevTensor tx, tw, tb, ty;
   make(tx, ACL_FLOAT, {5, 2, 3});
