@@ -173,6 +173,9 @@ struct aclOpExecutor {
   uint64_t workspace = 0;
   std::vector<arun::aclnn::Step> steps;
   bool repeatable = false;
+  // The tensor-list input (Cat, Sum), element by element: its index in `tensors`, or -1 for an
+  // element the plan does not read (for aclSetDynamicInputTensorAddr).
+  std::vector<int> dynamic_inputs;
 };
 
 namespace arun::aclnn {
@@ -189,6 +192,7 @@ class PlanBuilder {
   const aclTensor& tensor(int i) const { return exec_.tensors[static_cast<size_t>(i)].desc; }
   // The captured view, for operators that read an argument through another view of it (Permute).
   aclTensor& view(int i) { return exec_.tensors[static_cast<size_t>(i)].desc; }
+  void set_dynamic_inputs(std::vector<int> indices) { exec_.dynamic_inputs = std::move(indices); }
   Status publish(uint64_t* workspaceSize, aclOpExecutor** executor);
 
  private:

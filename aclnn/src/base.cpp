@@ -611,11 +611,12 @@ aclnnStatus aclnnFinalize() {
   return 0;
 }
 
-aclnnStatus aclnnReselectStaticKernel() {
+// Declared by CANN only in an internal header (spec Appendix B), so exported explicitly here.
+__attribute__((visibility("default"))) aclnnStatus aclnnReselectStaticKernel() {
   return 0;
 }
 
-aclnnStatus aclnnReselectStaticKernelWithPath(const char* staticKernelPath) {
+__attribute__((visibility("default"))) aclnnStatus aclnnReselectStaticKernelWithPath(const char* staticKernelPath) {
   return guarded("aclnnReselectStaticKernelWithPath", [&] {
     if (staticKernelPath == nullptr) return null_error("staticKernelPath");
     std::FILE* f = std::fopen(staticKernelPath, "r");

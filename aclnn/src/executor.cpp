@@ -300,8 +300,8 @@ aclnnStatus set_addr(const char* function, aclOpExecutor* executor, size_t first
   return 0;
 }
 
-aclnnStatus set_dynamic_addr(const char* function, aclOpExecutor* executor, aclTensorList* tensors,
-                             size_t relativeIndex, void* addr) {
+aclnnStatus set_dynamic_addr(const char* function, aclOpExecutor* executor, aclTensorList* tensors, size_t irIndex,
+                             size_t relativeIndex, void* addr, bool input) {
   if (tensors == nullptr) return finish(function, error(kInnerNullptr, "tensors is NULL"));
   if (!live(tensors, Kind::TensorList)) return finish(function, invalid("tensors is not a live aclTensorList"));
   if (relativeIndex >= tensors->values.size()) {
@@ -310,8 +310,21 @@ aclnnStatus set_dynamic_addr(const char* function, aclOpExecutor* executor, aclT
   }
   if (executor == nullptr) return finish(function, error(kInnerNullptr, "executor is NULL"));
   if (!live(executor, Kind::Executor)) return finish(function, error(kInner, "not a live aclOpExecutor"));
-  // None of the operators implemented takes a tensor list, so no executor has a dynamic argument.
-  return finish(function, invalid("the executor of " + executor->op + " has no tensor-list argument"));
+  // Only Cat and Sum take a tensor list, as their one (irIndex 0) dynamic input.
+  if (!input || executor->dynamic_inputs.empty() || irIndex != 0) {
+    return finish(function, invalid("the executor of " + executor->op + " has no tensor-list " +
+                                    (input ? "input" : "output") + " at irIndex " + std::to_string(irIndex)));
+  }
+  if (relativeIndex >= executor->dynamic_inputs.size()) {
+    return finish(function,
+                  invalid("relativeIndex " + std::to_string(relativeIndex) + " is beyond the list of " +
+                          std::to_string(executor->dynamic_inputs.size()) + " the executor was planned with"));
+  }
+  // CANN updates the list's tensor as well as the executor.
+  if (aclTensor* t = tensors->values[relativeIndex]; t != nullptr && live(t, Kind::Tensor)) t->data = addr;
+  const int ti = executor->dynamic_inputs[relativeIndex];
+  if (ti >= 0) executor->tensors[static_cast<size_t>(ti)].desc.data = addr;
+  return 0;
 }
 
 }  // namespace
@@ -494,15 +507,15 @@ aclnnStatus aclSetTensorAddr(aclOpExecutor* executor, const size_t index, aclTen
 }
 aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor* executor, size_t irIndex, const size_t relativeIndex,
                                          aclTensorList* tensors, void* addr) {
-  return set_dynamic_addr("aclSetDynamicInputTensorAddr", executor, tensors, relativeIndex, addr);
+  return set_dynamic_addr("aclSetDynamicInputTensorAddr", executor, tensors, irIndex, relativeIndex, addr, true);
 }
 aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor* executor, size_t irIndex, const size_t relativeIndex,
                                           aclTensorList* tensors, void* addr) {
-  return set_dynamic_addr("aclSetDynamicOutputTensorAddr", executor, tensors, relativeIndex, addr);
+  return set_dynamic_addr("aclSetDynamicOutputTensorAddr", executor, tensors, irIndex, relativeIndex, addr, false);
 }
 aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor* executor, size_t irIndex, const size_t relativeIndex,
                                     aclTensorList* tensors, void* addr) {
-  return set_dynamic_addr("aclSetDynamicTensorAddr", executor, tensors, relativeIndex, addr);
+  return set_dynamic_addr("aclSetDynamicTensorAddr", executor, tensors, irIndex, relativeIndex, addr, true);
 }
 
 aclnnStatus AclSetInputTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor, void* addr) {

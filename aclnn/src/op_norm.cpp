@@ -1,6 +1,10 @@
 // LayerNorm, LayerNormWithImplMode, FastLayerNorm (aclnn-api.md 5.23) over the op library's
-// LayerNormalization kernel (normalization.cpp), which also produces the mean and 1/std in float32.
+// LayerNormalization kernel (normalization.cpp), which also produces the mean and 1/std in float32;
+// RmsNorm (5.24) over its RMSNormalization kernel (the same kernel without centring); BatchNorm
+// (5.25) over its BatchNormalization kernel (PyTorch's momentum and unbiased running variance).
+#include "aclnnop/aclnn_batch_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_rms_norm.h"
 #include "plan_util.hpp"
 
 namespace arun::aclnn {
@@ -127,6 +131,192 @@ Status plan_layer_norm(const char* name, const aclTensor* input, const aclIntArr
   return publish(b, ws, ex);
 }
 
+// RmsNorm's shape errors are the generated operators' tiling error (spec 5.24).
+constexpr int kTilingError = 561002;  // ACLNN_ERR_INNER_TILING_ERROR
+
+Status plan_rms_norm(const aclTensor* x, const aclTensor* gamma, double epsilon, const aclTensor* y,
+                     const aclTensor* rstd, uint64_t* ws, aclOpExecutor** ex) {
+  ARUN_RETURN_IF_ERROR(check_tensor(x, "x"));
+  ARUN_RETURN_IF_ERROR(check_tensor(gamma, "gamma"));
+  ARUN_RETURN_IF_ERROR(check_tensor(y, "yOut"));
+  ARUN_RETURN_IF_ERROR(check_tensor(rstd, "rstdOut"));
+  if (ws == nullptr) return null_error("workspaceSize");
+  if (ex == nullptr) return null_error("executor");
+  for (auto [t, what] :
+       {std::pair{x, "x"}, std::pair{gamma, "gamma"}, std::pair{y, "yOut"}, std::pair{rstd, "rstdOut"}}) {
+    ARUN_RETURN_IF_ERROR(check_view(*t, what));
+  }
+  // The dtype table: (x, gamma, y, rstd).
+  const bool ok_types =
+      rstd->dtype == ACL_FLOAT && y->dtype == x->dtype &&
+      ((x->dtype == ACL_FLOAT && gamma->dtype == ACL_FLOAT) ||
+       ((x->dtype == ACL_FLOAT16 || x->dtype == ACL_BF16) && (gamma->dtype == ACL_FLOAT || gamma->dtype == x->dtype)));
+  if (!ok_types) {
+    return invalid(std::string("dtypes (x, gamma, yOut, rstdOut) = (") + ops::dtype_name(x->dtype) + ", " +
+                   ops::dtype_name(gamma->dtype) + ", " + ops::dtype_name(y->dtype) + ", " +
+                   ops::dtype_name(rstd->dtype) + ") are not a supported combination");
+  }
+  const size_t rank = x->view.size();
+  if (rank == 0) return invalid("x must have rank 1..8");
+  const ops::Shape& g = gamma->view;
+  if (g.empty() || g.size() > rank || !std::equal(g.begin(), g.end(), x->view.end() - g.size())) {
+    return error(kTilingError,
+                 "gamma shape " + ops::shape_text(g) + " is not a trailing part of x's " + ops::shape_text(x->view));
+  }
+  if (ops::numel(g) == 0) return error(kTilingError, "gamma is empty");
+  const int64_t axis = static_cast<int64_t>(rank - g.size());
+  ops::Shape stat(x->view.begin(), x->view.begin() + axis);
+  stat.resize(rank, 1);
+  if (y->view != x->view) {
+    return error(kTilingError, "yOut shape " + ops::shape_text(y->view) + " is not x's " + ops::shape_text(x->view));
+  }
+  if (rstd->view != stat) {
+    return error(kTilingError, "rstdOut shape " + ops::shape_text(rstd->view) + " is not " + ops::shape_text(stat));
+  }
+  PlanBuilder b("RmsNorm");
+  const int xi = b.add_input(x), gi = b.add_input(gamma);
+  const int yi = b.add_output(y), ri = b.add_output(rstd);
+  if (ops::numel(x->view) > 0) {
+    // float16 throughout when x and gamma are float16; otherwise float32 (bf16, mixed).
+    const aclDataType kdt = x->dtype == ACL_FLOAT16 && gamma->dtype == ACL_FLOAT16 ? ACL_FLOAT16 : ACL_FLOAT;
+    Staging s(b, yi, kdt, !overlaps(*rstd, *y) && !overlaps(*x, *y));
+    std::vector<Operand> ins{s.input(xi), s.input(gi)};
+    const Operand r = s.output();
+    std::vector<Step> after;
+    Step k;
+    k.is_copy = false;
+    k.kernel.type = "RMSNormalization";
+    k.kernel.attrs.set("axis", axis);
+    k.kernel.attrs.set("epsilon", static_cast<float>(epsilon));
+    k.kernel.inputs = std::move(ins);
+    k.kernel.output = r;
+    k.kernel.extra_outputs.push_back(stat_output(b, ri, stat, &after));
+    b.add(std::move(k));
+    s.finish(r);
+    for (Step& st : after) b.add(std::move(st));
+  }
+  return publish(b, ws, ex);
+}
+
+Status plan_batch_norm(const aclTensor* input, const aclTensor* weight, const aclTensor* bias, aclTensor* run_mean,
+                       aclTensor* run_var, bool training, double momentum, double eps, aclTensor* output,
+                       aclTensor* save_mean, aclTensor* save_invstd, uint64_t* ws, aclOpExecutor** ex) {
+  ARUN_RETURN_IF_ERROR(check_tensor(input, "input"));
+  ARUN_RETURN_IF_ERROR(optional_tensor(weight, "weight"));
+  ARUN_RETURN_IF_ERROR(optional_tensor(bias, "bias"));
+  // Inference normalises with the running statistics: they are required then (ours, 161001).
+  if (!training) {
+    ARUN_RETURN_IF_ERROR(check_tensor(run_mean, "runningMean (required when training is false)"));
+    ARUN_RETURN_IF_ERROR(check_tensor(run_var, "runningVar (required when training is false)"));
+  } else {
+    ARUN_RETURN_IF_ERROR(optional_tensor(run_mean, "runningMean"));
+    ARUN_RETURN_IF_ERROR(optional_tensor(run_var, "runningVar"));
+  }
+  ARUN_RETURN_IF_ERROR(check_tensor(output, "output"));
+  // The batch statistics are outputs of training; inference does not write them.
+  if (training) {
+    ARUN_RETURN_IF_ERROR(check_tensor(save_mean, "saveMean"));
+    ARUN_RETURN_IF_ERROR(check_tensor(save_invstd, "saveInvstd"));
+  } else {
+    ARUN_RETURN_IF_ERROR(optional_tensor(save_mean, "saveMean"));
+    ARUN_RETURN_IF_ERROR(optional_tensor(save_invstd, "saveInvstd"));
+  }
+  if (ws == nullptr) return null_error("workspaceSize");
+  if (ex == nullptr) return null_error("executor");
+  ARUN_RETURN_IF_ERROR(check_view(*input, "input"));
+  ARUN_RETURN_IF_ERROR(check_view(*output, "output"));
+  if (!in_list(input->dtype, kNormTypes)) {
+    return invalid(std::string("input has dtype ") + ops::dtype_name(input->dtype) +
+                   "; supported: " + dtype_list(kNormTypes));
+  }
+  // Channel axis 1: the plain formats; NHWC/NDHWC (950 only) and private formats are not supported.
+  for (auto [t, what] : {std::pair{input, "input"}, std::pair{static_cast<const aclTensor*>(output), "output"}}) {
+    const aclFormat f = t->format;
+    if (f != ACL_FORMAT_ND && f != ACL_FORMAT_NCHW && f != ACL_FORMAT_NCDHW && f != ACL_FORMAT_NCL) {
+      return invalid(std::string(what) + " format " + std::to_string(f) + " is not ND, NCL, NCHW or NCDHW");
+    }
+  }
+  if (output->format != input->format) return invalid("output format differs from input format");
+  const size_t rank = input->view.size();
+  if (rank < 2) return invalid("input must have rank 2..8, got " + std::to_string(rank));
+  if (output->dtype != input->dtype) return invalid("output dtype differs from input dtype");
+  if (output->view != input->view) {
+    return invalid("output shape " + ops::shape_text(output->view) + " differs from input shape " +
+                   ops::shape_text(input->view));
+  }
+  const int64_t c = input->view[1];
+  const std::pair<const aclTensor*, const char*> params[] = {{weight, "weight"},        {bias, "bias"},
+                                                             {run_mean, "runningMean"}, {run_var, "runningVar"},
+                                                             {save_mean, "saveMean"},   {save_invstd, "saveInvstd"}};
+  for (auto [t, what] : params) {
+    if (t == nullptr) continue;
+    ARUN_RETURN_IF_ERROR(check_view(*t, what));
+    if (!in_list(t->dtype, kNormTypes)) {
+      return invalid(std::string(what) + " has dtype " + ops::dtype_name(t->dtype) +
+                     "; supported: " + dtype_list(kNormTypes));
+    }
+    if (t->view != ops::Shape{c}) {
+      return invalid(std::string(what) + " shape " + ops::shape_text(t->view) + " is not [" + std::to_string(c) +
+                     "] (the channel count)");
+    }
+  }
+  PlanBuilder b("BatchNorm");
+  auto add_in = [&](const aclTensor* t) { return t != nullptr ? b.add_input(t) : (b.add_input(nullptr), -1); };
+  auto add_out = [&](const aclTensor* t) { return t != nullptr ? b.add_output(t) : (b.add_output(nullptr), -1); };
+  const int xi = b.add_input(input), wi = add_in(weight), bi = add_in(bias), mi = add_in(run_mean),
+            vi = add_in(run_var);
+  const int oi = b.add_output(output), smi = add_out(save_mean), sii = add_out(save_invstd);
+  // The running statistics are updated in place: their tensors are outputs too (aclSet*TensorAddr
+  // refresh them as inputs; the executor reads the captured views).
+  if (ops::numel(input->view) > 0) {
+    const ops::Shape cs{c};
+    bool clash = false;
+    for (auto [t, what] : params) {
+      if (t != nullptr && overlaps(*t, *output)) clash = true;
+    }
+    Staging s(b, oi, float_kernel_dtype(input->dtype), !clash && !overlaps(*input, *output));
+    Staging sp(b, oi, ACL_FLOAT);  // the parameters go to the kernel as float32
+    sp.out_direct = s.out_direct;
+    auto param = [&](int ti, double fill) { return ti >= 0 ? sp.input(ti) : sp.filled(cs, fill); };
+    std::vector<Operand> ins{s.input(xi), param(wi, 1.0), param(bi, 0.0), param(mi, 0.0), param(vi, 1.0)};
+    const Operand r = s.output();
+    std::vector<Step> after;
+    Step k;
+    k.is_copy = false;
+    k.kernel.type = "BatchNormalization";
+    k.kernel.attrs.set("epsilon", static_cast<float>(eps));
+    // ONNX's momentum weighs the old value; PyTorch's (aclnn's) the batch statistic.
+    k.kernel.attrs.set("momentum", static_cast<float>(1.0 - momentum));
+    k.kernel.attrs.set("training_mode", static_cast<int64_t>(training ? 1 : 0));
+    k.kernel.attrs.set("unbiased", static_cast<int64_t>(1));
+    k.kernel.inputs = std::move(ins);
+    k.kernel.output = r;
+    if (training) {
+      // Running statistics to scratch, copied back after the kernel (the kernel reads the old ones).
+      for (int ti : {mi, vi}) {
+        const Operand o = sp.scratch(cs);
+        k.kernel.extra_outputs.push_back(o);
+        if (ti >= 0) {
+          Step back;
+          back.copy.src_ws = o.ws_offset;
+          back.copy.src_dtype = ACL_FLOAT;
+          back.copy.src_shape = cs;
+          back.copy.dst_tensor = ti;
+          back.copy.dst_dtype = b.tensor(ti).dtype;
+          back.copy.shape = cs;
+          after.push_back(std::move(back));
+        }
+      }
+      k.kernel.extra_outputs.push_back(stat_output(b, smi, cs, &after));
+      k.kernel.extra_outputs.push_back(stat_output(b, sii, cs, &after));
+    }
+    b.add(std::move(k));
+    s.finish(r);
+    for (Step& st : after) b.add(std::move(st));
+  }
+  return publish(b, ws, ex);
+}
+
 }  // namespace
 }  // namespace arun::aclnn
 
@@ -172,6 +362,29 @@ aclnnStatus aclnnLayerNormWithImplMode(void* workspace, uint64_t workspaceSize, 
 }
 aclnnStatus aclnnFastLayerNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
   return run_phase2("aclnnFastLayerNorm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, double epsilon,
+                                         const aclTensor* yOut, const aclTensor* rstdOut, uint64_t* workspaceSize,
+                                         aclOpExecutor** executor) {
+  return guarded("aclnnRmsNorm",
+                 [&] { return plan_rms_norm(x, gamma, epsilon, yOut, rstdOut, workspaceSize, executor); });
+}
+aclnnStatus aclnnRmsNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
+  return run_phase2("aclnnRmsNorm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor* input, const aclTensor* weight, const aclTensor* bias,
+                                           aclTensor* runningMean, aclTensor* runningVar, bool training,
+                                           double momentum, double eps, aclTensor* output, aclTensor* saveMean,
+                                           aclTensor* saveInvstd, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return guarded("aclnnBatchNorm", [&] {
+    return plan_batch_norm(input, weight, bias, runningMean, runningVar, training, momentum, eps, output, saveMean,
+                           saveInvstd, workspaceSize, executor);
+  });
+}
+aclnnStatus aclnnBatchNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
+  return run_phase2("aclnnBatchNorm", workspace, workspaceSize, executor, stream);
 }
 
 }  // extern "C"

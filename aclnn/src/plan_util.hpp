@@ -13,6 +13,23 @@ inline aclDataType float_kernel_dtype(aclDataType d) {
   return d == ACL_FLOAT16 ? ACL_FLOAT16 : ACL_FLOAT;
 }
 
+// The op library's arithmetic kernels (Add ... Pow, Max, Min, ArgMax) run float32/16/64 and
+// int32/64: bf16 computes in float32, narrower integers and bool in int32 (wrapping when stored).
+inline aclDataType numeric_kernel_dtype(aclDataType d) {
+  switch (d) {
+    case ACL_FLOAT16:
+    case ACL_FLOAT:
+    case ACL_DOUBLE:
+    case ACL_INT32:
+    case ACL_INT64:
+      return d;
+    case ACL_BF16:
+      return ACL_FLOAT;
+    default:
+      return ACL_INT32;
+  }
+}
+
 struct Staging {
   PlanBuilder& b;
   int out = -1;             // the output tensor's index

@@ -1,6 +1,8 @@
 // Conv (2-D, NCHW, float32): strides, pads, dilations, group, auto_pad, optional bias. Lowered to
 // im2col + sgemm per (image, group, column tile); a 1x1 stride-1 unpadded convolution skips the
 // im2col and multiplies the input directly. Items are spread over the blocks like MatMul's tiles.
+// ConvTranspose (2-D, float32, no auto_pad / output_shape) is a direct gather per output element;
+// a 3-D Conv (NCDHW, no auto_pad) a direct loop per output element.
 #include <cblas.h>
 
 #include <algorithm>
@@ -143,6 +145,119 @@ void conv_kernel(arun::Block blk, const ConvParams& p) {
   }
 }
 
+// 3-D (NCDHW): a direct loop per output element (double accumulation); ONNX's attributes with
+// 3 values (pads: 3 begins then 3 ends), no auto_pad.
+struct Conv3dParams {
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  int64_t n, c, in[3], m, group, k[3], out[3], stride[3], dilation[3], pad[3];
+};
+
+void conv3d_kernel(arun::Block blk, const Conv3dParams& p) {
+  const int64_t planes = p.n * p.m, vol = p.out[0] * p.out[1] * p.out[2];
+  const IndexRange r = blk.range(static_cast<size_t>(planes));
+  if (r.size() == 0) return;
+  const int64_t cg = p.c / p.group, mg = p.m / p.group, ivol = p.in[0] * p.in[1] * p.in[2];
+  const int64_t kvol = p.k[0] * p.k[1] * p.k[2];
+  const float* x = blk.map(p.x, p.n * p.c * ivol).data();
+  const float* w = blk.map(p.w, p.m * cg * kvol).data();
+  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
+  float* y = blk.map(p.y, planes * vol).data();
+  for (size_t plane = r.first; plane < r.last; ++plane) {
+    const int64_t img = static_cast<int64_t>(plane) / p.m, om = static_cast<int64_t>(plane) % p.m, g = om / mg;
+    for (int64_t o = 0; o < vol; ++o) {
+      const int64_t oz = o / (p.out[1] * p.out[2]), oy = o / p.out[2] % p.out[1], ox = o % p.out[2];
+      double acc = bias != nullptr ? bias[om] : 0.0;
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        const float* xc = x + (img * p.c + g * cg + ci) * ivol;
+        const float* wc = w + (om * cg + ci) * kvol;
+        for (int64_t kz = 0; kz < p.k[0]; ++kz) {
+          const int64_t iz = oz * p.stride[0] - p.pad[0] + kz * p.dilation[0];
+          if (iz < 0 || iz >= p.in[0]) continue;
+          for (int64_t ky = 0; ky < p.k[1]; ++ky) {
+            const int64_t iy = oy * p.stride[1] - p.pad[1] + ky * p.dilation[1];
+            if (iy < 0 || iy >= p.in[1]) continue;
+            for (int64_t kx = 0; kx < p.k[2]; ++kx) {
+              const int64_t ix = ox * p.stride[2] - p.pad[2] + kx * p.dilation[2];
+              if (ix < 0 || ix >= p.in[2]) continue;
+              acc += double(xc[(iz * p.in[1] + iy) * p.in[2] + ix]) * double(wc[(kz * p.k[1] + ky) * p.k[2] + kx]);
+            }
+          }
+        }
+      }
+      y[static_cast<int64_t>(plane) * vol + o] = static_cast<float>(acc);
+    }
+  }
+}
+
+Status run_conv3d(const OpCall& call) {
+  const Tensor& x = call.inputs[0];
+  const Tensor& w = call.inputs[1];
+  int64_t group = 1;
+  std::string auto_pad;
+  std::vector<int64_t> strides, dilations, pads, kshape;
+  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
+  ARUN_RETURN_IF_ERROR(call.attr_string("auto_pad", "NOTSET", &auto_pad));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1, 1}, &strides));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1, 1}, &dilations));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0, 0, 0}, &pads));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {w.shape[2], w.shape[3], w.shape[4]}, &kshape));
+  if (auto_pad != "NOTSET") return call.attr_error("3-D Conv supports only auto_pad NOTSET");
+  const int64_t c = x.shape[1], m = w.shape[0];
+  if (group < 1 || c % group != 0 || m % group != 0 || w.shape[1] != c / group) {
+    return call.attr_error("group " + std::to_string(group) + " does not fit X " + shape_text(x.shape) + " and W " +
+                           shape_text(w.shape));
+  }
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  auto ok = [&](const std::vector<int64_t>& v, size_t n, int64_t lo) {
+    if (v.size() != n) return false;
+    for (int64_t e : v) {
+      if (e < lo || e > kLimit) return false;
+    }
+    return true;
+  };
+  if (!ok(strides, 3, 1) || !ok(dilations, 3, 1) || !ok(pads, 6, 0)) {
+    return call.attr_error("3-D Conv needs 3 strides and dilations >= 1 and 6 pads >= 0");
+  }
+  if (kshape != Shape{w.shape[2], w.shape[3], w.shape[4]}) return call.attr_error("kernel_shape differs from W's");
+  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  if (bias != nullptr && bias->shape != Shape{m}) {
+    return call.input_error("B " + shape_text(bias->shape) + " must be [" + std::to_string(m) + "]");
+  }
+  Conv3dParams p{ptr<float>(x),
+                 ptr<float>(w),
+                 bias != nullptr ? ptr<float>(*bias) : nullptr,
+                 ptr<float>(call.outputs[0]),
+                 x.shape[0],
+                 c,
+                 {},
+                 m,
+                 group,
+                 {},
+                 {},
+                 {},
+                 {},
+                 {}};
+  Shape out{x.shape[0], m};
+  for (int d = 0; d < 3; ++d) {
+    p.in[d] = x.shape[2 + d];
+    p.k[d] = w.shape[2 + d];
+    p.stride[d] = strides[d];
+    p.dilation[d] = dilations[d];
+    p.pad[d] = pads[d];
+    const int64_t room = p.in[d] + pads[d] + pads[d + 3] - dilations[d] * (p.k[d] - 1) - 1;
+    if (room < 0) return call.input_error("the window is larger than the padded input");
+    p.out[d] = room / strides[d] + 1;
+    out.push_back(p.out[d]);
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, out));
+  if (numel(out) == 0) return Status::Ok();
+  const int64_t work = numel(out) * (c / group) * p.k[0] * p.k[1] * p.k[2];
+  return launch_op(call, call.blocks_for(work, 1 << 16), conv3d_kernel, p);
+}
+
 Status run_conv(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
@@ -150,9 +265,10 @@ Status run_conv(const OpCall& call) {
   const Tensor& x = call.inputs[0];
   const Tensor& w = call.inputs[1];
   if (x.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32)");
+  if (x.rank() == 5 && w.rank() == 5) return run_conv3d(call);
   if (x.rank() != 4 || w.rank() != 4) {
-    return call.input_error("only 2-D convolution: X and W must be 4-D (NCHW / MCkHkW), got " + shape_text(x.shape) +
-                            " and " + shape_text(w.shape));
+    return call.input_error("only 2-D and 3-D convolution: X and W must be 4-D (NCHW / MCkHkW) or 5-D, got " +
+                            shape_text(x.shape) + " and " + shape_text(w.shape));
   }
   int64_t group = 1;
   ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
@@ -200,10 +316,139 @@ Status run_conv(const OpCall& call) {
   return launch_op(call, blocks, conv_kernel, p);
 }
 
+// ---- ConvTranspose (2-D, NCHW, float32; strides, pads, dilations, group, output_padding) ----
+// A direct gather per output element: y[n, m, oy, ox] sums x[n, c, iy, ix] * W[c, m', ky, kx] over
+// the taps with oy + pad - ky * dilation = iy * stride. One block takes a share of the (n, m) planes.
+
+struct ConvTransposeParams {
+  const float* x;
+  const float* w;
+  const float* bias;  // may be null
+  float* y;
+  int64_t n, c, h, wd, m, group;
+  int64_t kh, kw, oh, ow;
+  int64_t stride[2], dilation[2], pad[2];
+};
+
+void conv_transpose_kernel(arun::Block blk, const ConvTransposeParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n * p.m));
+  if (r.size() == 0) return;
+  const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  const float* x = blk.map(p.x, p.n * p.c * p.h * p.wd).data();
+  const float* w = blk.map(p.w, p.c * mg * p.kh * p.kw).data();
+  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
+  float* y = blk.map(p.y, p.n * p.m * p.oh * p.ow).data();
+  for (size_t plane = r.first; plane < r.last; ++plane) {
+    const int64_t img = static_cast<int64_t>(plane) / p.m, om = static_cast<int64_t>(plane) % p.m;
+    const int64_t g = om / mg, mm = om % mg;
+    float* out = y + static_cast<int64_t>(plane) * p.oh * p.ow;
+    for (int64_t oy = 0; oy < p.oh; ++oy) {
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        double acc = bias != nullptr ? bias[om] : 0.0;
+        for (int64_t ky = 0; ky < p.kh; ++ky) {
+          const int64_t ty = oy + p.pad[0] - ky * p.dilation[0];
+          if (ty < 0 || ty % p.stride[0] != 0 || ty / p.stride[0] >= p.h) continue;
+          const int64_t iy = ty / p.stride[0];
+          for (int64_t kx = 0; kx < p.kw; ++kx) {
+            const int64_t tx = ox + p.pad[1] - kx * p.dilation[1];
+            if (tx < 0 || tx % p.stride[1] != 0 || tx / p.stride[1] >= p.wd) continue;
+            const int64_t ix = tx / p.stride[1];
+            for (int64_t ci = 0; ci < cg; ++ci) {
+              const int64_t c = g * cg + ci;
+              acc += double(x[((img * p.c + c) * p.h + iy) * p.wd + ix]) *
+                     double(w[((c * mg + mm) * p.kh + ky) * p.kw + kx]);
+            }
+          }
+        }
+        out[oy * p.ow + ox] = static_cast<float>(acc);
+      }
+    }
+  }
+}
+
+Status run_conv_transpose(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
+  const Tensor& x = call.inputs[0];
+  const Tensor& w = call.inputs[1];
+  if (x.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32)");
+  if (x.rank() != 4 || w.rank() != 4) {
+    return call.input_error("only 2-D: X and W must be 4-D (NCHW / C M/group kH kW), got " + shape_text(x.shape) +
+                            " and " + shape_text(w.shape));
+  }
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads, out_pad, kshape;
+  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1}, &strides));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1}, &dilations));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0}, &pads));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("output_padding", {0, 0}, &out_pad));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {w.shape[2], w.shape[3]}, &kshape));
+  const int64_t c = x.shape[1];
+  if (group < 1 || c % group != 0 || w.shape[0] != c) {
+    return call.attr_error("group " + std::to_string(group) + " and W " + shape_text(w.shape) +
+                           " do not fit the input channels " + std::to_string(c));
+  }
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  auto in_range = [&](const std::vector<int64_t>& v, size_t n, int64_t lo) {
+    if (v.size() != n) return false;
+    for (int64_t e : v) {
+      if (e < lo || e > kLimit) return false;
+    }
+    return true;
+  };
+  if (!in_range(strides, 2, 1) || !in_range(dilations, 2, 1) || !in_range(pads, 4, 0) || !in_range(out_pad, 2, 0)) {
+    return call.attr_error(
+        "strides/dilations (2 values >= 1), pads (4 values >= 0) or output_padding (2 values >= 0) "
+        "are invalid");
+  }
+  if (kshape.size() != 2 || kshape[0] != w.shape[2] || kshape[1] != w.shape[3]) {
+    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's");
+  }
+  const int64_t m = w.shape[1] * group;
+  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  if (bias != nullptr && bias->shape != Shape{m}) {
+    return call.input_error("B " + shape_text(bias->shape) + " must be [" + std::to_string(m) + "]");
+  }
+  ConvTransposeParams p{ptr<float>(x),
+                        ptr<float>(w),
+                        bias != nullptr ? ptr<float>(*bias) : nullptr,
+                        ptr<float>(call.outputs[0]),
+                        x.shape[0],
+                        c,
+                        x.shape[2],
+                        x.shape[3],
+                        m,
+                        group,
+                        w.shape[2],
+                        w.shape[3],
+                        0,
+                        0,
+                        {strides[0], strides[1]},
+                        {dilations[0], dilations[1]},
+                        {pads[0], pads[1]}};
+  int64_t out[2];
+  for (int d = 0; d < 2; ++d) {
+    out[d] = strides[d] * (x.shape[2 + d] - 1) + out_pad[d] + (w.shape[2 + d] - 1) * dilations[d] + 1 - pads[d] -
+             pads[d + 2];
+    if (out[d] < 0) return call.input_error("the output would have a negative size");
+  }
+  p.oh = out[0];
+  p.ow = out[1];
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, {x.shape[0], m, out[0], out[1]}));
+  if (x.shape[0] * m * out[0] * out[1] == 0) return Status::Ok();
+  const int64_t work = x.shape[0] * m * out[0] * out[1] * (c / group) * w.shape[2] * w.shape[3];
+  return launch_op(call, call.blocks_for(work, 1 << 16), conv_transpose_kernel, p);
+}
+
 }  // namespace
 
 void register_conv(std::vector<OpDef>& defs) {
   defs.push_back({"Conv", &run_conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
+  defs.push_back({"ConvTranspose",
+                  &run_conv_transpose,
+                  {"dilations", "group", "kernel_shape", "output_padding", "pads", "strides"}});
 }
 
 }  // namespace arun::ops

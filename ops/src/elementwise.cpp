@@ -1,6 +1,7 @@
-// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div (float32/16/64, int32/64) and Pow
-// (float32/16). One launch; each block takes a contiguous share of the output and walks its inputs
-// with broadcast strides (a plain loop when both inputs already have the output's shape).
+// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div, Pow, Max, Min (float32/16/64,
+// int32/64). One launch; each block takes a contiguous share of the output and walks its inputs
+// with broadcast strides (a plain loop when both inputs already have the output's shape). Where
+// (ONNX's select, three-way broadcasting) moves elements by size, so any dtype works.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -59,8 +60,38 @@ struct DivOp {
 struct PowOp {
   template <class C>
   static C apply(C x, C y) {
-    if (y == C(2)) return x * x;  // LayerNorm's square: exact, and far cheaper than powf
-    return std::pow(x, y);
+    if constexpr (std::is_integral_v<C>) {
+      // Exact integer power by squaring, wrapping on overflow; a negative exponent truncates 1/x^-y.
+      if (y < 0) return x == 1 ? C(1) : x == -1 ? ((y & 1) != 0 ? C(-1) : C(1)) : C(0);
+      Wide<C> r = 1, b = static_cast<Wide<C>>(x);
+      for (auto e = static_cast<Wide<C>>(y); e != 0; e >>= 1) {
+        if ((e & 1) != 0) r = static_cast<Wide<C>>(r * b);
+        b = static_cast<Wide<C>>(b * b);
+      }
+      return static_cast<C>(r);
+    } else {
+      if (y == C(2)) return x * x;  // LayerNorm's square: exact, and far cheaper than powf
+      return std::pow(x, y);
+    }
+  }
+};
+// ONNX Max/Min of two inputs; a NaN in either propagates (std::max would drop it on one side).
+struct MaxOp {
+  template <class C>
+  static C apply(C x, C y) {
+    if constexpr (!std::is_integral_v<C>) {
+      if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<C>::quiet_NaN();
+    }
+    return x < y ? y : x;
+  }
+};
+struct MinOp {
+  template <class C>
+  static C apply(C x, C y) {
+    if constexpr (!std::is_integral_v<C>) {
+      if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<C>::quiet_NaN();
+    }
+    return y < x ? y : x;
   }
 };
 
@@ -156,6 +187,96 @@ Status run_binary(const OpCall& call) {
   return st;
 }
 
+// ---- Where: out = cond ? x : y, three-way broadcasting, elements moved by size ----
+
+struct WhereParams {
+  const uint8_t* cond;
+  const uint8_t* x;
+  const uint8_t* y;
+  uint8_t* out;
+  int64_t nc, nx, ny, n;
+  int rank;
+  int64_t dims[kMaxRank];
+  int64_t stride[3][kMaxRank];  // cond, x, y (0 = broadcast)
+};
+
+template <class T>
+void where_kernel(arun::Block blk, const WhereParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n));
+  if (r.size() == 0) return;
+  const uint8_t* c = blk.map(p.cond, p.nc).data();
+  const T* x = blk.map(reinterpret_cast<const T*>(p.x), p.nx).data();
+  const T* y = blk.map(reinterpret_cast<const T*>(p.y), p.ny).data();
+  T* o = blk.map(reinterpret_cast<T*>(p.out), p.n).data();
+  int64_t idx[kMaxRank] = {}, off[3] = {};
+  int64_t lin = static_cast<int64_t>(r.first);
+  for (int d = p.rank - 1; d >= 0; --d) {
+    idx[d] = lin % p.dims[d];
+    lin /= p.dims[d];
+    for (int k = 0; k < 3; ++k) off[k] += idx[d] * p.stride[k][d];
+  }
+  for (size_t i = r.first; i < r.last; ++i) {
+    o[i] = c[off[0]] != 0 ? x[off[1]] : y[off[2]];
+    for (int d = p.rank - 1; d >= 0; --d) {
+      for (int k = 0; k < 3; ++k) off[k] += p.stride[k][d];
+      if (++idx[d] < p.dims[d]) break;
+      for (int k = 0; k < 3; ++k) off[k] -= p.stride[k][d] * p.dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+Status run_where(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(3, 3));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  ARUN_RETURN_IF_ERROR(call.same_dtype({1, 2}));
+  const Tensor& c = call.inputs[0];
+  const Tensor& x = call.inputs[1];
+  const Tensor& y = call.inputs[2];
+  if (c.dtype != ACL_BOOL && c.dtype != ACL_UINT8) {
+    return call.dtype_error(std::string("condition must be bool or uint8, got ") + dtype_name(c.dtype));
+  }
+  Shape xy, out;
+  if (!broadcast_shapes(x.shape, y.shape, &xy) || !broadcast_shapes(c.shape, xy, &out)) {
+    return call.input_error("shapes " + shape_text(c.shape) + ", " + shape_text(x.shape) + " and " +
+                            shape_text(y.shape) + " do not broadcast");
+  }
+  if (out.size() > static_cast<size_t>(kMaxRank)) {
+    return call.input_error("rank " + std::to_string(out.size()) + " exceeds " + std::to_string(kMaxRank));
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out));
+  const int64_t n = numel(out);
+  if (n == 0) return Status::Ok();
+  WhereParams p{ptr<uint8_t>(c),
+                ptr<uint8_t>(x),
+                ptr<uint8_t>(y),
+                ptr<uint8_t>(call.outputs[0]),
+                c.count(),
+                x.count(),
+                y.count(),
+                n,
+                static_cast<int>(out.size()),
+                {},
+                {}};
+  for (size_t d = 0; d < out.size(); ++d) p.dims[d] = out[d];
+  broadcast_strides(c.shape, out, p.stride[0]);
+  broadcast_strides(x.shape, out, p.stride[1]);
+  broadcast_strides(y.shape, out, p.stride[2]);
+  const uint32_t blocks = call.blocks_for(n, 1 << 14);
+  switch (aclDataTypeSize(x.dtype)) {
+    case 1:
+      return launch_op(call, blocks, where_kernel<uint8_t>, p);
+    case 2:
+      return launch_op(call, blocks, where_kernel<uint16_t>, p);
+    case 4:
+      return launch_op(call, blocks, where_kernel<uint32_t>, p);
+    case 8:
+      return launch_op(call, blocks, where_kernel<uint64_t>, p);
+    default:
+      return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype));
+  }
+}
+
 }  // namespace
 
 void register_elementwise(std::vector<OpDef>& defs) {
@@ -163,7 +284,10 @@ void register_elementwise(std::vector<OpDef>& defs) {
   defs.push_back({"Sub", &run_binary<SubOp, false>, {}});
   defs.push_back({"Mul", &run_binary<MulOp, false>, {}});
   defs.push_back({"Div", &run_binary<DivOp, false>, {}});
-  defs.push_back({"Pow", &run_binary<PowOp, true>, {}});
+  defs.push_back({"Pow", &run_binary<PowOp, false>, {}});
+  defs.push_back({"Max", &run_binary<MaxOp, false>, {}});
+  defs.push_back({"Min", &run_binary<MinOp, false>, {}});
+  defs.push_back({"Where", &run_where, {}});
 }
 
 }  // namespace arun::ops

@@ -1,7 +1,10 @@
 // Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
-// `axis`, optional Mean / InvStdDev outputs) and the reductions ReduceMean / ReduceSum / ReduceMax /
-// ReduceMin (`axes` attribute, keepdims, noop_with_empty_axes). float32 and float16; sums are
-// accumulated in double so long rows keep float32 accuracy.
+// `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev),
+// BatchNormalization (opset 15, with training mode) and
+// the reductions ReduceMean / ReduceSum / ReduceMax / ReduceMin (`axes` attribute, keepdims,
+// noop_with_empty_axes). float32 and float16; sums are
+// accumulated in double so long rows keep float32 accuracy. ArgMax / ArgMin (one axis, int64
+// indices) over float32/16/64 and int32/64.
 #include <limits>
 
 #include "kernel_common.hpp"
@@ -80,6 +83,7 @@ struct LayerNormParams {
   float* inv_std;
   int64_t lines, len;
   float epsilon;
+  bool rms = false;  // RMSNormalization: no centring, the variance is the mean square
 };
 
 template <class T>
@@ -98,7 +102,7 @@ void layernorm_kernel(arun::Block blk, const LayerNormParams<T>& p) {
     const T* x = in + line * p.len;
     double sum = 0.0;
     for (int64_t j = 0; j < p.len; ++j) sum += static_cast<float>(C::load(x[j]));
-    const double mean = sum / double(p.len);
+    const double mean = p.rms ? 0.0 : sum / double(p.len);
     double var = 0.0;
     for (int64_t j = 0; j < p.len; ++j) {
       const double d = static_cast<float>(C::load(x[j])) - mean;
@@ -124,11 +128,15 @@ bool fits_trailing(const Shape& param, const Shape& x, int64_t axis) {
   return p == Shape(x.begin() + axis, x.end());
 }
 
+// LayerNormalization, or with kRms ONNX's RMSNormalization (X, scale; Y and, ours, an optional
+// float32 InvStdDev output).
+template <bool kRms>
 Status run_layernorm(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
-  if (call.outputs.empty() || call.outputs.size() > 3) {
-    return call.output_error("produces 1 to 3 outputs (Y, Mean, InvStdDev), got " +
-                             std::to_string(call.outputs.size()));
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, kRms ? 2 : 3));
+  if (call.outputs.empty() || call.outputs.size() > (kRms ? 2 : 3)) {
+    return call.output_error(std::string("produces ") +
+                             (kRms ? "1 or 2 outputs (Y, InvStdDev)" : "1 to 3 outputs (Y, Mean, InvStdDev)") +
+                             ", got " + std::to_string(call.outputs.size()));
   }
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
   const Tensor& x = call.inputs[0];
@@ -169,12 +177,148 @@ Status run_layernorm(const OpCall& call) {
                          ptr<T>(scale),
                          bias != nullptr ? ptr<T>(*bias) : nullptr,
                          ptr<T>(call.outputs[0]),
-                         call.outputs.size() > 1 ? ptr<float>(call.outputs[1]) : nullptr,
-                         call.outputs.size() > 2 ? ptr<float>(call.outputs[2]) : nullptr,
+                         !kRms && call.outputs.size() > 1 ? ptr<float>(call.outputs[1]) : nullptr,
+                         call.outputs.size() > (kRms ? 1 : 2) ? ptr<float>(call.outputs[kRms ? 1 : 2]) : nullptr,
                          lines,
                          len,
-                         epsilon};
+                         epsilon,
+                         kRms};
     st = launch_op(call, call.blocks_for(lines * len, 1 << 14), layernorm_kernel<T>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  return st;
+}
+
+// ---- BatchNormalization (ONNX opset 15, channel axis 1) ----
+// Inputs X, scale, B, input_mean, input_var (the four parameters float32, length C); outputs Y and,
+// with training_mode, running_mean / running_var = input * momentum + batch * (1 - momentum).
+// Extensions (ours, for aclnnBatchNorm): outputs 3 and 4 are the batch mean and 1/sqrt(var + eps)
+// (float32, training only), and `unbiased` = 1 updates running_var with the unbiased batch variance
+// (PyTorch) instead of ONNX's population variance. One block takes a share of the channels.
+
+template <class T>
+struct BatchNormParams {
+  const T* x;
+  const float* scale;
+  const float* bias;
+  const float* mean;
+  const float* var;
+  T* y;
+  float* run_mean;  // training outputs, may be null
+  float* run_var;
+  float* save_mean;
+  float* save_invstd;
+  int64_t n, c, inner;
+  float epsilon, momentum;
+  bool training, unbiased;
+};
+
+template <class T>
+void batchnorm_kernel(arun::Block blk, const BatchNormParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.c));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  const int64_t total = p.n * p.c * p.inner;
+  const T* x = blk.map(p.x, total).data();
+  T* y = blk.map(p.y, total).data();
+  const float* scale = blk.map(p.scale, p.c).data();
+  const float* bias = blk.map(p.bias, p.c).data();
+  const float* mean_in = blk.map(p.mean, p.c).data();
+  const float* var_in = blk.map(p.var, p.c).data();
+  float* run_mean = p.run_mean != nullptr ? blk.map(p.run_mean, p.c).data() : nullptr;
+  float* run_var = p.run_var != nullptr ? blk.map(p.run_var, p.c).data() : nullptr;
+  float* save_mean = p.save_mean != nullptr ? blk.map(p.save_mean, p.c).data() : nullptr;
+  float* save_invstd = p.save_invstd != nullptr ? blk.map(p.save_invstd, p.c).data() : nullptr;
+  const int64_t count = p.n * p.inner;
+  for (size_t ch = r.first; ch < r.last; ++ch) {
+    double mean = mean_in[ch], var = var_in[ch];
+    if (p.training) {
+      double sum = 0.0;
+      for (int64_t b = 0; b < p.n; ++b) {
+        const T* row = x + (b * p.c + static_cast<int64_t>(ch)) * p.inner;
+        for (int64_t i = 0; i < p.inner; ++i) sum += static_cast<float>(C::load(row[i]));
+      }
+      mean = sum / double(count);
+      double sq = 0.0;
+      for (int64_t b = 0; b < p.n; ++b) {
+        const T* row = x + (b * p.c + static_cast<int64_t>(ch)) * p.inner;
+        for (int64_t i = 0; i < p.inner; ++i) {
+          const double d = static_cast<float>(C::load(row[i])) - mean;
+          sq += d * d;
+        }
+      }
+      var = sq / double(count);
+      const double batch_var = !p.unbiased ? var
+                               : count > 1 ? sq / double(count - 1)
+                                           : std::numeric_limits<double>::quiet_NaN();
+      if (run_mean != nullptr) run_mean[ch] = static_cast<float>(mean_in[ch] * p.momentum + mean * (1.0 - p.momentum));
+      if (run_var != nullptr)
+        run_var[ch] = static_cast<float>(var_in[ch] * p.momentum + batch_var * (1.0 - p.momentum));
+    }
+    const double inv = 1.0 / std::sqrt(var + p.epsilon);
+    if (save_mean != nullptr) save_mean[ch] = static_cast<float>(mean);
+    if (save_invstd != nullptr) save_invstd[ch] = static_cast<float>(inv);
+    const float a = static_cast<float>(inv * scale[ch]);
+    const float b0 = static_cast<float>(bias[ch] - mean * inv * scale[ch]);
+    for (int64_t b = 0; b < p.n; ++b) {
+      const int64_t off = (b * p.c + static_cast<int64_t>(ch)) * p.inner;
+      for (int64_t i = 0; i < p.inner; ++i) y[off + i] = C::store(static_cast<float>(C::load(x[off + i])) * a + b0);
+    }
+  }
+}
+
+Status run_batchnorm(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(5, 5));
+  int64_t training = 0, unbiased = 0;
+  float epsilon = 1e-5f, momentum = 0.9f;
+  ARUN_RETURN_IF_ERROR(call.attr_int("training_mode", 0, &training));
+  ARUN_RETURN_IF_ERROR(call.attr_int("unbiased", 0, &unbiased));
+  ARUN_RETURN_IF_ERROR(call.attr_float("epsilon", 1e-5f, &epsilon));
+  ARUN_RETURN_IF_ERROR(call.attr_float("momentum", 0.9f, &momentum));
+  if (!(epsilon >= 0.0f)) return call.attr_error("epsilon must be >= 0");
+  const size_t max_out = training != 0 ? 5 : 1;
+  if (call.outputs.empty() || call.outputs.size() > max_out) {
+    return call.output_error("produces 1 to " + std::to_string(max_out) + " outputs, got " +
+                             std::to_string(call.outputs.size()));
+  }
+  const Tensor& x = call.inputs[0];
+  if (x.rank() < 2 || x.rank() > kMaxRank) return call.input_error("X must have rank 2 to 8");
+  const int64_t c = x.shape[1];
+  for (size_t i = 1; i < 5; ++i) {
+    const Tensor& t = call.inputs[i];
+    if (t.dtype != ACL_FLOAT) return call.dtype_error("the parameters (inputs 1-4) must be float32");
+    if (t.shape != Shape{c}) {
+      return call.input_error("input " + std::to_string(i) + " " + shape_text(t.shape) + " is not [" +
+                              std::to_string(c) + "]");
+    }
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
+  for (size_t i = 1; i < call.outputs.size(); ++i) ARUN_RETURN_IF_ERROR(call.expect_output(i, ACL_FLOAT, {c}));
+  int64_t inner = 1;
+  for (int64_t d = 2; d < x.rank(); ++d) inner *= x.shape[d];
+  if (x.count() == 0) return Status::Ok();
+  auto out_f = [&](size_t i) { return call.outputs.size() > i ? ptr<float>(call.outputs[i]) : nullptr; };
+  Status st;
+  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    BatchNormParams<T> p{ptr<T>(x),
+                         ptr<float>(call.inputs[1]),
+                         ptr<float>(call.inputs[2]),
+                         ptr<float>(call.inputs[3]),
+                         ptr<float>(call.inputs[4]),
+                         ptr<T>(call.outputs[0]),
+                         out_f(1),
+                         out_f(2),
+                         out_f(3),
+                         out_f(4),
+                         x.shape[0],
+                         c,
+                         inner,
+                         epsilon,
+                         momentum,
+                         training != 0,
+                         unbiased != 0};
+    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), batchnorm_kernel<T>, p);
   });
   if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
   return st;
@@ -277,17 +421,100 @@ Status run_reduce(const OpCall& call) {
   return st;
 }
 
+// ---- ArgMax / ArgMin (ONNX, int64 output): the first extreme along one axis; NaN counts as the
+// maximum and the minimum (PyTorch), the first NaN wins. One row = (outer, inner) pair. ----
+
+struct ArgParams {
+  const void* x;
+  int64_t* out;
+  int64_t n_in, outer, axis_dim, inner;
+  bool last;  // select_last_index
+};
+
+template <class T, bool kMax>
+void arg_kernel(arun::Block blk, const ArgParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.outer * p.inner));
+  if (r.size() == 0) return;
+  const T* x = blk.map(static_cast<const T*>(p.x), p.n_in).data();
+  int64_t* o = blk.map(p.out, p.outer * p.inner).data();
+  using C = Compute<T>;
+  for (size_t row = r.first; row < r.last; ++row) {
+    const int64_t a = static_cast<int64_t>(row) / p.inner, b = static_cast<int64_t>(row) % p.inner;
+    const T* base = x + a * p.axis_dim * p.inner + b;
+    auto best = C::load(base[0]);
+    int64_t at = 0;
+    for (int64_t k = 1; k < p.axis_dim; ++k) {
+      if constexpr (!std::is_integral_v<T>) {
+        if (std::isnan(best)) break;
+      }
+      const auto v = C::load(base[k * p.inner]);
+      bool take;
+      if constexpr (!std::is_integral_v<T>) {
+        take = std::isnan(v) || (kMax ? v > best : v < best) || (p.last && v == best);
+      } else {
+        take = (kMax ? v > best : v < best) || (p.last && v == best);
+      }
+      if (take) {
+        best = v;
+        at = k;
+      }
+    }
+    o[row] = at;
+  }
+}
+
+template <bool kMax>
+Status run_arg(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  const Tensor& x = call.inputs[0];
+  if (x.rank() > kMaxRank) return call.input_error("rank exceeds " + std::to_string(kMaxRank));
+  int64_t axis_attr = 0, keepdims = 1, last = 0, axis = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_int("axis", 0, &axis_attr));
+  ARUN_RETURN_IF_ERROR(call.attr_int("keepdims", 1, &keepdims));
+  ARUN_RETURN_IF_ERROR(call.attr_int("select_last_index", 0, &last));
+  if (x.rank() == 0 || !normalize_axis(axis_attr, x.rank(), &axis)) {
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " +
+                           std::to_string(x.rank()));
+  }
+  Shape out_shape;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (d < axis) outer *= x.shape[d];
+    if (d > axis) inner *= x.shape[d];
+    if (d != axis || keepdims != 0) out_shape.push_back(d == axis ? 1 : x.shape[d]);
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_INT64, out_shape));
+  if (outer * inner == 0) return Status::Ok();
+  if (x.shape[axis] == 0) return call.input_error("the arg of an empty axis has no value");
+  Status st;
+  const bool ok = dispatch_numeric(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    ArgParams p{x.data, ptr<int64_t>(call.outputs[0]), x.count(), outer, x.shape[axis], inner, last != 0};
+    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), arg_kernel<T, kMax>, p);
+  });
+  if (!ok) {
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) +
+                            " (float32, float16, float64, int32, int64)");
+  }
+  return st;
+}
+
 }  // namespace
 
 void register_normalization(std::vector<OpDef>& defs) {
   defs.push_back({"Softmax", &run_softmax<false>, {"axis"}});
   defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis"}});
-  defs.push_back({"LayerNormalization", &run_layernorm, {"axis", "epsilon", "stash_type"}});
+  defs.push_back({"LayerNormalization", &run_layernorm<false>, {"axis", "epsilon", "stash_type"}});
+  defs.push_back({"RMSNormalization", &run_layernorm<true>, {"axis", "epsilon", "stash_type"}});
+  defs.push_back({"BatchNormalization", &run_batchnorm, {"epsilon", "momentum", "training_mode", "unbiased"}});
   const std::vector<std::string> reduce_attrs{"axes", "keepdims", "noop_with_empty_axes"};
   defs.push_back({"ReduceMean", &run_reduce<Reduce::Mean>, reduce_attrs});
   defs.push_back({"ReduceSum", &run_reduce<Reduce::Sum>, reduce_attrs});
   defs.push_back({"ReduceMax", &run_reduce<Reduce::Max>, reduce_attrs});
   defs.push_back({"ReduceMin", &run_reduce<Reduce::Min>, reduce_attrs});
+  defs.push_back({"ArgMax", &run_arg<true>, {"axis", "keepdims", "select_last_index"}});
+  defs.push_back({"ArgMin", &run_arg<false>, {"axis", "keepdims", "select_last_index"}});
 }
 
 }  // namespace arun::ops

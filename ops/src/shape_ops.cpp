@@ -1,5 +1,5 @@
 // Data-movement ops: Flatten, Reshape (ONNX's 0 and -1, allowzero), Identity, Transpose, Concat,
-// Gather and Cast. Everything but Cast moves elements by size, so any dtype works.
+// Gather, GatherElements and Cast. Everything but Cast moves elements by size, so any dtype works.
 #include <algorithm>
 #include <limits>
 
@@ -332,6 +332,92 @@ Status run_gather(const OpCall& call) {
   return launch_op(call, call.blocks_for(numel(out), 1 << 14), gather_kernel, p);
 }
 
+// ---- GatherElements (torch.gather): out[i] = data[i with i[axis] = indices[i]] ----
+
+struct GatherElementsParams {
+  const uint8_t* data;
+  uint8_t* out;
+  const void* indices;
+  bool idx64;
+  int64_t n_data, n_idx;
+  int rank, axis;
+  int64_t idx_dims[kMaxRank];
+  int64_t data_strides[kMaxRank];
+  int64_t axis_dim;
+  size_t es;
+};
+
+void gather_elements_kernel(arun::Block blk, const GatherElementsParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n_idx));
+  if (r.size() == 0) return;
+  const uint8_t* data = blk.map(p.data, static_cast<size_t>(p.n_data) * p.es).data();
+  uint8_t* out = blk.map(p.out, static_cast<size_t>(p.n_idx) * p.es).data();
+  const int64_t* i64 = p.idx64 ? blk.map(static_cast<const int64_t*>(p.indices), p.n_idx).data() : nullptr;
+  const int32_t* i32 = p.idx64 ? nullptr : blk.map(static_cast<const int32_t*>(p.indices), p.n_idx).data();
+  for (size_t i = r.first; i < r.last; ++i) {
+    int64_t k = p.idx64 ? i64[i] : i32[i];
+    if (k < -p.axis_dim || k >= p.axis_dim) {
+      blk.fail(ACL_ERROR_RT_AICORE_EXCEPTION, ("GatherElements: index " + std::to_string(k) + " is outside [" +
+                                               std::to_string(-p.axis_dim) + ", " + std::to_string(p.axis_dim) + ")")
+                                                  .c_str());
+      return;
+    }
+    if (k < 0) k += p.axis_dim;
+    int64_t lin = static_cast<int64_t>(i), off = 0;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      const int64_t c = lin % p.idx_dims[d];
+      lin /= p.idx_dims[d];
+      off += (d == p.axis ? k : c) * p.data_strides[d];
+    }
+    std::memcpy(out + i * p.es, data + static_cast<size_t>(off) * p.es, p.es);
+  }
+}
+
+// ONNX GatherElements, extended as torch.gather is: indices may be smaller than data outside the axis.
+Status run_gather_elements(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 2));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  const Tensor& x = call.inputs[0];
+  const Tensor& idx = call.inputs[1];
+  if (idx.dtype != ACL_INT64 && idx.dtype != ACL_INT32) {
+    return call.input_error(std::string("indices must be int32 or int64, got ") + dtype_name(idx.dtype));
+  }
+  int64_t axis_attr = 0, axis = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_int("axis", 0, &axis_attr));
+  if (x.rank() == 0 || x.rank() > kMaxRank) return call.input_error("data must have rank 1 to 8");
+  if (idx.rank() != x.rank()) return call.input_error("indices must have data's rank");
+  if (!normalize_axis(axis_attr, x.rank(), &axis)) {
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " +
+                           std::to_string(x.rank()));
+  }
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (d != axis && idx.shape[d] > x.shape[d]) {
+      return call.input_error("indices " + shape_text(idx.shape) + " exceed data " + shape_text(x.shape) +
+                              " outside the axis");
+    }
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, idx.shape));
+  if (idx.count() == 0) return Status::Ok();
+  GatherElementsParams p{ptr<uint8_t>(x),
+                         ptr<uint8_t>(call.outputs[0]),
+                         idx.data,
+                         idx.dtype == ACL_INT64,
+                         x.count(),
+                         idx.count(),
+                         x.rank(),
+                         static_cast<int>(axis),
+                         {},
+                         {},
+                         x.shape[axis],
+                         aclDataTypeSize(x.dtype)};
+  const Shape st = contiguous_strides(x.shape);
+  for (int d = 0; d < x.rank(); ++d) {
+    p.idx_dims[d] = idx.shape[d];
+    p.data_strides[d] = st[d];
+  }
+  return launch_op(call, call.blocks_for(idx.count(), 1 << 14), gather_elements_kernel, p);
+}
+
 // ---- Cast ----
 
 // ONNX TensorProto.DataType codes, as the `to` attribute carries them.
@@ -445,6 +531,7 @@ void register_shape_ops(std::vector<OpDef>& defs) {
   defs.push_back({"Transpose", &run_transpose, {"perm"}});
   defs.push_back({"Concat", &run_concat, {"axis"}});
   defs.push_back({"Gather", &run_gather, {"axis"}});
+  defs.push_back({"GatherElements", &run_gather_elements, {"axis"}});
   defs.push_back({"Cast", &run_cast, {"to"}});
 }
 

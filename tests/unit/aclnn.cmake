@@ -9,6 +9,14 @@ add_executable(aclnn_test
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/matmul_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/reshape_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/norm_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/list_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/select_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/pow_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/argmax_gather_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/rms_norm_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/batch_norm_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/pool_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/aclnn/conv_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/aclnn/index_test.cpp)
 target_link_libraries(aclnn_test PRIVATE ascendcl GTest::gtest_main)
 add_dependencies(aclnn_test arun_aclnn_libs)

@@ -9,8 +9,9 @@ foreach(h IN LISTS headers)
   string(APPEND includes "#include \"${h}\"\n")
   file(READ ${INCLUDE_DIR}/${h} text)
   # Declarations: "ACLNN_API aclnnStatus NAME(" or "ACL_FUNC_VISIBILITY <type> NAME(" (possibly split
-  # over lines; the name is the identifier before the first parenthesis).
-  string(REGEX MATCHALL "(ACLNN_API|ACL_FUNC_VISIBILITY)[ \t\n]+[A-Za-z_][A-Za-z0-9_]*[ \t\n]*\\*?[ \t\n]*[A-Za-z_][A-Za-z0-9_]*\\("
+  # over lines; the name is the identifier before the first parenthesis), or, in CANN's generated
+  # headers (aclnn_rms_norm.h), '__attribute__((visibility("default"))) aclnnStatus NAME('.
+  string(REGEX MATCHALL "(ACLNN_API|ACL_FUNC_VISIBILITY|\"default\"\\)\\)\\))[ \t\n]+[A-Za-z_][A-Za-z0-9_]*[ \t\n]*\\*?[ \t\n]*[A-Za-z_][A-Za-z0-9_]*\\("
          decls "${text}")
   foreach(d IN LISTS decls)
     string(REGEX REPLACE ".*[ \t\n\\*]([A-Za-z_][A-Za-z0-9_]*)\\($" "\\1" name "${d}")
