@@ -174,7 +174,7 @@ TEST_P(VirtualMemoryTest, ReserveAndReleaseRules) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtReleaseMemAddress(p)) << "released twice";
   EXPECT_ACL_OK(aclrtReleaseMemAddress(q));
 
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(ARUN_TEST_ASAN) && !defined(ARUN_TEST_TSAN)
   // A requested start in the window (the sanitizers' shadow memory lives there).
   void* want = reinterpret_cast<void*>(20 * kTiB);
   void* got = nullptr;
