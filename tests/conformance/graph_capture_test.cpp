@@ -110,6 +110,7 @@ TEST_P(GraphCaptureTest, CaptureBeginChecks) {
 TEST_P(GraphCaptureTest, CaptureEndChecks) {
   aclrtStream s = newStream();
   aclrtStream fork = newStream();
+  int* counter = newCounter();  // before the capture: its zeroing memset is synchronous
   aclmdlRI g = nullptr;
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureEnd(nullptr, &g));
   EXPECT_ACL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureEnd(s, &g));
@@ -130,7 +131,7 @@ TEST_P(GraphCaptureTest, CaptureEndChecks) {
     EXPECT_ACL(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD, aclmdlRICaptureEnd(s, &other));
   });
   // The fork never joined back: the end fails and both streams leave the capture.
-  EXPECT_ACL_OK(arun::launch(fork, 1, increment, newCounter()));
+  EXPECT_ACL_OK(arun::launch(fork, 1, increment, counter));
   EXPECT_ACL(ACL_ERROR_RT_STREAM_UNJOINED, aclmdlRICaptureEnd(s, &g));
   EXPECT_EQ(captureStatus(s), ACL_MODEL_RI_CAPTURE_STATUS_NONE);
   EXPECT_EQ(captureStatus(fork), ACL_MODEL_RI_CAPTURE_STATUS_NONE);
@@ -141,6 +142,8 @@ TEST_P(GraphCaptureTest, CaptureEndChecks) {
     EXPECT_ACL_OK(aclmdlRICaptureEnd(s, &g));
   });
   EXPECT_ACL_OK(aclmdlRIDestroy(g));
+  EXPECT_EQ(readCounter(counter), 0);
+  EXPECT_ACL_OK(aclrtFree(counter));
   EXPECT_ACL_OK(aclrtDestroyEvent(e));
   EXPECT_ACL_OK(aclrtDestroyStream(fork));
   EXPECT_ACL_OK(aclrtDestroyStream(s));
@@ -397,8 +400,8 @@ TEST_P(GraphCaptureTest, EventRulesDuringCapture) {
   // The default stream joining a capture is an implicit dependency; so is using it during one.
   aclrtStream def = nullptr;
   ASSERT_ACL_OK(aclrtCtxGetCurrentDefaultStream(&def));
-  ASSERT_ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
   int* counter = newCounter();
+  ASSERT_ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
   EXPECT_ACL(ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT, arun::launch(nullptr, 1, increment, counter));
   ASSERT_ACL_OK(aclrtRecordEvent(inside, s));
   EXPECT_ACL(ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT, aclrtStreamWaitEvent(def, inside));

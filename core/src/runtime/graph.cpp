@@ -511,6 +511,9 @@ std::string GraphTable::to_json(Graph& g, bool verbose) {
     out += "]";
     if (n.task->kind == plugin::WorkKind::Kernel && n.task->task_kind == TaskKind::Work) {
       out += ",\"block_dim\":" + std::to_string(n.task->block_dim);
+      // Verbose: the argument block's size and bytes (size 0: a C++ kernel, whose packed
+      // arguments have no declared size, so only the size is written).
+      if (verbose) out += ",\"args_size\":" + std::to_string(n.task->user_args_bytes);
       if (verbose && n.task->user_args != nullptr && n.task->user_args_bytes != 0) {
         static const char* hex = "0123456789abcdef";
         std::string bytes;
@@ -519,7 +522,7 @@ std::string GraphTable::to_json(Graph& g, bool verbose) {
           bytes += hex[p[b] >> 4];
           bytes += hex[p[b] & 15];
         }
-        out += ",\"args_size\":" + std::to_string(n.task->user_args_bytes) + ",\"args\":\"" + bytes + "\"";
+        out += ",\"args\":\"" + bytes + "\"";
       }
     } else if (n.task->task_kind == TaskKind::Work) {
       out += ",\"bytes\":" + std::to_string(n.task->kind == plugin::WorkKind::Copy2D ? n.task->width * n.task->height
