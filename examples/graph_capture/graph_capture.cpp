@@ -15,14 +15,14 @@
 #include "acl/acl.h"
 #include "arun/kernel.hpp"
 
-#define CHECK(expr)                                                                                \
-  do {                                                                                             \
-    aclError rc_ = (expr);                                                                         \
-    if (rc_ != ACL_SUCCESS) {                                                                      \
-      const char* msg_ = aclGetRecentErrMsg();                                                     \
+#define CHECK(expr)                                                                               \
+  do {                                                                                            \
+    aclError rc_ = (expr);                                                                        \
+    if (rc_ != ACL_SUCCESS) {                                                                     \
+      const char* msg_ = aclGetRecentErrMsg();                                                    \
       std::printf("%s:%d: %s failed: %d %s\n", __FILE__, __LINE__, #expr, rc_, msg_ ? msg_ : ""); \
-      return 1;                                                                                    \
-    }                                                                                              \
+      return 1;                                                                                   \
+    }                                                                                             \
   } while (0)
 
 void square(arun::Block b, const float* x, float* y, size_t n) {

@@ -102,7 +102,8 @@ TEST_P(GraphCaptureTest, CaptureBeginChecks) {
   aclrtStream dead = newStream();
   ASSERT_ACL_OK(aclrtDestroyStream(dead));
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureBegin(dead, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
-  inNewThread([&] { EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)); });
+  inNewThread(
+      [&] { EXPECT_ACL(ACL_ERROR_RT_CONTEXT_NULL, aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL)); });
   EXPECT_ACL_OK(aclrtDestroyStream(devOnly));
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
@@ -230,7 +231,8 @@ TEST_P(GraphCaptureTest, CapturesCopiesMemsetsAndHostFunctions) {
   ASSERT_ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
   ASSERT_ACL_OK(aclrtMemsetAsync(dev, n, 0x5A, n, s));
   ASSERT_ACL_OK(aclrtMemcpyAsync(host, n, dev, n, ACL_MEMCPY_DEVICE_TO_HOST, s));
-  ASSERT_ACL_OK(aclrtLaunchHostFunc(s, [](void*) { calls.fetch_add(1); }, nullptr));
+  ASSERT_ACL_OK(aclrtLaunchHostFunc(
+      s, [](void*) { calls.fetch_add(1); }, nullptr));
   ASSERT_ACL_OK(aclmdlRICaptureEnd(s, &g));
   std::memset(host, 0, n);
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
@@ -582,7 +584,7 @@ TEST_P(GraphCaptureTest, NamesAndIds) {
   ASSERT_ACL_OK(aclmdlRIGetName(g, 1, buf));
   EXPECT_STREQ(buf, "");  // never named
   ASSERT_ACL_OK(aclmdlRISetName(g, "first"));
-  ASSERT_ACL_OK(aclmdlRISetName(g, "decoder-step"));  // last call wins
+  ASSERT_ACL_OK(aclmdlRISetName(g, "decoder-step"));                     // last call wins
   EXPECT_ACL(ACL_ERROR_RT_INTERNAL_ERROR, aclmdlRIGetName(g, 12, buf));  // no truncation
   ASSERT_ACL_OK(aclmdlRIGetName(g, 13, buf));
   EXPECT_STREQ(buf, "decoder-step");

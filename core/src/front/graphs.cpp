@@ -77,8 +77,8 @@ Status graph_execute_async(aclmdlRI graph, aclrtStream stream) {
                                               "instance");
   }
   if (g->context() != s->context()) {
-    return Status(kModelContext, "model runtime instance " + std::to_string(g->id()) +
-                                     " belongs to another context than the stream");
+    return Status(kModelContext,
+                  "model runtime instance " + std::to_string(g->id()) + " belongs to another context than the stream");
   }
   return rt->graphs().execute(*g, s);
 }

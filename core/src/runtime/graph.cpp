@@ -197,7 +197,8 @@ void GraphTable::finish_plan(Graph& g) {
     if (node.edge_event >= 0) plan.push_back({Graph::StepOp::Record, node.lane, node.edge_event});
   }
   for (int32_t d : g.lanes_[0].frontier) {
-    if (d >= 0 && lane_of(d) != 0) plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
+    if (d >= 0 && lane_of(d) != 0)
+      plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
   }
   plan.push_back({Graph::StepOp::Record, 0, -1});
 
@@ -243,8 +244,8 @@ Status GraphTable::capture(Task* task, bool* taken) {
   std::unique_ptr<Task> owned(task);
   Graph& G = *g;
   if (G.invalidated_) {
-    return Status(kCaptureInvalidated, "the capture of stream " + std::to_string(s->id()) +
-                                           " was invalidated: " + G.invalid_reason_);
+    return Status(kCaptureInvalidated,
+                  "the capture of stream " + std::to_string(s->id()) + " was invalidated: " + G.invalid_reason_);
   }
   uint32_t li = 0;
   while (li < G.lanes_.size() && G.lanes_[li].stream.get() != s) ++li;
@@ -370,7 +371,8 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
       case Graph::StepOp::Record:
       case Graph::StepOp::Wait: {
         const auto& ev = step.index < 0 ? g.done_event_ : g.edge_events_[static_cast<size_t>(step.index)];
-        tasks.push_back(marker(step.op == Graph::StepOp::Record ? TaskKind::EventRecord : TaskKind::EventWait, lane, ev));
+        tasks.push_back(
+            marker(step.op == Graph::StepOp::Record ? TaskKind::EventRecord : TaskKind::EventWait, lane, ev));
         break;
       }
     }
@@ -485,8 +487,8 @@ std::string GraphTable::to_json(Graph& g, bool verbose) {
   }
   const auto id = std::to_string(g.id());
   std::string out = "{\"traceEvents\":[\n";
-  out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + id + ",\"args\":{\"name\":" +
-         json_string("modelRI " + id + (name.empty() ? "" : " " + name)) + "}}";
+  out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + id +
+         ",\"args\":{\"name\":" + json_string("modelRI " + id + (name.empty() ? "" : " " + name)) + "}}";
   for (size_t l = 0; l < g.lanes_.size(); ++l) {
     out += ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + id + ",\"tid\":" + std::to_string(l) +
            ",\"args\":{\"name\":\"stream " + std::to_string(g.lanes_[l].stream->id()) + "\"}}";
@@ -525,15 +527,14 @@ std::string GraphTable::to_json(Graph& g, bool verbose) {
         out += ",\"args\":\"" + bytes + "\"";
       }
     } else if (n.task->task_kind == TaskKind::Work) {
-      out += ",\"bytes\":" + std::to_string(n.task->kind == plugin::WorkKind::Copy2D ? n.task->width * n.task->height
-                                                                                     : n.task->bytes);
+      out += ",\"bytes\":" +
+             std::to_string(n.task->kind == plugin::WorkKind::Copy2D ? n.task->width * n.task->height : n.task->bytes);
     }
     out += "}}";
   }
   out += "\n],\n\"modelRI\":{\"id\":" + id + ",\"name\":" + json_string(name) +
          ",\"device\":" + std::to_string(g.context()->slot()->id()) + ",\"streams\":[";
-  for (size_t l = 0; l < g.lanes_.size(); ++l)
-    out += (l ? "," : "") + std::to_string(g.lanes_[l].stream->id());
+  for (size_t l = 0; l < g.lanes_.size(); ++l) out += (l ? "," : "") + std::to_string(g.lanes_[l].stream->id());
   out += "],\"tasks\":" + std::to_string(g.nodes_.size()) + ",\"capturing\":" + (g.capturing() ? "true" : "false") +
          "}}\n";
   return out;

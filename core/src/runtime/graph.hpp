@@ -61,9 +61,9 @@ enum class CaptureMode : uint32_t { Global = 0, ThreadLocal = 1, Relaxed = 2 };
 struct GraphNode {
   std::unique_ptr<Task> task;  // the template each replay clones
   uint32_t lane = 0;
-  uint32_t seq_in_lane = 0;      // position in its lane, from 0
-  std::vector<int32_t> deps;     // earlier nodes; kStart: the work before the capture
-  int32_t edge_event = -1;       // index into Graph::edge_events_ when a node of another lane waits for it
+  uint32_t seq_in_lane = 0;   // position in its lane, from 0
+  std::vector<int32_t> deps;  // earlier nodes; kStart: the work before the capture
+  int32_t edge_event = -1;    // index into Graph::edge_events_ when a node of another lane waits for it
 };
 
 class Graph {
