@@ -18,6 +18,10 @@ namespace {
 
 thread_local CaptureMode t_capture_mode = CaptureMode::Global;
 
+// Plan event indices of the per-execution records (see GraphTable::execute).
+constexpr int32_t kExecStart = -3;
+constexpr int32_t kExecEnd = -4;
+
 void add_unique(std::vector<int32_t>& v, int32_t x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
@@ -48,6 +52,10 @@ Task* clone_task(const Task& t, Stream* stream) {
   c->wait_timeout_ns = t.wait_timeout_ns;
   c->prof_name = t.prof_name;
   return c;
+}
+
+Scheduler* lane_scheduler(const Graph& g) {
+  return g.context()->slot()->scheduler();
 }
 
 Task* marker(TaskKind kind, Stream* stream, const std::shared_ptr<Event>& event) {
@@ -180,6 +188,7 @@ void GraphTable::finish_plan(Graph& g) {
   g.done_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
 
   auto& plan = g.plan_;
+  plan.push_back({Graph::StepOp::Wait, 0, kExecStart});
   plan.push_back({Graph::StepOp::Wait, 0, -1});
   if (need_start) plan.push_back({Graph::StepOp::Record, 0, start_event});
   std::vector<int32_t> waited;
@@ -201,11 +210,14 @@ void GraphTable::finish_plan(Graph& g) {
       plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
   }
   plan.push_back({Graph::StepOp::Record, 0, -1});
+  plan.push_back({Graph::StepOp::Record, 0, kExecEnd});
+  g.start_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
+  g.end_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
 
-  // Lanes other than the origin run on streams of their own, so concurrent lanes overlap.
+  // Every lane runs on a stream of its own, so concurrent lanes overlap.
   g.exec_lanes_.resize(g.lanes_.size());
   DeviceSlot* slot = g.context()->slot();
-  for (size_t l = 1; l < g.lanes_.size(); ++l) {
+  for (size_t l = 0; l < g.lanes_.size(); ++l) {
     auto s = std::make_shared<Stream>(g.context(), slot->scheduler(), slot->next_stream_id(),
                                       g.lanes_[l].stream->priority(), 0, false);
     slot->scheduler()->add_stream(s);
@@ -356,28 +368,79 @@ Status GraphTable::check_default_stream(const Stream& stream) {
 }
 
 Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
-  std::shared_lock exec(g.exec_mu);
   if (g.capturing()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
   }
+  std::shared_ptr<Graph> self = graphs_.find(g.handle());
+  if (!self) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
+  // The replay stream records where the execution may start and waits for its end record, which
+  // the launcher enqueues with the graph's tasks: later work on the stream stays behind the graph.
+  Launch launch{std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()};
+  Task* start = marker(TaskKind::EventRecord, stream.get(), g.start_event_);
+  start->record = launch.start;
+  Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
+  end->record = launch.end;
+  ARUN_RETURN_IF_ERROR(stream->scheduler()->submit_batch({start, end}));
+  {
+    std::lock_guard lock(launch_mu_);
+    if (!launcher_.joinable()) launcher_ = std::thread([this] { launcher_loop(); });
+    ++g.pending_;
+    launches_.push_back(std::move(launch));
+  }
+  launch_cv_.notify_one();
+  return Status::Ok();
+}
+
+void GraphTable::submit_launch(Launch& launch) {
+  Graph& g = *launch.graph;
+  std::shared_lock exec(g.exec_mu);
   std::vector<Task*> tasks;
   tasks.reserve(g.plan_.size());
   for (const Graph::Step& step : g.plan_) {
-    Stream* lane = step.lane == 0 ? stream.get() : g.exec_lanes_[step.lane].get();
-    switch (step.op) {
-      case Graph::StepOp::Node:
-        tasks.push_back(clone_task(*g.nodes_[static_cast<size_t>(step.index)].task, lane));
-        break;
-      case Graph::StepOp::Record:
-      case Graph::StepOp::Wait: {
-        const auto& ev = step.index < 0 ? g.done_event_ : g.edge_events_[static_cast<size_t>(step.index)];
-        tasks.push_back(
-            marker(step.op == Graph::StepOp::Record ? TaskKind::EventRecord : TaskKind::EventWait, lane, ev));
-        break;
-      }
+    Stream* lane = g.exec_lanes_[step.lane].get();
+    if (step.op == Graph::StepOp::Node) {
+      tasks.push_back(clone_task(*g.nodes_[static_cast<size_t>(step.index)].task, lane));
+      continue;
     }
+    const bool record = step.op == Graph::StepOp::Record;
+    const std::shared_ptr<Event>& ev = step.index == -1           ? g.done_event_
+                                       : step.index == kExecStart ? g.start_event_
+                                       : step.index == kExecEnd   ? g.end_event_
+                                                                  : g.edge_events_[static_cast<size_t>(step.index)];
+    Task* t = marker(record ? TaskKind::EventRecord : TaskKind::EventWait, lane, ev);
+    if (step.index == kExecStart) t->record = launch.start;  // this execution's start, not the latest
+    if (step.index == kExecEnd) t->record = launch.end;      // what the replay stream waits for
+    tasks.push_back(t);
   }
-  return stream->scheduler()->submit_batch(tasks);
+  Status st = lane_scheduler(g)->submit_batch(tasks);
+  if (!st.ok()) log().warn("execution of model runtime instance {}: {}", g.id(), st.message());
+}
+
+void GraphTable::launcher_loop() {
+  std::unique_lock lock(launch_mu_);
+  for (;;) {
+    launch_cv_.wait(lock, [&] { return launcher_stop_ || !launches_.empty(); });
+    if (launches_.empty()) return;  // stop requested and nothing left
+    Launch launch = std::move(launches_.front());
+    launches_.pop_front();
+    lock.unlock();
+    submit_launch(launch);
+    lock.lock();
+    --launch.graph->pending_;
+    drained_cv_.notify_all();
+  }
+}
+
+void GraphTable::stop_launcher() {
+  {
+    std::lock_guard lock(launch_mu_);
+    launcher_stop_ = true;
+  }
+  launch_cv_.notify_all();
+  if (launcher_.joinable()) launcher_.join();
+  std::lock_guard lock(launch_mu_);
+  launcher_stop_ = false;
+  launcher_ = std::thread();
 }
 
 Status GraphTable::destroy(void* handle) {
@@ -393,12 +456,17 @@ Status GraphTable::destroy(void* handle) {
     callbacks = g->destroy_callbacks;
   }
   for (auto& [fn, user] : callbacks) fn(user);
-  std::unique_lock exec(g->exec_mu);  // no execution is being submitted
+  {
+    // Executions still queued to the launcher are submitted first (their done record included).
+    std::unique_lock lock(launch_mu_);
+    drained_cv_.wait(lock, [&] { return g->pending_ == 0; });
+  }
+  std::unique_lock exec(g->exec_mu);
   Scheduler* sched = g->context()->slot()->scheduler();
   if (g->done_event_) {
     if (auto record = sched->latest_record(*g->done_event_)) sched->wait_record(*record, -1);
   }
-  for (size_t l = 1; l < g->exec_lanes_.size(); ++l) sched->remove_stream(g->exec_lanes_[l], false);
+  for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
   return Status::Ok();
 }
 

@@ -8,16 +8,20 @@
 // on an event recorded in the capture joins it as a new lane (a fork). Node indices only ever point
 // backwards, so capture order is a topological order.
 //
-// Replay: CaptureEnd turns the graph into a flat plan of steps over lanes: lane 0 is the replay
-// stream, the other lanes hidden streams the graph owns. A cross-lane dependency becomes a record of
-// a private event after its source node and a wait before its target; a private "done" event
-// serialises the graph's executions. aclmdlRIExecuteAsync clones the plan's tasks and hands them to
-// Scheduler::submit_batch, one lock for the whole graph; the scheduler releases each node when its
-// stream order and event waits allow, as for any task.
+// Replay: CaptureEnd turns the graph into a flat plan of steps over lanes, each lane a hidden
+// stream the graph owns. A cross-lane dependency becomes a record of a private event after its
+// source node and a wait before its target; a private "done" event serialises the graph's
+// executions. aclmdlRIExecuteAsync costs the calling thread two markers on the replay stream (a
+// record the graph starts after, a wait for the graph's end record) and a queue push: the graph
+// table's launcher thread clones the plan's tasks and hands them to Scheduler::submit_batch, one
+// lock for the whole graph; the scheduler releases each node when its stream order and event waits
+// allow, as for any task.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -113,9 +117,12 @@ class Graph {
 
   // Replay plan (CaptureEnd).
   std::vector<Step> plan_;
-  std::vector<std::shared_ptr<Stream>> exec_lanes_;  // [0] unused: the replay stream
+  std::vector<std::shared_ptr<Stream>> exec_lanes_;  // one hidden stream per lane
   std::vector<std::shared_ptr<Event>> edge_events_;
   std::shared_ptr<Event> done_event_;
+  // Per execution: the replay stream records on start_event_ and waits on end_event_.
+  std::shared_ptr<Event> start_event_, end_event_;
+  uint32_t pending_ = 0;  // executions queued to the launcher, guarded by GraphTable::launch_mu_
   bool plan_needs_start_ = false;
 };
 
@@ -123,6 +130,9 @@ class Graph {
 class GraphTable {
  public:
   GraphTable() = default;
+  ~GraphTable() { stop_launcher(); }
+  // Joins the launcher thread (teardown, after every graph was released).
+  void stop_launcher();
   // True while some capture is open anywhere (the fast-path test of Runtime::submit).
   bool any_active() const { return active_count_.load(std::memory_order_acquire) != 0; }
 
@@ -158,6 +168,21 @@ class GraphTable {
   void close_capture_locked(Graph& g);
   void invalidate_locked(Graph& g, const std::string& why);
   uint32_t thread_mode() const;
+
+  // The launcher thread: expands queued executions into their tasks (runtime/graph.cpp).
+  struct Launch {
+    std::shared_ptr<Graph> graph;
+    std::shared_ptr<EventRecord> start, end;
+  };
+  void launcher_loop();
+  void submit_launch(Launch& launch);
+
+  std::mutex launch_mu_;
+  std::condition_variable launch_cv_;   // work queued, or stop
+  std::condition_variable drained_cv_;  // a graph's pending_ dropped
+  std::deque<Launch> launches_;
+  bool launcher_stop_ = false;
+  std::thread launcher_;
 
   mutable std::mutex mu_;
   HandleTable<Graph> graphs_{HandleKind::Graph};

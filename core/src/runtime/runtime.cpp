@@ -403,6 +403,7 @@ void Runtime::expose_visible_devices() {
 void Runtime::teardown(LeakReport* leaks) {
   // Graphs first: their destruction waits for pending executions, while every stream still runs.
   graphs_.release(nullptr);
+  graphs_.stop_launcher();
   models_.abandon_all();  // models still loaded die with the runtime; their handles are released below
   // Contexts first (drains and releases their streams), then devices, then plugins. Callbacks whose
   // thread still subscribes are dropped first: nobody is left to process them once we finalize.

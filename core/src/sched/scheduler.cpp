@@ -338,7 +338,9 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
     task->event->latest = task->record;
     if (task->prof_enqueue != 0) task->record->prof_id = prof::next_record_id();
   } else if (task->task_kind == TaskKind::EventWait) {
-    task->record = task->event->latest;
+    // A wait bound in advance (a graph replay waiting for a record its worker enqueues later)
+    // keeps its record.
+    if (!task->record) task->record = task->event->latest;
     ++task->event->pending_waits;
   }
   task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;
