@@ -372,7 +372,12 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
   }
   std::shared_ptr<Graph> self = graphs_.find(g.handle());
-  if (!self) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
+  {
+    // Counted before anything is submitted, so a concurrent destroy waits for this execution.
+    std::lock_guard lock(launch_mu_);
+    if (!self || g.destroying_) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
+    ++g.pending_;
+  }
   // The replay stream records where the execution may start and waits for its end record, which
   // the launcher enqueues with the graph's tasks: later work on the stream stays behind the graph.
   Launch launch{std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()};
@@ -380,11 +385,15 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
   start->record = launch.start;
   Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
   end->record = launch.end;
-  ARUN_RETURN_IF_ERROR(stream->scheduler()->submit_batch({start, end}));
+  Status st = stream->scheduler()->submit_batch({start, end});
   {
     std::lock_guard lock(launch_mu_);
+    if (!st.ok()) {
+      --g.pending_;
+      drained_cv_.notify_all();
+      return st;
+    }
     if (!launcher_.joinable()) launcher_ = std::thread([this] { launcher_loop(); });
-    ++g.pending_;
     launches_.push_back(std::move(launch));
   }
   launch_cv_.notify_one();
@@ -459,6 +468,7 @@ Status GraphTable::destroy(void* handle) {
   {
     // Executions still queued to the launcher are submitted first (their done record included).
     std::unique_lock lock(launch_mu_);
+    g->destroying_ = true;
     drained_cv_.wait(lock, [&] { return g->pending_ == 0; });
   }
   std::unique_lock exec(g->exec_mu);

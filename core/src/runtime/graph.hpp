@@ -122,7 +122,10 @@ class Graph {
   std::shared_ptr<Event> done_event_;
   // Per execution: the replay stream records on start_event_ and waits on end_event_.
   std::shared_ptr<Event> start_event_, end_event_;
-  uint32_t pending_ = 0;  // executions queued to the launcher, guarded by GraphTable::launch_mu_
+  // Guarded by GraphTable::launch_mu_: executions begun and not yet submitted by the launcher,
+  // and whether destroy has begun (no execution may start after it).
+  uint32_t pending_ = 0;
+  bool destroying_ = false;
   bool plan_needs_start_ = false;
 };
 
