@@ -228,6 +228,9 @@ void emit_sync_work_record(const CopyPlan& plan, uint64_t start, uint64_t end, i
 }
 
 Status run_now(const CopyPlan& plan) {
+  // Under an open capture, a synchronous copy or memset is an unsafe call (spec part 2, 4.12).
+  if (Runtime* rt = Runtime::instance(); rt != nullptr && rt->graphs().any_active()) [[unlikely]]
+    ARUN_RETURN_IF_ERROR(rt->graphs().check_unsafe(rt->current_context(), false, "a synchronous copy or memset"));
   plugin::Work work = plan.work;
   const bool profiled = prof::on(prof::kTasks);
   const uint64_t start = profiled ? prof::now_ns() : 0;
@@ -257,6 +260,8 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
     DeviceSlot* other = plan.exec;
     ARUN_RETURN_IF_ERROR(check_peer(own, other));
   }
+  if (plan.pageable_host && rt.graphs().any_active()) [[unlikely]]
+    ARUN_RETURN_IF_ERROR(rt.graphs().check_unsafe(s->context(), true, "an async copy of pageable host memory"));
   auto* task = new Task();
   static_cast<plugin::Work&>(*task) = plan.work;
   task->unit_kind = unit;

@@ -49,6 +49,8 @@ Status query_stream(aclrtStream stream, aclrtStreamStatus* status) {
   Runtime* rt = nullptr;
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  if (s->capturing.load(std::memory_order_acquire)) [[unlikely]]
+    ARUN_RETURN_IF_ERROR(rt->graphs().refuse_on_capturing(*s, "aclrtStreamQuery"));
   *status = s->idle() ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
   return Status::Ok();
 }

@@ -13,7 +13,15 @@
 
 namespace arun {
 
-enum class HandleKind : uint64_t { Context = 1, Stream = 2, Event = 3, Notify = 4, Binary = 5, Function = 6 };
+enum class HandleKind : uint64_t {
+  Context = 1,
+  Stream = 2,
+  Event = 3,
+  Notify = 4,
+  Binary = 5,
+  Function = 6,
+  Graph = 7
+};
 
 template <class T>
 class HandleTable {

@@ -407,6 +407,9 @@ void Runtime::expose_visible_devices() {
 }
 
 void Runtime::teardown(LeakReport* leaks) {
+  // Graphs first: their destruction waits for pending executions, while every stream still runs.
+  graphs_.release(nullptr);
+  graphs_.stop_launcher();
   // Exports die with the runtime: no importer reaches this runtime's memory from here on.
   IpcBroker::instance().reset();
   models_.abandon_all();  // models still loaded die with the runtime; their handles are released below
@@ -604,6 +607,7 @@ Status Runtime::report_leaks(const LeakReport& leaks, const std::string& when) c
 // Drains and releases a context's streams and events, then lets go of its device. Streams and
 // events the program created and never destroyed go to `leaks` (when given).
 void Runtime::release_context(const std::shared_ptr<Context>& context, LeakReport* leaks) {
+  graphs_.release(context.get());  // their hidden streams and private events belong to the context
   std::vector<std::shared_ptr<Stream>> streams;
   std::vector<std::shared_ptr<Event>> events;
   {
@@ -731,6 +735,8 @@ Status Runtime::destroy_stream(void* handle, bool force) {
 }
 
 Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
+  if (stream.capturing.load(std::memory_order_acquire)) [[unlikely]]
+    ARUN_RETURN_IF_ERROR(graphs_.refuse_on_capturing(stream, "aclrtSynchronizeStream"));
   if (HostQueue::running() == &stream) ARUN_RETURN_IF_ERROR(refuse_in_host_call("synchronizing its own stream"));
   Scheduler* sched = stream.scheduler();
   uint32_t epoch = stream.abort_epoch();
@@ -766,6 +772,7 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
   ARUN_RETURN_IF_ERROR(refuse_in_host_call("aclrtSynchronizeDevice"));
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(require_context(&ctx));
+  ARUN_RETURN_IF_ERROR(graphs_.check_unsafe(ctx, false, "aclrtSynchronizeDevice"));
   Scheduler* sched = ctx->slot()->scheduler();
   if (!sched->wait_all(Notifier::deadline_after_ms(timeout_ms))) {
     return Status(Errc::rt_stream_sync_timeout, "device " + std::to_string(ctx->slot()->id()) +
@@ -785,6 +792,23 @@ constinit thread_local uint32_t t_last_task_id __attribute__((tls_model("initial
 
 Status Runtime::submit(Task* task, uint64_t* seq) {
   Stream* stream = task->stream;
+  if (graphs_.any_active()) [[unlikely]] {
+    // A capturing stream records instead of running; an event wait may fork a stream into a capture.
+    if (stream->capturing.load(std::memory_order_acquire) || task->task_kind == TaskKind::EventWait) {
+      bool taken = false;
+      Status st = graphs_.capture(task, &taken);
+      if (taken) {
+        if (seq) *seq = 0;
+        return st;
+      }
+    } else if (stream->is_default()) {
+      Status st = graphs_.check_default_stream(*stream);
+      if (!st.ok()) {
+        delete task;
+        return st;
+      }
+    }
+  }
   Status st;
   uint64_t position = stream->scheduler()->submit(task, &st);
   if (st.ok() && position != 0 && !stream->is_default()) t_last_task_id = static_cast<uint32_t>(position);
@@ -865,6 +889,7 @@ Status Runtime::reset_event(const std::shared_ptr<Event>& event, Stream& stream)
 }
 
 Status Runtime::synchronize_event(Event& event, int32_t timeout_ms) {
+  ARUN_RETURN_IF_ERROR(graphs_.check_event(event));
   Scheduler* sched = event.context()->slot()->scheduler();
   auto record = sched->latest_record(event);
   if (!record) return Status::Ok();

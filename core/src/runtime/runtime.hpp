@@ -18,6 +18,7 @@
 #include "runtime/device_slot.hpp"
 #include "runtime/event.hpp"
 #include "runtime/failure_log.hpp"
+#include "runtime/graph.hpp"
 #include "runtime/handle_table.hpp"
 #include "runtime/host_registrations.hpp"
 #include "runtime/kernel_binaries.hpp"
@@ -135,6 +136,8 @@ class Runtime {
   NotifyRegistry& notifies() { return notifies_; }
   // ---- kernel binaries (spec part 2, 4.11; core/src/front/kernel_binaries.cpp) ----
   KernelBinaryTable& kernel_binaries() { return kernel_binaries_; }
+  // ---- captured task graphs (spec part 2, 4.12; runtime/graph.hpp, core/src/front/graphs.cpp) ----
+  GraphTable& graphs() { return graphs_; }
 
  private:
   // The teardown half of finalize(); g_init_mu is held and `rt` is the live instance.
@@ -189,6 +192,7 @@ class Runtime {
   ModelTable models_;
   NotifyRegistry notifies_;
   KernelBinaryTable kernel_binaries_;
+  GraphTable graphs_;
   uint64_t generation_ = 0;  // distinguishes this runtime from earlier ones in thread state
   // Contexts stay allocated until finalize so a thread whose current context was destroyed sees
   // a retired object, never freed memory.

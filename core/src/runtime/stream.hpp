@@ -14,6 +14,7 @@
 namespace arun {
 
 class Context;
+class Graph;
 
 // A user allocator bound to a stream (aclrtAllocatorRegister): a copy of the descriptor's fields,
 // so the descriptor may be destroyed afterwards. Callbacks are kept type-erased; the C API layer
@@ -69,6 +70,10 @@ class Stream {
   // aclrtSetStreamResLimit: core limits per aclrtDevResLimitType (cube, vector); 0 = none. They
   // apply to kernels launched by threads that selected this stream (aclrtUseStreamResInCurrentThread).
   std::atomic<uint32_t> res_limit[2] = {0, 0};
+  // Stream capture (runtime/graph.hpp): the graph this stream records into, guarded by the
+  // GraphTable's mutex; `capturing` mirrors it for Runtime::submit's fast path.
+  std::atomic<bool> capturing{false};
+  std::shared_ptr<Graph> capture_graph;
 
   void set_user_allocator(std::optional<UserAllocator> a) {
     std::lock_guard lock(user_allocator_mu_);

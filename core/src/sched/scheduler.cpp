@@ -225,7 +225,7 @@ uint32_t Scheduler::busy_units(plugin::UnitKind kind) const {
   return device_->unit_count(kind) - static_cast<uint32_t>(free_units_[k].size());
 }
 
-uint64_t Scheduler::submit(Task* task, Status* refused) {
+void Scheduler::prepare(Task* task) {
   task->scheduler = this;
   task->on_complete = &Scheduler::on_complete;
   task->cancel = &task->cancel_requested;
@@ -243,6 +243,10 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
       observer->task_submitted(cookie);  // balanced in complete() or, if refused, by ~Task
     }
   }
+}
+
+uint64_t Scheduler::submit(Task* task, Status* refused) {
+  prepare(task);
   uint64_t seq = 0;
   int stop_error = 0;
   Batch batch;
@@ -282,6 +286,50 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   return 0;
 }
 
+Status Scheduler::submit_batch(const std::vector<Task*>& tasks) {
+  for (Task* t : tasks) prepare(t);
+  Status first;
+  std::vector<Task*> refused;
+  Batch batch;
+  {
+    std::unique_lock lock(mu_);
+    for (Task* t : tasks) {
+      Stream* s = t->stream;
+      if (s->queue_.size() >= queue_depth_ && s->stop_error_ == 0 && !s->aborting_) {
+        // Launch what this batch made ready before blocking: the full stream only drains through
+        // the device, which may need those tasks.
+        dispatch(batch);
+        lock.unlock();
+        flush(batch);
+        batch = Batch{};
+        lock.lock();
+        ++s->room_waiters_;
+        room_.wait(lock, [&] { return s->queue_.size() < queue_depth_ || s->stop_error_ != 0 || s->aborting_; });
+        --s->room_waiters_;
+      }
+      int stop_error = 0;
+      if (s->stop_error_ != 0) {
+        stop_error = s->stop_error_;
+      } else if (s->abnormal_.load(std::memory_order_relaxed)) {
+        stop_error = static_cast<int>(Errc::rt_internal_error);
+      }
+      if (stop_error != 0 || s->aborting_) {
+        if (stop_error != 0 && first.ok()) {
+          first = Status(static_cast<Errc>(stop_error),
+                         "stream " + std::to_string(s->id()) + " refused the graph's tasks (stopped or abnormal)");
+        }
+        refused.push_back(t);
+        continue;
+      }
+      enqueue_locked(t, batch);
+    }
+    dispatch(batch);
+  }
+  flush(batch);
+  for (Task* t : refused) delete t;
+  return first;
+}
+
 void Scheduler::enqueue_locked(Task* task, Batch& batch) {
   Stream* s = task->stream;
   // Captures happen in submission order: a record replaces the event's latest capture, and a
@@ -290,7 +338,9 @@ void Scheduler::enqueue_locked(Task* task, Batch& batch) {
     task->event->latest = task->record;
     if (task->prof_enqueue != 0) task->record->prof_id = prof::next_record_id();
   } else if (task->task_kind == TaskKind::EventWait) {
-    task->record = task->event->latest;
+    // A wait bound in advance (a graph replay waiting for a record its worker enqueues later)
+    // keeps its record.
+    if (!task->record) task->record = task->event->latest;
     ++task->event->pending_waits;
   }
   task->seq = s->submitted_.load(std::memory_order_relaxed) + 1;

@@ -72,6 +72,10 @@ class Scheduler {
   // (ACL_STOP_ON_FAILURE) refuses it (*refused gets the failure's code), a stream being aborted drops it (*refused
   // stays Ok). Either way the task is freed.
   uint64_t submit(Task* task, Status* refused = nullptr);
+  // A replayed graph (runtime/graph.hpp): takes ownership of every task and enqueues them in order
+  // under one lock acquisition, as submit() would one by one (blocking on a full stream the same
+  // way). A refused task is freed; the first refusal's code is returned, the rest still go.
+  Status submit_batch(const std::vector<Task*>& tasks);
   // Drops the stream's tasks that have not started; a running task finishes (nothing is preempted).
   void discard_pending(Stream& stream);
   // aclrtStreamAbort: asks the running task to stop, drops the rest, waits for the running task,
@@ -122,6 +126,7 @@ class Scheduler {
 
  private:
   struct Batch;
+  void prepare(Task* task);
   void enqueue_locked(Task* task, Batch& batch);
   bool discard_locked(Stream* stream, Batch& batch);
   void advance(Stream* stream, Batch& batch);

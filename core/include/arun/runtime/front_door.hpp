@@ -18,6 +18,7 @@
 #include "arun/runtime/capabilities.hpp"
 #include "arun/runtime/devices.hpp"
 #include "arun/runtime/extensions.hpp"
+#include "arun/runtime/graphs.hpp"
 #include "arun/runtime/hooks.hpp"
 #include "arun/runtime/kernel_binaries.hpp"
 #include "arun/runtime/launch.hpp"

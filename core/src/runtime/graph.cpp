@@ -1,0 +1,640 @@
+#include "runtime/graph.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "acl/acl_rt.h"
+#include "base/logging.hpp"
+#include "runtime/context.hpp"
+#include "runtime/device_slot.hpp"
+#include "runtime/runtime.hpp"
+#include "sched/scheduler.hpp"
+
+namespace arun {
+
+using namespace graph_errc;
+
+namespace {
+
+thread_local CaptureMode t_capture_mode = CaptureMode::Global;
+
+// Plan event indices of the per-execution records (see GraphTable::execute).
+constexpr int32_t kExecStart = -3;
+constexpr int32_t kExecEnd = -4;
+
+void add_unique(std::vector<int32_t>& v, int32_t x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// A replay's copy of a node's template. The template keeps the argument block (free_user_args
+// stays null here), so every replay reads the arguments captured once.
+Task* clone_task(const Task& t, Stream* stream) {
+  auto* c = new Task();
+  static_cast<plugin::Work&>(*c) = static_cast<const plugin::Work&>(t);
+  if (t.args == static_cast<const void*>(&t)) c->args = c;  // kernel trampolines find their task through args
+  c->on_complete = nullptr;
+  c->cancel = nullptr;
+  c->task_kind = t.task_kind;
+  c->unit_kind = t.unit_kind;
+  c->stream = stream;
+  c->host_fn = t.host_fn;
+  c->host_user = t.host_user;
+  c->user_kernel = t.user_kernel;
+  c->user_args = t.user_args;
+  c->user_args_bytes = t.user_args_bytes;
+  c->overflow_sink = t.overflow_sink;
+  c->host_queue = t.host_queue;
+  c->host_blocking = t.host_blocking;
+  c->notify = t.notify;
+  c->value_addr = t.value_addr;
+  c->value = t.value;
+  c->value_flag = t.value_flag;
+  c->wait_timeout_ns = t.wait_timeout_ns;
+  c->prof_name = t.prof_name;
+  return c;
+}
+
+Scheduler* lane_scheduler(const Graph& g) {
+  return g.context()->slot()->scheduler();
+}
+
+Task* marker(TaskKind kind, Stream* stream, const std::shared_ptr<Event>& event) {
+  auto* t = new Task();
+  t->task_kind = kind;
+  t->stream = stream;
+  t->event = event;
+  if (kind == TaskKind::EventRecord) t->record = std::make_shared<EventRecord>();
+  return t;
+}
+
+}  // namespace
+
+CaptureMode exchange_thread_capture_mode(CaptureMode mode) {
+  CaptureMode old = t_capture_mode;
+  t_capture_mode = mode;
+  return old;
+}
+
+Graph::~Graph() = default;
+
+Status GraphTable::begin(Stream& stream, std::shared_ptr<Stream> owner, CaptureMode mode, void** handle) {
+  std::lock_guard lock(mu_);
+  if (stream.capture_graph) {
+    return Status(kStreamCaptured, "stream " + std::to_string(stream.id()) + " is already being captured");
+  }
+  if (stream.is_default()) {
+    return Status(Errc::rt_feature_not_support, "the default stream cannot be captured");
+  }
+  constexpr uint32_t kNoCapture = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
+  if ((stream.flags() & kNoCapture) != 0) {
+    return Status(Errc::rt_internal_error, "stream " + std::to_string(stream.id()) +
+                                               " was created with flags that do not support capture (persistent, "
+                                               "AI CPU or device-use-only)");
+  }
+  auto g = std::make_shared<Graph>(stream.context(), next_id_.fetch_add(1) + 1);
+  g->mode_ = mode;
+  g->begin_thread_ = std::this_thread::get_id();
+  g->lanes_.push_back({std::move(owner), {Graph::kStart}});
+  *handle = graphs_.add(g);
+  active_.push_back(g);
+  active_count_.fetch_add(1, std::memory_order_acq_rel);
+  stream.capture_graph = g;
+  stream.capturing.store(true, std::memory_order_release);
+  return Status::Ok();
+}
+
+void GraphTable::close_capture_locked(Graph& g) {
+  for (auto& lane : g.lanes_) {
+    lane.stream->capturing.store(false, std::memory_order_release);
+    lane.stream->capture_graph.reset();
+  }
+  auto it = std::find_if(active_.begin(), active_.end(), [&](const auto& a) { return a.get() == &g; });
+  if (it != active_.end()) {
+    active_.erase(it);
+    active_count_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  g.records_.clear();
+}
+
+void GraphTable::invalidate_locked(Graph& g, const std::string& why) {
+  if (g.invalidated_) return;
+  g.invalidated_ = true;
+  g.invalid_reason_ = why;
+  log().warn("capture of model runtime instance {} invalidated: {}", g.id(), why);
+}
+
+Status GraphTable::end(Stream& stream, void** handle) {
+  std::shared_ptr<Graph> g;
+  {
+    std::lock_guard lock(mu_);
+    g = stream.capture_graph;
+    if (!g) return Status(kStreamNotCaptured, "stream " + std::to_string(stream.id()) + " is not being captured");
+    if (g->lanes_[0].stream.get() != &stream) {
+      return Status(kCaptureUnmatched, "stream " + std::to_string(stream.id()) +
+                                           " joined the capture but did not begin it; end it on stream " +
+                                           std::to_string(g->lanes_[0].stream->id()));
+    }
+    if (g->mode_ != CaptureMode::Relaxed && g->begin_thread_ != std::this_thread::get_id()) {
+      return Status(kCaptureWrongThread, "the capture must be ended by the thread that began it (mode is not RELAXED)");
+    }
+    close_capture_locked(*g);
+    if (g->invalidated_) {
+      graphs_.remove(g->handle());  // a failed capture's partial instance goes (our choice)
+      return Status(kCaptureInvalidated, "the capture was invalidated: " + g->invalid_reason_);
+    }
+    // Every node must be an ancestor of the origin's frontier: otherwise a forked stream never joined back.
+    std::vector<char> reached(g->nodes_.size(), 0);
+    std::vector<int32_t> todo(g->lanes_[0].frontier);
+    while (!todo.empty()) {
+      int32_t n = todo.back();
+      todo.pop_back();
+      if (n < 0 || reached[static_cast<size_t>(n)]) continue;
+      reached[static_cast<size_t>(n)] = 1;
+      for (int32_t d : g->nodes_[static_cast<size_t>(n)].deps) todo.push_back(d);
+    }
+    for (size_t i = 0; i < g->nodes_.size(); ++i) {
+      if (!reached[i]) {
+        const auto& lane = g->lanes_[g->nodes_[i].lane];
+        graphs_.remove(g->handle());
+        return Status(kStreamUnjoined, "stream " + std::to_string(lane.stream->id()) +
+                                           " forked from the capture but was not joined back into stream " +
+                                           std::to_string(stream.id()) + " before aclmdlRICaptureEnd");
+      }
+    }
+  }
+  finish_plan(*g);
+  g->capturing_.store(false, std::memory_order_release);  // executable from here on
+  *handle = g->handle();
+  return Status::Ok();
+}
+
+void GraphTable::finish_plan(Graph& g) {
+  const size_t n = g.nodes_.size();
+  auto lane_of = [&](int32_t i) { return g.nodes_[static_cast<size_t>(i)].lane; };
+  bool need_start = false;
+  auto mark = [&](int32_t d, uint32_t lane) {
+    if (d == Graph::kStart) {
+      if (lane != 0) need_start = true;
+    } else if (lane_of(d) != lane && g.nodes_[static_cast<size_t>(d)].edge_event < 0) {
+      g.nodes_[static_cast<size_t>(d)].edge_event = static_cast<int32_t>(g.edge_events_.size());
+      g.edge_events_.push_back(std::make_shared<Event>(g.context(), Event::kCreatedPlain));
+    }
+  };
+  for (size_t i = 0; i < n; ++i)
+    for (int32_t d : g.nodes_[i].deps) mark(d, g.nodes_[i].lane);
+  for (int32_t d : g.lanes_[0].frontier) mark(d, 0);
+  const int32_t start_event = need_start ? static_cast<int32_t>(g.edge_events_.size()) : -2;
+  if (need_start) g.edge_events_.push_back(std::make_shared<Event>(g.context(), Event::kCreatedPlain));
+  g.done_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
+
+  auto& plan = g.plan_;
+  plan.push_back({Graph::StepOp::Wait, 0, kExecStart});
+  plan.push_back({Graph::StepOp::Wait, 0, -1});
+  if (need_start) plan.push_back({Graph::StepOp::Record, 0, start_event});
+  std::vector<int32_t> waited;
+  for (size_t i = 0; i < n; ++i) {
+    const GraphNode& node = g.nodes_[i];
+    waited.clear();
+    for (int32_t d : node.deps) {
+      int32_t ev = d == Graph::kStart ? (node.lane != 0 ? start_event : -2)
+                                      : (lane_of(d) != node.lane ? g.nodes_[static_cast<size_t>(d)].edge_event : -2);
+      if (ev < 0 || std::find(waited.begin(), waited.end(), ev) != waited.end()) continue;
+      waited.push_back(ev);
+      plan.push_back({Graph::StepOp::Wait, node.lane, ev});
+    }
+    plan.push_back({Graph::StepOp::Node, node.lane, static_cast<int32_t>(i)});
+    if (node.edge_event >= 0) plan.push_back({Graph::StepOp::Record, node.lane, node.edge_event});
+  }
+  for (int32_t d : g.lanes_[0].frontier) {
+    if (d >= 0 && lane_of(d) != 0)
+      plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
+  }
+  plan.push_back({Graph::StepOp::Record, 0, -1});
+  plan.push_back({Graph::StepOp::Record, 0, kExecEnd});
+  g.start_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
+  g.end_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
+
+  // Every lane runs on a stream of its own, so concurrent lanes overlap.
+  g.exec_lanes_.resize(g.lanes_.size());
+  DeviceSlot* slot = g.context()->slot();
+  for (size_t l = 0; l < g.lanes_.size(); ++l) {
+    auto s = std::make_shared<Stream>(g.context(), slot->scheduler(), slot->next_stream_id(),
+                                      g.lanes_[l].stream->priority(), 0, false);
+    slot->scheduler()->add_stream(s);
+    g.exec_lanes_[l] = std::move(s);
+  }
+}
+
+Status GraphTable::capture(Task* task, bool* taken) {
+  *taken = false;
+  std::lock_guard lock(mu_);
+  Stream* s = task->stream;
+  std::shared_ptr<Graph> g = s->capture_graph;
+  if (!g) {
+    // A stream outside every capture that waits on an event recorded in one joins it (a fork).
+    if (task->task_kind != TaskKind::EventWait || !task->event) return Status::Ok();
+    for (auto& a : active_) {
+      auto it = a->records_.find(task->event.get());
+      if (it == a->records_.end()) continue;
+      *taken = true;
+      std::unique_ptr<Task> owned(task);
+      if (s->is_default()) {
+        invalidate_locked(*a, "the default stream waited on an event recorded in the capture");
+        return Status(kCaptureImplicit, "the default stream cannot join a capture");
+      }
+      Runtime* rt = Runtime::instance();
+      std::shared_ptr<Stream> owner = rt != nullptr ? rt->find_stream(s->handle()) : nullptr;
+      if (!owner) return Status(Errc::rt_invalid_handle, "the stream was destroyed");
+      a->lanes_.push_back({std::move(owner), it->second.second});
+      s->capture_graph = a;
+      s->capturing.store(true, std::memory_order_release);
+      return Status::Ok();
+    }
+    return Status::Ok();
+  }
+  *taken = true;
+  std::unique_ptr<Task> owned(task);
+  Graph& G = *g;
+  if (G.invalidated_) {
+    return Status(kCaptureInvalidated,
+                  "the capture of stream " + std::to_string(s->id()) + " was invalidated: " + G.invalid_reason_);
+  }
+  uint32_t li = 0;
+  while (li < G.lanes_.size() && G.lanes_[li].stream.get() != s) ++li;
+  auto& lane = G.lanes_[li];
+  switch (task->task_kind) {
+    case TaskKind::EventRecord:
+      G.records_[task->event.get()] = {task->event, lane.frontier};
+      return Status::Ok();
+    case TaskKind::EventWait: {
+      auto it = G.records_.find(task->event.get());
+      if (it == G.records_.end()) {
+        for (auto& a : active_) {
+          if (a != g && a->records_.count(task->event.get()) != 0) {
+            invalidate_locked(G, "a stream waited on an event recorded in another capture");
+            return Status(kCaptureConflict, "the event was recorded in another capture: two captures mixed");
+          }
+        }
+        invalidate_locked(G, "a stream waited on an event whose record was not captured");
+        return Status(kCaptureDependency,
+                      "the event's record was not captured in this capture (the capture cannot depend on "
+                      "work outside it)");
+      }
+      for (int32_t d : it->second.second) add_unique(lane.frontier, d);
+      return Status::Ok();
+    }
+    case TaskKind::EventReset:
+      return Status::Ok();  // a replay uses private events: resetting the user's event means nothing there
+    default:
+      break;
+  }
+  GraphNode node;
+  node.lane = li;
+  node.seq_in_lane = 0;
+  for (auto it = G.nodes_.rbegin(); it != G.nodes_.rend(); ++it) {
+    if (it->lane == li) {
+      node.seq_in_lane = it->seq_in_lane + 1;
+      break;
+    }
+  }
+  node.deps = lane.frontier;
+  node.task = std::move(owned);
+  lane.frontier.assign(1, static_cast<int32_t>(G.nodes_.size()));
+  G.nodes_.push_back(std::move(node));
+  return Status::Ok();
+}
+
+void GraphTable::info(const Stream& stream, int* status, void** handle) {
+  std::lock_guard lock(mu_);
+  const auto& g = stream.capture_graph;
+  *status = !g ? 0 : (g->invalidated_ ? 2 : 1);
+  *handle = g ? g->handle() : nullptr;
+}
+
+Status GraphTable::refuse_on_capturing(Stream& stream, const char* what) {
+  std::lock_guard lock(mu_);
+  if (!stream.capture_graph) return Status::Ok();
+  invalidate_locked(*stream.capture_graph, std::string(what) + " on a capturing stream");
+  return Status(kStreamCaptured, std::string(what) + ": stream " + std::to_string(stream.id()) +
+                                     " is being captured (the capture is now invalidated)");
+}
+
+Status GraphTable::check_event(const Event& event) {
+  if (!any_active()) return Status::Ok();
+  std::lock_guard lock(mu_);
+  for (auto& a : active_) {
+    if (a->records_.count(&event) != 0) {
+      return Status(kEventCaptured, "the event's record is part of an open capture (model runtime instance " +
+                                        std::to_string(a->id()) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Status GraphTable::check_unsafe(const Context* context, bool async_copy, const char* what) {
+  if (!any_active() || context == nullptr) return Status::Ok();
+  std::lock_guard lock(mu_);
+  // C: the most restrictive mode of the context's captures; T: of those this thread began.
+  uint32_t c = 3, t = 3;
+  const auto self = std::this_thread::get_id();
+  for (auto& a : active_) {
+    if (a->context() != context) continue;
+    c = std::min(c, static_cast<uint32_t>(a->mode_));
+    if (a->begin_thread_ == self) t = std::min(t, static_cast<uint32_t>(a->mode_));
+  }
+  if (c == 3) return Status::Ok();
+  const CaptureMode x = t_capture_mode;
+  bool forbidden = false;
+  if (x == CaptureMode::Global) {
+    forbidden = c == 0 || t == 1;
+  } else if (x == CaptureMode::ThreadLocal) {
+    forbidden = t <= 1;
+  }
+  if (!forbidden) return Status::Ok();
+  return Status(async_copy ? kCaptureBlockAsync : kCaptureModeNotSupport,
+                std::string(what) + " is not allowed while a capture is open in this context (capture mode)");
+}
+
+Status GraphTable::check_default_stream(const Stream& stream) {
+  std::lock_guard lock(mu_);
+  for (auto& a : active_) {
+    if (a->context() == stream.context() && a->mode_ != CaptureMode::Relaxed) {
+      return Status(kCaptureImplicit, "the default stream was used while model runtime instance " +
+                                          std::to_string(a->id()) +
+                                          " is being captured in this context (implicit dependency)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
+  if (g.capturing()) {
+    return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
+  }
+  std::shared_ptr<Graph> self = graphs_.find(g.handle());
+  {
+    // Counted before anything is submitted, so a concurrent destroy waits for this execution.
+    std::lock_guard lock(launch_mu_);
+    if (!self || g.destroying_) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
+    ++g.pending_;
+  }
+  // The replay stream records where the execution may start and waits for its end record, which
+  // the launcher enqueues with the graph's tasks: later work on the stream stays behind the graph.
+  Launch launch{std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()};
+  Task* start = marker(TaskKind::EventRecord, stream.get(), g.start_event_);
+  start->record = launch.start;
+  Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
+  end->record = launch.end;
+  Status st = stream->scheduler()->submit_batch({start, end});
+  {
+    std::lock_guard lock(launch_mu_);
+    if (!st.ok()) {
+      --g.pending_;
+      drained_cv_.notify_all();
+      return st;
+    }
+    if (!launcher_.joinable()) launcher_ = std::thread([this] { launcher_loop(); });
+    launches_.push_back(std::move(launch));
+  }
+  launch_cv_.notify_one();
+  return Status::Ok();
+}
+
+void GraphTable::submit_launch(Launch& launch) {
+  Graph& g = *launch.graph;
+  std::shared_lock exec(g.exec_mu);
+  std::vector<Task*> tasks;
+  tasks.reserve(g.plan_.size());
+  for (const Graph::Step& step : g.plan_) {
+    Stream* lane = g.exec_lanes_[step.lane].get();
+    if (step.op == Graph::StepOp::Node) {
+      tasks.push_back(clone_task(*g.nodes_[static_cast<size_t>(step.index)].task, lane));
+      continue;
+    }
+    const bool record = step.op == Graph::StepOp::Record;
+    const std::shared_ptr<Event>& ev = step.index == -1           ? g.done_event_
+                                       : step.index == kExecStart ? g.start_event_
+                                       : step.index == kExecEnd   ? g.end_event_
+                                                                  : g.edge_events_[static_cast<size_t>(step.index)];
+    Task* t = marker(record ? TaskKind::EventRecord : TaskKind::EventWait, lane, ev);
+    if (step.index == kExecStart) t->record = launch.start;  // this execution's start, not the latest
+    if (step.index == kExecEnd) t->record = launch.end;      // what the replay stream waits for
+    tasks.push_back(t);
+  }
+  Status st = lane_scheduler(g)->submit_batch(tasks);
+  if (!st.ok()) log().warn("execution of model runtime instance {}: {}", g.id(), st.message());
+}
+
+void GraphTable::launcher_loop() {
+  std::unique_lock lock(launch_mu_);
+  for (;;) {
+    launch_cv_.wait(lock, [&] { return launcher_stop_ || !launches_.empty(); });
+    if (launches_.empty()) return;  // stop requested and nothing left
+    Launch launch = std::move(launches_.front());
+    launches_.pop_front();
+    lock.unlock();
+    submit_launch(launch);
+    lock.lock();
+    --launch.graph->pending_;
+    drained_cv_.notify_all();
+  }
+}
+
+void GraphTable::stop_launcher() {
+  {
+    std::lock_guard lock(launch_mu_);
+    launcher_stop_ = true;
+  }
+  launch_cv_.notify_all();
+  if (launcher_.joinable()) launcher_.join();
+  std::lock_guard lock(launch_mu_);
+  launcher_stop_ = false;
+  launcher_ = std::thread();
+}
+
+Status GraphTable::destroy(void* handle) {
+  std::shared_ptr<Graph> g = graphs_.find(handle);
+  if (!g) return Status(Errc::rt_invalid_handle, "modelRI is not a live model runtime instance");
+  if (g->capturing()) {
+    return Status(kModelCaptured, "model runtime instance " + std::to_string(g->id()) + " is still being captured");
+  }
+  if (!graphs_.remove(handle)) return Status(Errc::rt_invalid_handle, "modelRI was destroyed meanwhile");
+  std::vector<std::pair<void (*)(void*), void*>> callbacks;
+  {
+    std::lock_guard lock(g->mu);
+    callbacks = g->destroy_callbacks;
+  }
+  for (auto& [fn, user] : callbacks) fn(user);
+  {
+    // Executions still queued to the launcher are submitted first (their done record included).
+    std::unique_lock lock(launch_mu_);
+    g->destroying_ = true;
+    drained_cv_.wait(lock, [&] { return g->pending_ == 0; });
+  }
+  std::unique_lock exec(g->exec_mu);
+  Scheduler* sched = g->context()->slot()->scheduler();
+  if (g->done_event_) {
+    if (auto record = sched->latest_record(*g->done_event_)) sched->wait_record(*record, -1);
+  }
+  for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
+  return Status::Ok();
+}
+
+void GraphTable::release(const Context* context) {
+  for (auto& g : graphs_.snapshot()) {
+    if (context != nullptr && g->context() != context) continue;
+    if (g->capturing()) {
+      std::lock_guard lock(mu_);
+      close_capture_locked(*g);
+      g->capturing_.store(false, std::memory_order_release);
+    }
+    (void)destroy(g->handle());
+  }
+  if (context == nullptr) {
+    std::lock_guard lock(mu_);
+    for (auto& a : active_) {
+      for (auto& lane : a->lanes_) {
+        lane.stream->capturing.store(false, std::memory_order_release);
+        lane.stream->capture_graph.reset();
+      }
+    }
+    active_.clear();
+    active_count_.store(0, std::memory_order_release);
+  }
+}
+
+}  // namespace arun
+
+namespace arun {
+
+namespace {
+
+// The node's kind as DebugPrint / DebugJsonPrint name it, and its aclmdlRITaskType.
+std::pair<const char*, int> node_kind(const Task& t) {
+  switch (t.task_kind) {
+    case TaskKind::HostCall:
+      return {"host_func", 0};
+    case TaskKind::ValueWrite:
+      return {"value_write", 5};
+    case TaskKind::ValueWait:
+      return {"value_wait", 6};
+    case TaskKind::NotifyRecord:
+      return {"notify_record", 0};
+    case TaskKind::NotifyWait:
+      return {"notify_wait", 0};
+    default:
+      break;
+  }
+  switch (t.kind) {
+    case plugin::WorkKind::Kernel:
+      return {"kernel", 1};
+    case plugin::WorkKind::Memset:
+      return {"memset", 0};
+    case plugin::WorkKind::Copy2D:
+      return {"memcpy2d", 0};
+    default:
+      return {"memcpy", 0};
+  }
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string GraphTable::to_json(Graph& g, bool verbose) {
+  std::lock_guard lock(mu_);  // nodes may still grow while capturing
+  std::string name;
+  {
+    std::lock_guard name_lock(g.mu);
+    name = g.name;
+  }
+  const auto id = std::to_string(g.id());
+  std::string out = "{\"traceEvents\":[\n";
+  out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + id +
+         ",\"args\":{\"name\":" + json_string("modelRI " + id + (name.empty() ? "" : " " + name)) + "}}";
+  for (size_t l = 0; l < g.lanes_.size(); ++l) {
+    out += ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + id + ",\"tid\":" + std::to_string(l) +
+           ",\"args\":{\"name\":\"stream " + std::to_string(g.lanes_[l].stream->id()) + "\"}}";
+  }
+  // A node's time slot is its depth in the graph, so the trace viewer draws the dependency levels.
+  std::vector<uint32_t> level(g.nodes_.size(), 0);
+  for (size_t i = 0; i < g.nodes_.size(); ++i) {
+    const GraphNode& n = g.nodes_[i];
+    for (int32_t d : n.deps)
+      if (d >= 0) level[i] = std::max(level[i], level[static_cast<size_t>(d)] + 1);
+    auto [kind, type] = node_kind(*n.task);
+    out += ",\n{\"name\":\"" + std::string(kind) + "\",\"ph\":\"X\",\"pid\":" + id +
+           ",\"tid\":" + std::to_string(n.lane) + ",\"ts\":" + std::to_string(level[i] * 10) +
+           ",\"dur\":8,\"args\":{\"task_id\":" + std::to_string(i) + ",\"seq_id\":" + std::to_string(n.seq_in_lane) +
+           ",\"type\":" + std::to_string(type) + ",\"deps\":[";
+    bool first = true;
+    for (int32_t d : n.deps) {
+      if (d < 0) continue;
+      out += (first ? "" : ",") + std::to_string(d);
+      first = false;
+    }
+    out += "]";
+    if (n.task->kind == plugin::WorkKind::Kernel && n.task->task_kind == TaskKind::Work) {
+      out += ",\"block_dim\":" + std::to_string(n.task->block_dim);
+      // Verbose: the argument block's size and bytes (size 0: a C++ kernel, whose packed
+      // arguments have no declared size, so only the size is written).
+      if (verbose) out += ",\"args_size\":" + std::to_string(n.task->user_args_bytes);
+      if (verbose && n.task->user_args != nullptr && n.task->user_args_bytes != 0) {
+        static const char* hex = "0123456789abcdef";
+        std::string bytes;
+        const auto* p = static_cast<const unsigned char*>(n.task->user_args);
+        for (uint32_t b = 0; b < n.task->user_args_bytes; ++b) {
+          bytes += hex[p[b] >> 4];
+          bytes += hex[p[b] & 15];
+        }
+        out += ",\"args\":\"" + bytes + "\"";
+      }
+    } else if (n.task->task_kind == TaskKind::Work) {
+      out += ",\"bytes\":" +
+             std::to_string(n.task->kind == plugin::WorkKind::Copy2D ? n.task->width * n.task->height : n.task->bytes);
+    }
+    out += "}}";
+  }
+  out += "\n],\n\"modelRI\":{\"id\":" + id + ",\"name\":" + json_string(name) +
+         ",\"device\":" + std::to_string(g.context()->slot()->id()) + ",\"streams\":[";
+  for (size_t l = 0; l < g.lanes_.size(); ++l) out += (l ? "," : "") + std::to_string(g.lanes_[l].stream->id());
+  out += "],\"tasks\":" + std::to_string(g.nodes_.size()) + ",\"capturing\":" + (g.capturing() ? "true" : "false") +
+         "}}\n";
+  return out;
+}
+
+std::string GraphTable::describe(Graph& g) {
+  std::lock_guard lock(mu_);
+  std::string out = "modelRI " + std::to_string(g.id()) + " on device " + std::to_string(g.context()->slot()->id()) +
+                    ": " + std::to_string(g.lanes_.size()) + " stream(s), " + std::to_string(g.nodes_.size()) +
+                    " task(s)";
+  for (size_t i = 0; i < g.nodes_.size(); ++i) {
+    const GraphNode& n = g.nodes_[i];
+    out += "\n  task " + std::to_string(i) + " stream " + std::to_string(g.lanes_[n.lane].stream->id()) + " seq " +
+           std::to_string(n.seq_in_lane) + " " + node_kind(*n.task).first + " after [";
+    bool first = true;
+    for (int32_t d : n.deps) {
+      out += (first ? "" : ",") + (d < 0 ? std::string("start") : std::to_string(d));
+      first = false;
+    }
+    out += "]";
+  }
+  return out;
+}
+
+}  // namespace arun

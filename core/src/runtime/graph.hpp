@@ -1,0 +1,200 @@
+// Captured task graphs (aclmdlRI, spec part 2, 4.12): what a stream capture records, and how a
+// replay submits it.
+//
+// Capture: Runtime::submit hands every task aimed at a capturing stream to GraphTable::capture
+// instead of the scheduler. Work, host calls and device-side value/notify tasks become nodes (the
+// Task itself is kept as the node's template); event records and waits become dependencies. Each
+// captured stream is a lane with a frontier: the nodes its next node depends on. A stream that waits
+// on an event recorded in the capture joins it as a new lane (a fork). Node indices only ever point
+// backwards, so capture order is a topological order.
+//
+// Replay: CaptureEnd turns the graph into a flat plan of steps over lanes, each lane a hidden
+// stream the graph owns. A cross-lane dependency becomes a record of a private event after its
+// source node and a wait before its target; a private "done" event serialises the graph's
+// executions. aclmdlRIExecuteAsync costs the calling thread two markers on the replay stream (a
+// record the graph starts after, a wait for the graph's end record) and a queue push: the graph
+// table's launcher thread clones the plan's tasks and hands them to Scheduler::submit_batch, one
+// lock for the whole graph; the scheduler releases each node when its stream order and event waits
+// allow, as for any task.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "arun/core/status.hpp"
+#include "runtime/event.hpp"
+#include "runtime/handle_table.hpp"
+#include "runtime/stream.hpp"
+
+namespace arun {
+
+class Context;
+
+// ACL codes of the capture family (acl/error_codes/rt_error_codes.h) not named in Errc.
+namespace graph_errc {
+constexpr Errc kCaptureDependency = static_cast<Errc>(107024);
+constexpr Errc kStreamUnjoined = static_cast<Errc>(107025);
+constexpr Errc kModelCaptured = static_cast<Errc>(107026);
+constexpr Errc kStreamCaptured = static_cast<Errc>(107027);
+constexpr Errc kEventCaptured = static_cast<Errc>(107028);
+constexpr Errc kStreamNotCaptured = static_cast<Errc>(107029);
+constexpr Errc kCaptureModeNotSupport = static_cast<Errc>(107030);
+constexpr Errc kCaptureImplicit = static_cast<Errc>(107031);
+constexpr Errc kCaptureConflict = static_cast<Errc>(107032);
+constexpr Errc kCaptureUnmatched = static_cast<Errc>(107036);
+constexpr Errc kCaptureWrongThread = static_cast<Errc>(107038);
+constexpr Errc kCaptureBlockAsync = static_cast<Errc>(107041);
+constexpr Errc kModelContext = static_cast<Errc>(107004);
+constexpr Errc kStreamModel = static_cast<Errc>(107005);
+constexpr Errc kFileOpen = static_cast<Errc>(107009);
+constexpr Errc kCaptureInvalidated = static_cast<Errc>(507903);
+}  // namespace graph_errc
+
+// Capture modes (aclmdlRICaptureMode): lower is more restrictive.
+enum class CaptureMode : uint32_t { Global = 0, ThreadLocal = 1, Relaxed = 2 };
+
+struct GraphNode {
+  std::unique_ptr<Task> task;  // the template each replay clones
+  uint32_t lane = 0;
+  uint32_t seq_in_lane = 0;   // position in its lane, from 0
+  std::vector<int32_t> deps;  // earlier nodes; kStart: the work before the capture
+  int32_t edge_event = -1;    // index into Graph::edge_events_ when a node of another lane waits for it
+};
+
+class Graph {
+ public:
+  static constexpr int32_t kStart = -1;
+  enum class StepOp : uint8_t { Node, Record, Wait };
+  struct Step {
+    StepOp op;
+    uint32_t lane;
+    int32_t index;  // Node: node index; Record / Wait: edge event index (-1: the done event)
+  };
+
+  Graph(Context* context, uint32_t id) : context_(context), id_(id) {}
+  ~Graph();
+  Context* context() const { return context_; }
+  uint32_t id() const { return id_; }
+  void* handle() const { return handle_; }
+  void set_handle(void* h) { handle_ = h; }
+  bool capturing() const { return capturing_.load(std::memory_order_acquire); }
+
+  std::mutex mu;  // name and callbacks
+  // Shared by executions while they build and submit their tasks; destroy takes it exclusively.
+  std::shared_mutex exec_mu;
+  std::string name;
+  std::vector<std::pair<void (*)(void*), void*>> destroy_callbacks;
+
+ private:
+  friend class GraphTable;
+  struct Lane {
+    std::shared_ptr<Stream> stream;  // the captured stream
+    std::vector<int32_t> frontier;   // what its next node depends on
+  };
+  Context* context_;
+  uint32_t id_;
+  void* handle_ = nullptr;
+  std::atomic<bool> capturing_{true};
+
+  // Capture state, guarded by GraphTable::mu_ while capturing; fixed afterwards.
+  CaptureMode mode_ = CaptureMode::Global;
+  std::thread::id begin_thread_;
+  bool invalidated_ = false;
+  std::string invalid_reason_;
+  std::vector<GraphNode> nodes_;
+  std::vector<Lane> lanes_;  // lanes_[0]: the origin stream
+  // Events recorded in the capture: the frontier of the recording lane at that point.
+  std::unordered_map<const Event*, std::pair<std::shared_ptr<Event>, std::vector<int32_t>>> records_;
+
+  // Replay plan (CaptureEnd).
+  std::vector<Step> plan_;
+  std::vector<std::shared_ptr<Stream>> exec_lanes_;  // one hidden stream per lane
+  std::vector<std::shared_ptr<Event>> edge_events_;
+  std::shared_ptr<Event> done_event_;
+  // Per execution: the replay stream records on start_event_ and waits on end_event_.
+  std::shared_ptr<Event> start_event_, end_event_;
+  // Guarded by GraphTable::launch_mu_: executions begun and not yet submitted by the launcher,
+  // and whether destroy has begun (no execution may start after it).
+  uint32_t pending_ = 0;
+  bool destroying_ = false;
+  bool plan_needs_start_ = false;
+};
+
+// The runtime's graphs and active captures.
+class GraphTable {
+ public:
+  GraphTable() = default;
+  ~GraphTable() { stop_launcher(); }
+  // Joins the launcher thread (teardown, after every graph was released).
+  void stop_launcher();
+  // True while some capture is open anywhere (the fast-path test of Runtime::submit).
+  bool any_active() const { return active_count_.load(std::memory_order_acquire) != 0; }
+
+  Status begin(Stream& stream, std::shared_ptr<Stream> owner, CaptureMode mode, void** handle);
+  Status end(Stream& stream, void** handle);
+  // aclmdlRICaptureGetInfo: 0 none, 1 active, 2 invalidated.
+  void info(const Stream& stream, int* status, void** handle);
+  std::shared_ptr<Graph> find(void* handle) const { return graphs_.find(handle); }
+
+  // Runtime::submit: `task` aims at a capturing stream, or is an event wait while captures are
+  // open. Sets *taken when the capture took the task (freeing it), else the caller submits it.
+  Status capture(Task* task, bool* taken);
+  // Operations a capture forbids on its streams: a synchronize or query invalidates the capture.
+  Status refuse_on_capturing(Stream& stream, const char* what);
+  // An event whose record was captured (query / synchronize): kEventCaptured.
+  Status check_event(const Event& event);
+  // Unsafe calls under the capture modes (synchronous copies, async copies of pageable memory).
+  Status check_unsafe(const Context* context, bool async_copy, const char* what);
+  // The default stream of a context with an open capture (implicit dependency).
+  Status check_default_stream(const Stream& stream);
+
+  Status execute(Graph& graph, const std::shared_ptr<Stream>& stream);
+  // Runs the destroy callbacks, waits for pending executions and drops the graph.
+  Status destroy(void* handle);
+  // aclmdlRIDebugJsonPrint's Chrome-tracing document and aclmdlRIDebugPrint's text.
+  std::string to_json(Graph& graph, bool verbose);
+  std::string describe(Graph& graph);
+  // Destroys every graph of `context` (nullptr: every graph), when a context or the runtime goes.
+  void release(const Context* context);
+
+ private:
+  void finish_plan(Graph& g);
+  void close_capture_locked(Graph& g);
+  void invalidate_locked(Graph& g, const std::string& why);
+  uint32_t thread_mode() const;
+
+  // The launcher thread: expands queued executions into their tasks (runtime/graph.cpp).
+  struct Launch {
+    std::shared_ptr<Graph> graph;
+    std::shared_ptr<EventRecord> start, end;
+  };
+  void launcher_loop();
+  void submit_launch(Launch& launch);
+
+  std::mutex launch_mu_;
+  std::condition_variable launch_cv_;   // work queued, or stop
+  std::condition_variable drained_cv_;  // a graph's pending_ dropped
+  std::deque<Launch> launches_;
+  bool launcher_stop_ = false;
+  std::thread launcher_;
+
+  mutable std::mutex mu_;
+  HandleTable<Graph> graphs_{HandleKind::Graph};
+  std::vector<std::shared_ptr<Graph>> active_;  // open captures
+  std::atomic<int> active_count_{0};
+  std::atomic<uint32_t> next_id_{0};
+};
+
+// aclmdlRICaptureThreadExchangeMode: the calling thread's capture mode.
+CaptureMode exchange_thread_capture_mode(CaptureMode mode);
+
+}  // namespace arun
