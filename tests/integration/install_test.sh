@@ -462,6 +462,7 @@ declare -A example_line=(
   [missing_sync]="missing sync: pitfall shown, fix verified"
   [cpp_kernel]="cpp kernel: OK"
   [aclnn_add]="aclnn add: OK"
+  [graph_capture]="graph_capture: OK"
 )
 # A second line per example, on the specific behaviour shown.
 declare -A example_detail=(
@@ -474,6 +475,7 @@ declare -A example_detail=(
   [missing_sync]="without synchronizing: 0 of 4194304 bytes are the result"
   [cpp_kernel]="out-of-bounds access -> 507015 (ACL_ERROR_RT_AICORE_EXCEPTION, as expected)"
   [aclnn_add]="aclnnAdd: out = self + 1.2 * other, 8 elements, workspace 512 bytes"
+  [graph_capture]="replayed 100 times, 0 wrong elements"
 )
 examples_found=0
 for example_src in "$src_dir"/examples/*/*.c "$src_dir"/examples/*/*.cpp; do
