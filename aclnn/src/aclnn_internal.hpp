@@ -202,6 +202,11 @@ class PlanBuilder {
 // Phase 2 of every operator (section 3's table).
 aclnnStatus run_phase2(const char* function, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                        aclrtStream stream);
+// Defines the exported phase-2 function aclnn<Name> (at global scope, inside extern "C").
+#define ACLNN_PHASE2(Name)                                                                                        \
+  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
+    return ::arun::aclnn::run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                  \
+  }
 
 // Shape helpers.
 bool contiguous(const aclTensor& t);

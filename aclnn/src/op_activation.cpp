@@ -210,12 +210,6 @@ Status plan_rsqrt(const Unary& u, uint64_t* ws, aclOpExecutor** ex) {
 using namespace arun;
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                  \
-  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, \
-                          const aclrtStream stream) {                                       \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);           \
-  }
-
 extern "C" {
 
 aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor* self, const aclTensor* out, uint64_t* workspaceSize,

@@ -161,11 +161,6 @@ aclnnStatus phase1(const Args& a, uint64_t* workspaceSize, aclOpExecutor** execu
 
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                        \
-  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                                 \
-  }
-
 extern "C" {
 
 aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor* self, const aclTensor* other, const aclScalar* alpha,

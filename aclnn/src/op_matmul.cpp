@@ -203,11 +203,6 @@ aclnnStatus addmm(const char* name, const aclTensor* self, const aclTensor* mat1
 
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                        \
-  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                                 \
-  }
-
 extern "C" {
 
 aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2, aclTensor* out, int8_t cubeMathType,

@@ -161,11 +161,6 @@ aclnnStatus pow_phase1(const PowArgs& a, uint64_t* ws, aclOpExecutor** ex) {
 
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                        \
-  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                                 \
-  }
-
 extern "C" {
 
 aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor* self, const aclScalar* exponent, const aclTensor* out,

@@ -202,11 +202,6 @@ aclnnStatus clamp(const ClampArgs& a, uint64_t* ws, aclOpExecutor** ex) {
 
 using namespace arun::aclnn;
 
-#define ACLNN_PHASE2(Name)                                                                                        \
-  aclnnStatus aclnn##Name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) { \
-    return run_phase2("aclnn" #Name, workspace, workspaceSize, executor, stream);                                 \
-  }
-
 extern "C" {
 
 aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor* condition, const aclTensor* self, const aclTensor* other,
