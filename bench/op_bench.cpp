@@ -3,6 +3,10 @@
 //
 //   op/<shape>          aclopExecuteV2("MatMul") + aclrtSynchronizeStream per iteration: validation,
 //                       the launch, sgemm tiles on the AI cores (BLAS single-threaded per block)
+//   aclnn/<shape>       the same kernel through aclnn: aclnnMatmulGetWorkspaceSize + aclnnMatmul (a new
+//                       single-use executor per call, as eager frameworks do) + aclrtSynchronizeStream
+//   Conv/op, Conv/aclnn  a ResNet 3x3 convolution (1x64x56x56, 64 filters, stride 1, pad 1) through
+//                       aclopExecuteV2("Conv") and through aclnnConvolution: the same kernel
 //   blas_1t/<shape>     cblas_sgemm on one thread (what one block can do)
 //   blas_nt/<shape>     cblas_sgemm with OpenBLAS's own threads, one per CPU (the machine's peak)
 // Counter GFLOPs = 2*B*M*N*K / time. The AI-core count comes from the configuration
@@ -17,6 +21,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_convolution.h"
+#include "aclnnop/aclnn_matmul.h"
 #include "bench_common.hpp"
 
 namespace {
@@ -26,13 +32,18 @@ struct Shape {
   int64_t batch, m, k, n;
 };
 const Shape kShapes[] = {
-    {"256x256x256", 1, 256, 256, 256},    {"512x512x512", 1, 512, 512, 512},
-    {"1024x1024x1024", 1, 1024, 1024, 1024}, {"mlp_32x784x512", 1, 32, 784, 512},
-    {"attn_8x128x64x128", 8, 128, 64, 128}, {"gemv_1x784x512", 1, 1, 784, 512},
+    {"256x256x256", 1, 256, 256, 256},
+    {"512x512x512", 1, 512, 512, 512},
+    {"1024x1024x1024", 1, 1024, 1024, 1024},
+    {"mlp_32x784x512", 1, 32, 784, 512},
+    {"attn_8x128x64x128", 8, 128, 64, 128},
+    {"gemv_1x784x512", 1, 1, 784, 512},
     {"tiny_1x1x1", 1, 1, 1, 1},
 };
 
-double flops(const Shape& s) { return 2.0 * double(s.batch) * double(s.m) * double(s.n) * double(s.k); }
+double flops(const Shape& s) {
+  return 2.0 * double(s.batch) * double(s.m) * double(s.n) * double(s.k);
+}
 
 std::vector<float> filled(size_t n, float base) {
   std::vector<float> v(n);
@@ -65,7 +76,8 @@ void BM_Op(benchmark::State& state, Shape s) {
     BENCH_CHECK(aclopExecuteV2("MatMul", 2, in_desc, in_buf, 1, out_desc, out_buf, nullptr, stream));
     BENCH_CHECK(aclrtSynchronizeStream(stream));
   }
-  state.counters["GFLOPs"] = benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOPs"] =
+      benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   BENCH_CHECK(aclrtDestroyStream(stream));
   for (auto* d : in_desc) aclDestroyTensorDesc(d);
   aclDestroyTensorDesc(out_desc[0]);
@@ -74,6 +86,142 @@ void BM_Op(benchmark::State& state, Shape s) {
   BENCH_CHECK(aclrtFree(da));
   BENCH_CHECK(aclrtFree(db));
   BENCH_CHECK(aclrtFree(dc));
+}
+
+void BM_Aclnn(benchmark::State& state, Shape s) {
+  const int64_t a_dims[] = {s.batch, s.m, s.k}, b_dims[] = {s.batch, s.k, s.n}, c_dims[] = {s.batch, s.m, s.n};
+  const int64_t a_strides[] = {s.m * s.k, s.k, 1}, b_strides[] = {s.k * s.n, s.n, 1}, c_strides[] = {s.m * s.n, s.n, 1};
+  const size_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n, nc = s.batch * s.m * s.n;
+  void *da, *db, *dc;
+  BENCH_CHECK(aclrtMalloc(&da, na * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+  BENCH_CHECK(aclrtMalloc(&db, nb * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+  BENCH_CHECK(aclrtMalloc(&dc, nc * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+  auto ha = filled(na, 0.5f), hb = filled(nb, -0.25f);
+  BENCH_CHECK(aclrtMemcpy(da, na * 4, ha.data(), na * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  BENCH_CHECK(aclrtMemcpy(db, nb * 4, hb.data(), nb * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  aclTensor* a = aclCreateTensor(a_dims, 3, ACL_FLOAT, a_strides, 0, ACL_FORMAT_ND, a_dims, 3, da);
+  aclTensor* b = aclCreateTensor(b_dims, 3, ACL_FLOAT, b_strides, 0, ACL_FORMAT_ND, b_dims, 3, db);
+  aclTensor* c = aclCreateTensor(c_dims, 3, ACL_FLOAT, c_strides, 0, ACL_FORMAT_ND, c_dims, 3, dc);
+  aclrtStream stream;
+  BENCH_CHECK(aclrtCreateStream(&stream));
+  void* workspace = nullptr;
+  uint64_t workspace_bytes = 0;
+  auto once = [&] {
+    uint64_t need = 0;
+    aclOpExecutor* executor = nullptr;
+    BENCH_CHECK(aclnnMatmulGetWorkspaceSize(a, b, c, 0, &need, &executor));
+    if (need > workspace_bytes) {  // grown once, outside the steady state
+      if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
+      BENCH_CHECK(aclrtMalloc(&workspace, need, ACL_MEM_MALLOC_HUGE_FIRST));
+      workspace_bytes = need;
+    }
+    BENCH_CHECK(aclnnMatmul(workspace, need, executor, stream));
+    BENCH_CHECK(aclrtSynchronizeStream(stream));
+  };
+  for (int warm = 0; warm < 3; ++warm) once();
+  for (auto _ : state) once();
+  state.counters["GFLOPs"] =
+      benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  BENCH_CHECK(aclrtDestroyStream(stream));
+  aclDestroyTensor(a);
+  aclDestroyTensor(b);
+  aclDestroyTensor(c);
+  if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
+  BENCH_CHECK(aclrtFree(da));
+  BENCH_CHECK(aclrtFree(db));
+  BENCH_CHECK(aclrtFree(dc));
+}
+
+// The convolution both front ends run: NCHW input, MCkHkW weights, no bias.
+constexpr int64_t kConvX[] = {1, 64, 56, 56}, kConvW[] = {64, 64, 3, 3}, kConvY[] = {1, 64, 56, 56};
+constexpr size_t kConvXn = 64 * 56 * 56, kConvWn = 64 * 64 * 9, kConvYn = 64 * 56 * 56;
+double conv_flops() {
+  return 2.0 * double(kConvYn) * 64 * 9;
+}
+
+struct ConvBuffers {
+  void *x = nullptr, *w = nullptr, *y = nullptr;
+  ConvBuffers() {
+    BENCH_CHECK(aclrtMalloc(&x, kConvXn * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    BENCH_CHECK(aclrtMalloc(&w, kConvWn * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    BENCH_CHECK(aclrtMalloc(&y, kConvYn * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    auto hx = filled(kConvXn, 0.5f), hw = filled(kConvWn, -0.25f);
+    BENCH_CHECK(aclrtMemcpy(x, kConvXn * 4, hx.data(), kConvXn * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    BENCH_CHECK(aclrtMemcpy(w, kConvWn * 4, hw.data(), kConvWn * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  }
+  ~ConvBuffers() {
+    BENCH_CHECK(aclrtFree(x));
+    BENCH_CHECK(aclrtFree(w));
+    BENCH_CHECK(aclrtFree(y));
+  }
+};
+
+void BM_ConvOp(benchmark::State& state) {
+  ConvBuffers buf;
+  aclTensorDesc* in_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 4, kConvX, ACL_FORMAT_NCHW),
+                              aclCreateTensorDesc(ACL_FLOAT, 4, kConvW, ACL_FORMAT_NCHW)};
+  aclTensorDesc* out_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 4, kConvY, ACL_FORMAT_NCHW)};
+  aclDataBuffer* in_buf[] = {aclCreateDataBuffer(buf.x, kConvXn * 4), aclCreateDataBuffer(buf.w, kConvWn * 4)};
+  aclDataBuffer* out_buf[] = {aclCreateDataBuffer(buf.y, kConvYn * 4)};
+  aclopAttr* attr = aclopCreateAttr();
+  const int64_t ones[] = {1, 1}, pads[] = {1, 1, 1, 1};
+  BENCH_CHECK(aclopSetAttrListInt(attr, "strides", 2, ones));
+  BENCH_CHECK(aclopSetAttrListInt(attr, "dilations", 2, ones));
+  BENCH_CHECK(aclopSetAttrListInt(attr, "pads", 4, pads));
+  aclrtStream stream;
+  BENCH_CHECK(aclrtCreateStream(&stream));
+  auto once = [&] {
+    BENCH_CHECK(aclopExecuteV2("Conv", 2, in_desc, in_buf, 1, out_desc, out_buf, attr, stream));
+    BENCH_CHECK(aclrtSynchronizeStream(stream));
+  };
+  for (int warm = 0; warm < 3; ++warm) once();
+  for (auto _ : state) once();
+  state.counters["GFLOPs"] =
+      benchmark::Counter(conv_flops() * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  BENCH_CHECK(aclrtDestroyStream(stream));
+  aclopDestroyAttr(attr);
+  for (auto* d : in_desc) aclDestroyTensorDesc(d);
+  aclDestroyTensorDesc(out_desc[0]);
+  for (auto* b : in_buf) BENCH_CHECK(aclDestroyDataBuffer(b));
+  BENCH_CHECK(aclDestroyDataBuffer(out_buf[0]));
+}
+
+void BM_ConvAclnn(benchmark::State& state) {
+  ConvBuffers buf;
+  const int64_t x_strides[] = {64 * 56 * 56, 56 * 56, 56, 1}, w_strides[] = {64 * 9, 9, 3, 1};
+  aclTensor* x = aclCreateTensor(kConvX, 4, ACL_FLOAT, x_strides, 0, ACL_FORMAT_NCHW, kConvX, 4, buf.x);
+  aclTensor* w = aclCreateTensor(kConvW, 4, ACL_FLOAT, w_strides, 0, ACL_FORMAT_NCHW, kConvW, 4, buf.w);
+  aclTensor* y = aclCreateTensor(kConvY, 4, ACL_FLOAT, x_strides, 0, ACL_FORMAT_NCHW, kConvY, 4, buf.y);
+  const int64_t ones[] = {1, 1}, zeros[] = {0, 0};
+  aclIntArray* stride = aclCreateIntArray(ones, 2);
+  aclIntArray* padding = aclCreateIntArray(ones, 2);
+  aclIntArray* dilation = aclCreateIntArray(ones, 2);
+  aclIntArray* output_padding = aclCreateIntArray(zeros, 2);
+  aclrtStream stream;
+  BENCH_CHECK(aclrtCreateStream(&stream));
+  void* workspace = nullptr;
+  uint64_t workspace_bytes = 0;
+  auto once = [&] {
+    uint64_t need = 0;
+    aclOpExecutor* executor = nullptr;
+    BENCH_CHECK(aclnnConvolutionGetWorkspaceSize(x, w, nullptr, stride, padding, dilation, false, output_padding, 1, y,
+                                                 0, &need, &executor));
+    if (need > workspace_bytes) {  // grown once, outside the steady state
+      if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
+      BENCH_CHECK(aclrtMalloc(&workspace, need, ACL_MEM_MALLOC_HUGE_FIRST));
+      workspace_bytes = need;
+    }
+    BENCH_CHECK(aclnnConvolution(workspace, need, executor, stream));
+    BENCH_CHECK(aclrtSynchronizeStream(stream));
+  };
+  for (int warm = 0; warm < 3; ++warm) once();
+  for (auto _ : state) once();
+  state.counters["GFLOPs"] =
+      benchmark::Counter(conv_flops() * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  BENCH_CHECK(aclrtDestroyStream(stream));
+  for (auto* a : {stride, padding, dilation, output_padding}) aclDestroyIntArray(a);
+  for (auto* t : {x, w, y}) aclDestroyTensor(t);
+  if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
 }
 
 void BM_Blas(benchmark::State& state, Shape s, int threads) {
@@ -93,7 +241,8 @@ void BM_Blas(benchmark::State& state, Shape s, int threads) {
     benchmark::DoNotOptimize(c.data());
   }
   openblas_set_num_threads(1);  // what the op library runs with inside its blocks
-  state.counters["GFLOPs"] = benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOPs"] =
+      benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
 }  // namespace
@@ -109,9 +258,12 @@ int main(int argc, char** argv) {
   for (const Shape& s : kShapes) {
     // Side by side per shape, so each ratio compares runs under the same machine load.
     benchmark::RegisterBenchmark((std::string("MatMul/op/") + s.name).c_str(), BM_Op, s)->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("MatMul/aclnn/") + s.name).c_str(), BM_Aclnn, s)->UseRealTime();
     benchmark::RegisterBenchmark((std::string("MatMul/blas_1t/") + s.name).c_str(), BM_Blas, s, 1)->UseRealTime();
     benchmark::RegisterBenchmark((std::string("MatMul/blas_nt/") + s.name).c_str(), BM_Blas, s, cpus)->UseRealTime();
   }
+  benchmark::RegisterBenchmark("Conv/op/resnet_1x64x56x56_k3", BM_ConvOp)->UseRealTime();
+  benchmark::RegisterBenchmark("Conv/aclnn/resnet_1x64x56x56_k3", BM_ConvAclnn)->UseRealTime();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   BENCH_CHECK(aclrtResetDevice(0));
