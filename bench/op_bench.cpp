@@ -88,6 +88,26 @@ void BM_Op(benchmark::State& state, Shape s) {
   BENCH_CHECK(aclrtFree(dc));
 }
 
+// Device workspace for aclnn calls: grown on demand (during the warm-up), freed at scope exit.
+class Workspace {
+ public:
+  ~Workspace() {
+    if (ptr_ != nullptr) BENCH_CHECK(aclrtFree(ptr_));
+  }
+  void* get(uint64_t need) {
+    if (need > bytes_) {
+      if (ptr_ != nullptr) BENCH_CHECK(aclrtFree(ptr_));
+      BENCH_CHECK(aclrtMalloc(&ptr_, need, ACL_MEM_MALLOC_HUGE_FIRST));
+      bytes_ = need;
+    }
+    return ptr_;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  uint64_t bytes_ = 0;
+};
+
 void BM_Aclnn(benchmark::State& state, Shape s) {
   const int64_t a_dims[] = {s.batch, s.m, s.k}, b_dims[] = {s.batch, s.k, s.n}, c_dims[] = {s.batch, s.m, s.n};
   const int64_t a_strides[] = {s.m * s.k, s.k, 1}, b_strides[] = {s.k * s.n, s.n, 1}, c_strides[] = {s.m * s.n, s.n, 1};
@@ -104,18 +124,12 @@ void BM_Aclnn(benchmark::State& state, Shape s) {
   aclTensor* c = aclCreateTensor(c_dims, 3, ACL_FLOAT, c_strides, 0, ACL_FORMAT_ND, c_dims, 3, dc);
   aclrtStream stream;
   BENCH_CHECK(aclrtCreateStream(&stream));
-  void* workspace = nullptr;
-  uint64_t workspace_bytes = 0;
+  Workspace workspace;
   auto once = [&] {
     uint64_t need = 0;
     aclOpExecutor* executor = nullptr;
     BENCH_CHECK(aclnnMatmulGetWorkspaceSize(a, b, c, 0, &need, &executor));
-    if (need > workspace_bytes) {  // grown once, outside the steady state
-      if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
-      BENCH_CHECK(aclrtMalloc(&workspace, need, ACL_MEM_MALLOC_HUGE_FIRST));
-      workspace_bytes = need;
-    }
-    BENCH_CHECK(aclnnMatmul(workspace, need, executor, stream));
+    BENCH_CHECK(aclnnMatmul(workspace.get(need), need, executor, stream));
     BENCH_CHECK(aclrtSynchronizeStream(stream));
   };
   for (int warm = 0; warm < 3; ++warm) once();
@@ -126,7 +140,6 @@ void BM_Aclnn(benchmark::State& state, Shape s) {
   aclDestroyTensor(a);
   aclDestroyTensor(b);
   aclDestroyTensor(c);
-  if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
   BENCH_CHECK(aclrtFree(da));
   BENCH_CHECK(aclrtFree(db));
   BENCH_CHECK(aclrtFree(dc));
@@ -199,19 +212,13 @@ void BM_ConvAclnn(benchmark::State& state) {
   aclIntArray* output_padding = aclCreateIntArray(zeros, 2);
   aclrtStream stream;
   BENCH_CHECK(aclrtCreateStream(&stream));
-  void* workspace = nullptr;
-  uint64_t workspace_bytes = 0;
+  Workspace workspace;
   auto once = [&] {
     uint64_t need = 0;
     aclOpExecutor* executor = nullptr;
     BENCH_CHECK(aclnnConvolutionGetWorkspaceSize(x, w, nullptr, stride, padding, dilation, false, output_padding, 1, y,
                                                  0, &need, &executor));
-    if (need > workspace_bytes) {  // grown once, outside the steady state
-      if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
-      BENCH_CHECK(aclrtMalloc(&workspace, need, ACL_MEM_MALLOC_HUGE_FIRST));
-      workspace_bytes = need;
-    }
-    BENCH_CHECK(aclnnConvolution(workspace, need, executor, stream));
+    BENCH_CHECK(aclnnConvolution(workspace.get(need), need, executor, stream));
     BENCH_CHECK(aclrtSynchronizeStream(stream));
   };
   for (int warm = 0; warm < 3; ++warm) once();
@@ -221,7 +228,6 @@ void BM_ConvAclnn(benchmark::State& state) {
   BENCH_CHECK(aclrtDestroyStream(stream));
   for (auto* a : {stride, padding, dilation, output_padding}) aclDestroyIntArray(a);
   for (auto* t : {x, w, y}) aclDestroyTensor(t);
-  if (workspace != nullptr) BENCH_CHECK(aclrtFree(workspace));
 }
 
 void BM_Blas(benchmark::State& state, Shape s, int threads) {
