@@ -51,21 +51,33 @@ std::vector<float> filled(size_t n, float base) {
   return v;
 }
 
+// Two float32 inputs filled on the device and an output, for every row of this file.
+struct Operands {
+  void *a = nullptr, *b = nullptr, *out = nullptr;
+  Operands(size_t na, size_t nb, size_t nout) {
+    BENCH_CHECK(aclrtMalloc(&a, na * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    BENCH_CHECK(aclrtMalloc(&b, nb * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    BENCH_CHECK(aclrtMalloc(&out, nout * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    auto ha = filled(na, 0.5f), hb = filled(nb, -0.25f);
+    BENCH_CHECK(aclrtMemcpy(a, na * 4, ha.data(), na * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+    BENCH_CHECK(aclrtMemcpy(b, nb * 4, hb.data(), nb * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  }
+  ~Operands() {
+    BENCH_CHECK(aclrtFree(a));
+    BENCH_CHECK(aclrtFree(b));
+    BENCH_CHECK(aclrtFree(out));
+  }
+};
+
 void BM_Op(benchmark::State& state, Shape s) {
   const int64_t a_dims[] = {s.batch, s.m, s.k}, b_dims[] = {s.batch, s.k, s.n}, c_dims[] = {s.batch, s.m, s.n};
   const size_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n, nc = s.batch * s.m * s.n;
-  void *da, *db, *dc;
-  BENCH_CHECK(aclrtMalloc(&da, na * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  BENCH_CHECK(aclrtMalloc(&db, nb * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  BENCH_CHECK(aclrtMalloc(&dc, nc * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  auto ha = filled(na, 0.5f), hb = filled(nb, -0.25f);
-  BENCH_CHECK(aclrtMemcpy(da, na * 4, ha.data(), na * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-  BENCH_CHECK(aclrtMemcpy(db, nb * 4, hb.data(), nb * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+  Operands d(na, nb, nc);
   aclTensorDesc* in_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 3, a_dims, ACL_FORMAT_ND),
                               aclCreateTensorDesc(ACL_FLOAT, 3, b_dims, ACL_FORMAT_ND)};
   aclTensorDesc* out_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 3, c_dims, ACL_FORMAT_ND)};
-  aclDataBuffer* in_buf[] = {aclCreateDataBuffer(da, na * 4), aclCreateDataBuffer(db, nb * 4)};
-  aclDataBuffer* out_buf[] = {aclCreateDataBuffer(dc, nc * 4)};
+  aclDataBuffer* in_buf[] = {aclCreateDataBuffer(d.a, na * 4), aclCreateDataBuffer(d.b, nb * 4)};
+  aclDataBuffer* out_buf[] = {aclCreateDataBuffer(d.out, nc * 4)};
   aclrtStream stream;
   BENCH_CHECK(aclrtCreateStream(&stream));
   for (int warm = 0; warm < 3; ++warm) {
@@ -83,9 +95,6 @@ void BM_Op(benchmark::State& state, Shape s) {
   aclDestroyTensorDesc(out_desc[0]);
   for (auto* b : in_buf) BENCH_CHECK(aclDestroyDataBuffer(b));
   BENCH_CHECK(aclDestroyDataBuffer(out_buf[0]));
-  BENCH_CHECK(aclrtFree(da));
-  BENCH_CHECK(aclrtFree(db));
-  BENCH_CHECK(aclrtFree(dc));
 }
 
 // Device workspace for aclnn calls: grown on demand (during the warm-up), freed at scope exit.
@@ -112,16 +121,10 @@ void BM_Aclnn(benchmark::State& state, Shape s) {
   const int64_t a_dims[] = {s.batch, s.m, s.k}, b_dims[] = {s.batch, s.k, s.n}, c_dims[] = {s.batch, s.m, s.n};
   const int64_t a_strides[] = {s.m * s.k, s.k, 1}, b_strides[] = {s.k * s.n, s.n, 1}, c_strides[] = {s.m * s.n, s.n, 1};
   const size_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n, nc = s.batch * s.m * s.n;
-  void *da, *db, *dc;
-  BENCH_CHECK(aclrtMalloc(&da, na * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  BENCH_CHECK(aclrtMalloc(&db, nb * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  BENCH_CHECK(aclrtMalloc(&dc, nc * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  auto ha = filled(na, 0.5f), hb = filled(nb, -0.25f);
-  BENCH_CHECK(aclrtMemcpy(da, na * 4, ha.data(), na * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-  BENCH_CHECK(aclrtMemcpy(db, nb * 4, hb.data(), nb * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-  aclTensor* a = aclCreateTensor(a_dims, 3, ACL_FLOAT, a_strides, 0, ACL_FORMAT_ND, a_dims, 3, da);
-  aclTensor* b = aclCreateTensor(b_dims, 3, ACL_FLOAT, b_strides, 0, ACL_FORMAT_ND, b_dims, 3, db);
-  aclTensor* c = aclCreateTensor(c_dims, 3, ACL_FLOAT, c_strides, 0, ACL_FORMAT_ND, c_dims, 3, dc);
+  Operands d(na, nb, nc);
+  aclTensor* a = aclCreateTensor(a_dims, 3, ACL_FLOAT, a_strides, 0, ACL_FORMAT_ND, a_dims, 3, d.a);
+  aclTensor* b = aclCreateTensor(b_dims, 3, ACL_FLOAT, b_strides, 0, ACL_FORMAT_ND, b_dims, 3, d.b);
+  aclTensor* c = aclCreateTensor(c_dims, 3, ACL_FLOAT, c_strides, 0, ACL_FORMAT_ND, c_dims, 3, d.out);
   aclrtStream stream;
   BENCH_CHECK(aclrtCreateStream(&stream));
   Workspace workspace;
@@ -140,9 +143,6 @@ void BM_Aclnn(benchmark::State& state, Shape s) {
   aclDestroyTensor(a);
   aclDestroyTensor(b);
   aclDestroyTensor(c);
-  BENCH_CHECK(aclrtFree(da));
-  BENCH_CHECK(aclrtFree(db));
-  BENCH_CHECK(aclrtFree(dc));
 }
 
 // The convolution both front ends run: NCHW input, MCkHkW weights, no bias.
@@ -152,30 +152,13 @@ double conv_flops() {
   return 2.0 * double(kConvYn) * 64 * 9;
 }
 
-struct ConvBuffers {
-  void *x = nullptr, *w = nullptr, *y = nullptr;
-  ConvBuffers() {
-    BENCH_CHECK(aclrtMalloc(&x, kConvXn * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-    BENCH_CHECK(aclrtMalloc(&w, kConvWn * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-    BENCH_CHECK(aclrtMalloc(&y, kConvYn * 4, ACL_MEM_MALLOC_HUGE_FIRST));
-    auto hx = filled(kConvXn, 0.5f), hw = filled(kConvWn, -0.25f);
-    BENCH_CHECK(aclrtMemcpy(x, kConvXn * 4, hx.data(), kConvXn * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-    BENCH_CHECK(aclrtMemcpy(w, kConvWn * 4, hw.data(), kConvWn * 4, ACL_MEMCPY_HOST_TO_DEVICE));
-  }
-  ~ConvBuffers() {
-    BENCH_CHECK(aclrtFree(x));
-    BENCH_CHECK(aclrtFree(w));
-    BENCH_CHECK(aclrtFree(y));
-  }
-};
-
 void BM_ConvOp(benchmark::State& state) {
-  ConvBuffers buf;
+  Operands buf(kConvXn, kConvWn, kConvYn);
   aclTensorDesc* in_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 4, kConvX, ACL_FORMAT_NCHW),
                               aclCreateTensorDesc(ACL_FLOAT, 4, kConvW, ACL_FORMAT_NCHW)};
   aclTensorDesc* out_desc[] = {aclCreateTensorDesc(ACL_FLOAT, 4, kConvY, ACL_FORMAT_NCHW)};
-  aclDataBuffer* in_buf[] = {aclCreateDataBuffer(buf.x, kConvXn * 4), aclCreateDataBuffer(buf.w, kConvWn * 4)};
-  aclDataBuffer* out_buf[] = {aclCreateDataBuffer(buf.y, kConvYn * 4)};
+  aclDataBuffer* in_buf[] = {aclCreateDataBuffer(buf.a, kConvXn * 4), aclCreateDataBuffer(buf.b, kConvWn * 4)};
+  aclDataBuffer* out_buf[] = {aclCreateDataBuffer(buf.out, kConvYn * 4)};
   aclopAttr* attr = aclopCreateAttr();
   const int64_t ones[] = {1, 1}, pads[] = {1, 1, 1, 1};
   BENCH_CHECK(aclopSetAttrListInt(attr, "strides", 2, ones));
@@ -200,11 +183,11 @@ void BM_ConvOp(benchmark::State& state) {
 }
 
 void BM_ConvAclnn(benchmark::State& state) {
-  ConvBuffers buf;
+  Operands buf(kConvXn, kConvWn, kConvYn);
   const int64_t x_strides[] = {64 * 56 * 56, 56 * 56, 56, 1}, w_strides[] = {64 * 9, 9, 3, 1};
-  aclTensor* x = aclCreateTensor(kConvX, 4, ACL_FLOAT, x_strides, 0, ACL_FORMAT_NCHW, kConvX, 4, buf.x);
-  aclTensor* w = aclCreateTensor(kConvW, 4, ACL_FLOAT, w_strides, 0, ACL_FORMAT_NCHW, kConvW, 4, buf.w);
-  aclTensor* y = aclCreateTensor(kConvY, 4, ACL_FLOAT, x_strides, 0, ACL_FORMAT_NCHW, kConvY, 4, buf.y);
+  aclTensor* x = aclCreateTensor(kConvX, 4, ACL_FLOAT, x_strides, 0, ACL_FORMAT_NCHW, kConvX, 4, buf.a);
+  aclTensor* w = aclCreateTensor(kConvW, 4, ACL_FLOAT, w_strides, 0, ACL_FORMAT_NCHW, kConvW, 4, buf.b);
+  aclTensor* y = aclCreateTensor(kConvY, 4, ACL_FLOAT, x_strides, 0, ACL_FORMAT_NCHW, kConvY, 4, buf.out);
   const int64_t ones[] = {1, 1}, zeros[] = {0, 0};
   aclIntArray* stride = aclCreateIntArray(ones, 2);
   aclIntArray* padding = aclCreateIntArray(ones, 2);
