@@ -24,7 +24,8 @@ install(FILES ${PROJECT_BINARY_DIR}/ascend-runConfig.cmake ${PROJECT_BINARY_DIR}
         DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/ascend-run)  # share/: searched by CMake on Debian
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ascend-run.pc.in ${PROJECT_BINARY_DIR}/ascend-run.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/ascend-run.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# share/pkgconfig: on pkg-config's default search path for /usr and /usr/local on Debian (lib64/ is not).
+install(FILES ${PROJECT_BINARY_DIR}/ascend-run.pc DESTINATION ${CMAKE_INSTALL_DATADIR}/pkgconfig)
 
 # arun_add_kernel_binary for installed users (included by ascend-runConfig.cmake).
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/ArunKernelBinary.cmake DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/ascend-run)

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config git
   libboost-dev libboost-filesystem-dev   # Boost.DLL (header-only, uses Boost.Filesystem in 1.74)
   libtomlplusplus-dev                    # configuration files
+  libcli11-dev                           # tools/ascend-run: the command line
   libspdlog-dev libfmt-dev               # logging
   nlohmann-json3-dev                     # CANN acl.json configs
   libgtest-dev libgmock-dev googletest   # tests

@@ -112,7 +112,7 @@ d = sys.argv[1]
 assert np.array_equal(np.load(f"{d}/a_b-0.npy"), [0.0, 2.0]), np.load(f"{d}/a_b-0.npy")
 assert np.array_equal(np.load(f"{d}/a_b.npy"), [1.0, -2.0]), np.load(f"{d}/a_b.npy")
 PY
-expect 2 "bad argument '--iterations'" "$models/mlp_b1.onnx" --iterations 0
-expect 2 "is not NAME=FILE.npy" "$models/mlp_b1.onnx" --input justaname
-expect 2 "no model given"
+expect 2 "ascend-run run: --iterations: must be a whole number from 1" "$models/mlp_b1.onnx" --iterations 0
+expect 2 "ascend-run run: --input: must be NAME=FILE.npy, not 'justaname'" "$models/mlp_b1.onnx" --input justaname
+expect 2 "ascend-run run: model is required"
 echo "cli run test: ok"

@@ -184,7 +184,7 @@ if [ -n "$pkg_config_dir" ]; then
 else
   fail "missing CMake package (ascend-runConfig.cmake in lib64/cmake/ascend-run, share/cmake/ascend-run or lib/cmake/ascend-run)"
 fi
-[ -f "$lib/pkgconfig/ascend-run.pc" ] || fail "missing lib64/pkgconfig/ascend-run.pc"
+[ -f "$prefix/share/pkgconfig/ascend-run.pc" ] || fail "missing share/pkgconfig/ascend-run.pc (pkg-config's default path for the prefix)"
 
 # Nothing installed may look for libraries in the build tree (outside the prefix).
 while IFS= read -r -d '' elf; do
@@ -327,8 +327,8 @@ if run_logged moved-info "$moved/bin/ascend-run" info && grep -Eq "^config: +$mo
 else
   fail "the moved prefix's ascend-run info does not use $moved/share/ascend-run/configs/default.toml"
 fi
-if flags=$(clean PKG_CONFIG_PATH="$moved/lib64/pkgconfig" pkg-config --cflags --libs ascend-run 2>/dev/null) \
-   && [[ "$flags" == *"$moved/lib64/pkgconfig/../../"* ]]; then
+if flags=$(clean PKG_CONFIG_PATH="$moved/share/pkgconfig" pkg-config --cflags --libs ascend-run 2>/dev/null) \
+   && [[ "$flags" == *"$moved/share/pkgconfig/../../"* ]]; then
   ok "the moved prefix's ascend-run.pc points into the moved prefix"
 else
   fail "the moved prefix's ascend-run.pc does not point into $moved ($flags)"
@@ -361,9 +361,9 @@ fi
 step "3b. pkg-config: cc prog \$(pkg-config --cflags --libs ascend-run)"
 if ! command -v pkg-config >/dev/null; then
   fail "pkg-config is not installed (tools/setup.sh installs it)"
-elif flags=$(clean PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs ascend-run 2>"$scratch/pkg-config.log"); then
+elif flags=$(clean PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --cflags --libs ascend-run 2>"$scratch/pkg-config.log"); then
   ok "pkg-config --cflags --libs ascend-run: $flags"
-  pc_version=$(clean PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --modversion ascend-run)
+  pc_version=$(clean PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --modversion ascend-run)
   [ -z "$version" ] || [ "$pc_version" = "$version" ] || fail "ascend-run.pc says version '$pc_version', want $version"
   # shellcheck disable=SC2086  # the flags are words
   if run_logged build-pkg-config "$cc_bin" acl_smoke.c $flags -o smoke_pkg_config; then
@@ -373,7 +373,7 @@ elif flags=$(clean PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs a
   fi
 else
   cat "$scratch/pkg-config.log"
-  fail "pkg-config does not find ascend-run in $lib/pkgconfig"
+  fail "pkg-config does not find ascend-run in $prefix/share/pkgconfig"
 fi
 
 # ---------------------------------------------------------------------------------------------------

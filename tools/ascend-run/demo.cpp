@@ -16,6 +16,7 @@
 // same computation done on the host, and the per-stage times come from timeline events recorded
 // on the streams (device clock), so the overlap printed is what the device actually did.
 #include "demo.hpp"
+#include "runtime_errors.hpp"
 
 #include <algorithm>
 #include <array>
@@ -36,14 +37,14 @@ namespace demo {
 namespace {
 
 // Every ACL call is checked; the first failure ends the demo with the runtime's own message.
-#define DEMO_CHECK(expr)                                                                              \
-  do {                                                                                                \
-    aclError demo_rc_ = (expr);                                                                       \
-    if (demo_rc_ != ACL_SUCCESS) {                                                                    \
-      const char *demo_msg_ = aclGetRecentErrMsg();                                                   \
+#define DEMO_CHECK(expr)                                                                                  \
+  do {                                                                                                    \
+    aclError demo_rc_ = (expr);                                                                           \
+    if (demo_rc_ != ACL_SUCCESS) {                                                                        \
+      const char* demo_msg_ = aclGetRecentErrMsg();                                                       \
       std::fprintf(stderr, "demo: %s failed with %d: %s\n", #expr, demo_rc_, demo_msg_ ? demo_msg_ : ""); \
-      throw Failure{};                                                                                \
-    }                                                                                                 \
+      throw Failure{};                                                                                    \
+    }                                                                                                     \
   } while (0)
 
 struct Failure {};
@@ -60,16 +61,18 @@ inline float polynomial(float x) {
 
 // The kernel: each block takes its contiguous share of the batch. Device memory is reached only
 // through the checked views Block::map returns.
-void polynomial_kernel(arun::Block block, const float *in, float *out, size_t n) {
+void polynomial_kernel(arun::Block block, const float* in, float* out, size_t n) {
   auto x = block.map(in, n);
   auto y = block.map(out, n);
   const arun::IndexRange mine = block.range(n);
-  const float *src = x.data();  // the range is inside both views: unchecked inner loop
-  float *dst = y.data();
+  const float* src = x.data();  // the range is inside both views: unchecked inner loop
+  float* dst = y.data();
   for (size_t i = mine.first; i < mine.last; ++i) dst[i] = polynomial(src[i]);
 }
 
-float input_value(size_t batch, size_t i) { return float((batch * 7919 + i) % 2001) / 1000.0f - 1.0f; }
+float input_value(size_t batch, size_t i) {
+  return float((batch * 7919 + i) % 2001) / 1000.0f - 1.0f;
+}
 
 // A stage's begin/end events of one batch (ACL_EVENT_TIME_LINE: they carry device timestamps).
 struct StageEvents {
@@ -78,7 +81,7 @@ struct StageEvents {
 };
 
 enum Stage { kH2D, kKernel, kD2H, kStages };
-const char *const kStageName[kStages] = {"H2D copy", "kernel", "D2H copy"};
+const char* const kStageName[kStages] = {"H2D copy", "kernel", "D2H copy"};
 
 struct Interval {
   double begin_ms, end_ms;
@@ -86,9 +89,9 @@ struct Interval {
 
 // Total length of the union of intervals.
 double union_ms(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval &a, const Interval &b) { return a.begin_ms < b.begin_ms; });
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin_ms < b.begin_ms; });
   double total = 0, cur_b = 0, cur_e = -1;
-  for (const Interval &i : v) {
+  for (const Interval& i : v) {
     if (i.begin_ms > cur_e) {
       if (cur_e > cur_b) total += cur_e - cur_b;
       cur_b = i.begin_ms;
@@ -102,7 +105,7 @@ double union_ms(std::vector<Interval> v) {
 }
 
 // Length of (union of a) ∩ (union of b), from |A| + |B| - |A ∪ B|.
-double intersection_ms(const std::vector<Interval> &a, const std::vector<Interval> &b) {
+double intersection_ms(const std::vector<Interval>& a, const std::vector<Interval>& b) {
   std::vector<Interval> both = a;
   both.insert(both.end(), b.begin(), b.end());
   return union_ms(a) + union_ms(b) - union_ms(both);
@@ -115,7 +118,7 @@ double median(std::vector<double> v) {
 
 class Pipeline {
  public:
-  explicit Pipeline(const Options &o) : o_(o), bytes_(o.elements * sizeof(float)) {}
+  explicit Pipeline(const Options& o) : o_(o), bytes_(o.elements * sizeof(float)) {}
 
   ~Pipeline() {
     // Best effort: a failure above may leave some of these unset.
@@ -126,8 +129,8 @@ class Pipeline {
       if (dev_in_[slot] != nullptr) (void)aclrtFree(dev_in_[slot]);
       if (dev_out_[slot] != nullptr) (void)aclrtFree(dev_out_[slot]);
     }
-    for (void *p : host_in_) (void)aclrtFreeHost(p);
-    for (void *p : host_out_) (void)aclrtFreeHost(p);
+    for (void* p : host_in_) (void)aclrtFreeHost(p);
+    for (void* p : host_out_) (void)aclrtFreeHost(p);
   }
 
   void setup() {
@@ -144,7 +147,7 @@ class Pipeline {
     for (size_t b = 0; b < o_.batches; ++b) {
       DEMO_CHECK(aclrtMallocHost(&host_in_[b], bytes_));
       DEMO_CHECK(aclrtMallocHost(&host_out_[b], bytes_));
-      auto *in = static_cast<float *>(host_in_[b]);
+      auto* in = static_cast<float*>(host_in_[b]);
       for (size_t i = 0; i < o_.elements; ++i) in[i] = input_value(b, i);
       std::memset(host_out_[b], 0, bytes_);
     }
@@ -157,8 +160,8 @@ class Pipeline {
     }
     origin_ = timeline_event();
     times_.resize(o_.batches);
-    for (auto &batch : times_)
-      for (auto &stage : batch) stage = {timeline_event(), timeline_event()};
+    for (auto& batch : times_)
+      for (auto& stage : batch) stage = {timeline_event(), timeline_event()};
   }
 
   // Enqueues the whole pipeline; returns without waiting for the device.
@@ -166,7 +169,7 @@ class Pipeline {
     DEMO_CHECK(aclrtRecordEvent(origin_, copy_in_));
     for (size_t b = 0; b < o_.batches; ++b) {
       const int slot = static_cast<int>(b % 2);
-      auto &t = times_[b];
+      auto& t = times_[b];
 
       // Copy in, once the kernel that last read this input slot (batch b-2) is done.
       if (b >= 2) DEMO_CHECK(aclrtStreamWaitEvent(copy_in_, input_free_[slot]));
@@ -179,8 +182,8 @@ class Pipeline {
       DEMO_CHECK(aclrtStreamWaitEvent(compute_, input_ready_[slot]));
       if (b >= 2) DEMO_CHECK(aclrtStreamWaitEvent(compute_, output_free_[slot]));
       DEMO_CHECK(aclrtRecordEvent(t[kKernel].begin, compute_));
-      DEMO_CHECK(arun::launch(compute_, o_.blocks, polynomial_kernel, static_cast<const float *>(dev_in_[slot]),
-                              static_cast<float *>(dev_out_[slot]), o_.elements));
+      DEMO_CHECK(arun::launch(compute_, o_.blocks, polynomial_kernel, static_cast<const float*>(dev_in_[slot]),
+                              static_cast<float*>(dev_out_[slot]), o_.elements));
       DEMO_CHECK(aclrtRecordEvent(t[kKernel].end, compute_));
       DEMO_CHECK(aclrtRecordEvent(input_free_[slot], compute_));
       DEMO_CHECK(aclrtRecordEvent(output_ready_[slot], compute_));
@@ -198,8 +201,8 @@ class Pipeline {
   void enqueue_serial() {
     for (size_t b = 0; b < o_.batches; ++b) {
       DEMO_CHECK(aclrtMemcpyAsync(dev_in_[0], bytes_, host_in_[b], bytes_, ACL_MEMCPY_HOST_TO_DEVICE, compute_));
-      DEMO_CHECK(arun::launch(compute_, o_.blocks, polynomial_kernel, static_cast<const float *>(dev_in_[0]),
-                              static_cast<float *>(dev_out_[0]), o_.elements));
+      DEMO_CHECK(arun::launch(compute_, o_.blocks, polynomial_kernel, static_cast<const float*>(dev_in_[0]),
+                              static_cast<float*>(dev_out_[0]), o_.elements));
       DEMO_CHECK(aclrtMemcpyAsync(host_out_[b], bytes_, dev_out_[0], bytes_, ACL_MEMCPY_DEVICE_TO_HOST, compute_));
     }
   }
@@ -214,7 +217,7 @@ class Pipeline {
   size_t verify() const {
     size_t bad = 0;
     for (size_t b = 0; b < o_.batches; ++b) {
-      const auto *out = static_cast<const float *>(host_out_[b]);
+      const auto* out = static_cast<const float*>(host_out_[b]);
       for (size_t i = 0; i < o_.elements; ++i) {
         const float want = polynomial(input_value(b, i));
         if (!(std::fabs(out[i] - want) <= 1e-5f * std::max(1.0f, std::fabs(want)))) {
@@ -226,7 +229,7 @@ class Pipeline {
   }
 
   void clear_outputs() {
-    for (void *p : host_out_) std::memset(p, 0, bytes_);
+    for (void* p : host_out_) std::memset(p, 0, bytes_);
   }
 
   // Per-stage times and the copy/compute overlap, from the timeline events.
@@ -244,14 +247,13 @@ class Pipeline {
                 "D2H");
     for (size_t b = 0; b < o_.batches; ++b) {
       std::printf("  %-9zu", b);
-      for (int s = 0; s < kStages; ++s)
-        std::printf(" %4.1f-%-5.1f", stages[s][b].begin_ms, stages[s][b].end_ms);
+      for (int s = 0; s < kStages; ++s) std::printf(" %4.1f-%-5.1f", stages[s][b].begin_ms, stages[s][b].end_ms);
       std::printf("\n");
     }
     std::printf("\n");
     for (int s = 0; s < kStages; ++s) {
       std::vector<double> d;
-      for (const Interval &i : stages[s]) d.push_back(i.end_ms - i.begin_ms);
+      for (const Interval& i : stages[s]) d.push_back(i.end_ms - i.begin_ms);
       std::printf("  %-9s median %.2f ms per batch, %.1f GB/s\n", kStageName[s], median(d),
                   s == kKernel ? double(bytes_) * 2 / (median(d) * 1e6) : double(bytes_) / (median(d) * 1e6));
     }
@@ -261,8 +263,8 @@ class Pipeline {
     const double overlapped = intersection_ms(copies, stages[kKernel]);
     overlap_ = kernel_ms > 0 ? overlapped / kernel_ms : 0;
     double busy_sum = 0;
-    for (auto &s : stages)
-      for (const Interval &i : s) busy_sum += i.end_ms - i.begin_ms;
+    for (auto& s : stages)
+      for (const Interval& i : s) busy_sum += i.end_ms - i.begin_ms;
     std::printf("\n  stage time, summed:  %.1f ms\n", busy_sum);
     std::printf("  pipeline wall time:  %.1f ms\n", wall_ms);
     std::printf("  copy/compute overlap: %.0f%% of kernel time had a copy in flight (%.1f of %.1f ms)\n",
@@ -289,7 +291,7 @@ class Pipeline {
   const size_t bytes_;
   aclrtStream copy_in_ = nullptr, compute_ = nullptr, copy_out_ = nullptr;
   void *dev_in_[2] = {}, *dev_out_[2] = {};
-  std::vector<void *> host_in_, host_out_;
+  std::vector<void*> host_in_, host_out_;
   aclrtEvent input_ready_[2] = {}, input_free_[2] = {}, output_ready_[2] = {}, output_free_[2] = {};
   aclrtEvent origin_ = nullptr;
   std::vector<std::array<StageEvents, kStages>> times_;
@@ -297,13 +299,13 @@ class Pipeline {
   double overlap_ = 0;
 };
 
-double ms_since(const std::chrono::steady_clock::time_point &t0) {
+double ms_since(const std::chrono::steady_clock::time_point& t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-int run_on_device(const Options &o) {
+int run_on_device(const Options& o) {
   DEMO_CHECK(aclrtSetDevice(0));
-  const char *soc = aclrtGetSocName();
+  const char* soc = aclrtGetSocName();
   size_t free_b = 0, total_b = 0;
   DEMO_CHECK(aclrtGetMemInfo(ACL_HBM_MEM, &free_b, &total_b));
   std::printf("ascend-run demo: %zu batches of %zu floats (%.1f MiB), kernels of %u blocks\n", o.batches, o.elements,
@@ -343,39 +345,39 @@ int run_on_device(const Options &o) {
               enqueue_ms);
   p.report(wall_ms.back());
   const double pipelined = median(wall_ms), serial = median(serial_ms);
-  std::printf("  median of 3 runs: pipelined %.1f ms, same work on one stream %.1f ms  ->  speed-up %.2fx\n",
-              pipelined, serial, serial / pipelined);
-  std::printf("  (the simulated NPU's AI cores and copy engines share this machine's %u CPUs: kernels already\n"
-              "   use them all, so on few CPUs a copy overlapping a kernel takes CPU time from it)\n",
-              std::thread::hardware_concurrency());
+  std::printf("  median of 3 runs: pipelined %.1f ms, same work on one stream %.1f ms  ->  speed-up %.2fx\n", pipelined,
+              serial, serial / pipelined);
+  std::printf(
+      "  (the simulated NPU's AI cores and copy engines share this machine's %u CPUs: kernels already\n"
+      "   use them all, so on few CPUs a copy overlapping a kernel takes CPU time from it)\n",
+      std::thread::hardware_concurrency());
   const size_t results = o.batches * o.elements;
   if (bad != 0 || serial_bad != 0) {
-    std::printf("\nFAILED: %zu of %zu pipelined results (and %zu serial ones) differ from the host, over 3 runs\n",
-                bad, results, serial_bad);
+    std::printf("\nFAILED: %zu of %zu pipelined results (and %zu serial ones) differ from the host, over 3 runs\n", bad,
+                results, serial_bad);
     return 1;
   }
   std::printf("\nverified: all %zu results of every run (3 pipelined, 3 serial) match the host computation\n", results);
-  if (const char *mem = arunMemReport(0)) std::printf("\n%s", mem);
+  if (const char* mem = arunMemReport(0)) std::printf("\n%s", mem);
   return 0;
 }
 
 }  // namespace
 
-int run(const Options &o) {
+int run(const Options& o) {
   if (o.batches == 0 || o.elements == 0 || o.blocks == 0) {
     std::fprintf(stderr, "demo: batches, elements and blocks must be at least 1\n");
     return 2;
   }
   aclError rc = aclInit(o.config);
   if (rc != ACL_SUCCESS) {
-    const char *msg = aclGetRecentErrMsg();
-    std::fprintf(stderr, "demo: aclInit failed with %d: %s\n", rc, msg ? msg : "");
+    cli::report_init_failure("demo", rc);
     return 1;
   }
   int status = 1;
   try {
     status = run_on_device(o);
-  } catch (const Failure &) {
+  } catch (const Failure&) {
     status = 1;
   }
   (void)aclrtResetDevice(0);

@@ -10,7 +10,7 @@ struct Options {
   const char* config = nullptr;  // aclInit's argument: nullptr = $ASCEND_RUN_CONFIG or the default
   size_t batches = 12;
   size_t elements = size_t(1) << 21;  // floats per batch (8 MiB)
-  uint32_t blocks = 20;                // blocks per kernel: one per AI core of an Ascend910B3
+  uint32_t blocks = 20;               // blocks per kernel: one per AI core of an Ascend910B3
 };
 
 // Runs the demo; 0 when every result matched the host, 1 on a failure, 2 on bad options.

@@ -1,99 +1,115 @@
-// ascend-run: the command line of the runtime.
-//   ascend-run info [--config FILE]   configuration, plugins and devices, or what is wrong with them
-//   ascend-run demo [--config FILE] [--batches N] [--elements N] [--blocks N]
-//   ascend-run replay TRACE [--policy SPEC]... [--config FILE]
-//   ascend-run memory [--trace FILE] PROGRAM [ARGS...]
-//   ascend-run run MODEL.onnx [--input NAME=FILE.npy]... [--output-dir DIR] [--iterations N] ...
-//   ascend-run version
+// ascend-run: the command line of the runtime, on CLI11. Every command has --help; options take
+// `--opt value` or `--opt=value`. Exit codes: 0 done; 1 the runtime, a file or the work failed (the
+// message says which and why); 2 bad arguments (the message names the option and the rule);
+// 3 `run --compare` found a mismatch; `memory` and `profile` return the program's own status.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
-#include "demo.hpp"
-#include "model_run.hpp"
-#include "kernel_info.hpp"
-#include "trace_replay.hpp"
-
 #include "acl/acl.h"
 #include "arun/arun_ext.h"
+#include "demo.hpp"
+#include "kernel_info.hpp"
+#include "model_run.hpp"
+#include "profile_command.hpp"
+#include "runtime_errors.hpp"
+#include "trace_replay.hpp"
 
 namespace {
 
-int usage(FILE* to) {
-  std::fprintf(to,
-               "usage: ascend-run <command> [options]\n"
-               "commands:\n"
-               "  info [--config FILE]   show the configuration in use, the plugins found and the devices\n"
-               "  demo [--config FILE] [--batches N] [--elements N] [--blocks N]\n"
-               "                         run a double-buffered copy/compute pipeline on device 0, verify it\n"
-               "                         against the host and print per-stage times and the overlap\n"
-               "  replay TRACE [--policy SPEC]... [--config FILE]\n"
-               "                         replay an allocation trace (ASCEND_RUN_ALLOC_TRACE=TRACE) under each\n"
-               "                         allocator policy (default: direct, caching, bins) and compare time and\n"
-               "                         peak reserved / peak requested memory\n"
-               "  memory [--trace FILE] PROGRAM [ARGS...]\n"
-               "                         run PROGRAM with the allocator report printed as each device closes\n"
-               "                         (and its allocation trace written to FILE)\n"
-               "  run MODEL.onnx [--input NAME=FILE.npy]... [--output-dir DIR] [--iterations N]\n"
-               "      [--warmup N] [--compare NAME=FILE.npy]... [--rtol X] [--atol X] [--seed N] [--profile]\n"
-               "      [--quiet]\n"
-               "      [--config FILE]\n"
-               "                         load an ONNX model and run it on device 0 (random inputs unless\n"
-               "                         given), write its outputs as .npy (default DIR: <model>_outputs),\n"
-               "                         print latency p50/p90/min over N runs after the warm-up runs (1),\n"
-               "                         compare outputs with references;\n"
-               "                         --profile writes a timeline and a summary\n"
-               "                         exit code: 0 done, 1 the model, an input or the runtime failed\n"
-               "                         (the message names the file and the reason), 2 bad arguments,\n"
-               "                         3 a --compare mismatch\n"
-               "  kernel-info FILE       check a kernel binary as aclrtBinaryLoadFromFile does and list its\n"
-               "                         kernels: entry, default blocks, type, argument layout\n"
-               "                         (docs/kernel-binaries.md); exit code 1 if it is not valid\n"
-               "  version                show the runtime and ACL interface versions\n"
-               "The configuration is FILE, else $ASCEND_RUN_CONFIG, else the installed default.\n");
-  return to == stderr ? 2 : 0;
+constexpr int kBadArguments = 2;
+
+std::string version_text() {
+  return std::string("ascend-run ") + arunGetVersion() + " (ACL interface " + std::to_string(ACL_MAJOR_VERSION) + "." +
+         std::to_string(ACL_MINOR_VERSION) + "." + std::to_string(ACL_PATCH_VERSION) + ")";
 }
 
-// A positive decimal count that fits in T; false for anything else.
+// A whole number from 1 to the largest T: counts of batches, iterations, blocks...
 template <class T>
-bool parse_count(const char* text, T* out) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v == 0 || v > std::numeric_limits<T>::max() || text[0] == '-')
-    return false;
-  *out = static_cast<T>(v);
-  return true;
+CLI::Validator count_of() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+        if (text.empty() || text[0] == '-' || errno != 0 || *end != '\0' || v == 0 ||
+            v > std::numeric_limits<T>::max()) {
+          return "must be a whole number from 1 to " + std::to_string(std::numeric_limits<T>::max()) + ", not '" +
+                 text + "'";
+        }
+        return {};
+      },
+      "");
 }
 
-// NAME=FILE of --input and --compare; complains and returns false when malformed.
-bool parse_binding_arg(const char* text, std::pair<std::string, std::string>* out) {
-  if (model_run::parse_binding(text, out)) return true;
-  std::fprintf(stderr, "ascend-run run: '%s' is not NAME=FILE.npy\n", text);
-  return false;
+const CLI::Validator kNonNegative(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(v >= 0.0) || v == HUGE_VAL) {
+        return "must be a finite number >= 0, not '" + text + "'";
+      }
+      return {};
+    },
+    "");
+
+const CLI::Validator kBinding(
+    [](std::string& text) -> std::string {
+      std::pair<std::string, std::string> b;
+      return model_run::parse_binding(text.c_str(), &b) ? std::string() : "must be NAME=FILE.npy, not '" + text + "'";
+    },
+    "");
+
+// Comma-separated sink names, none empty.
+const CLI::Validator kSinkList(
+    [](std::string& text) -> std::string {
+      size_t pos = 0;
+      while (pos <= text.size()) {
+        size_t comma = text.find(',', pos);
+        if (comma == std::string::npos) comma = text.size();
+        if (text.find_first_not_of(" \t", pos) >= comma) return "has an empty sink name: '" + text + "'";
+        pos = comma + 1;
+      }
+      return {};
+    },
+    "");
+
+const CLI::Validator kExistingFile = CLI::ExistingFile.description("");
+
+void add_config(CLI::App* cmd, std::string* config) {
+  cmd->add_option("--config", *config,
+                  "the TOML configuration (default: $ASCEND_RUN_CONFIG, else the installed default.toml)")
+      ->type_name("FILE")
+      ->check(kExistingFile);
+}
+
+const char* or_null(const std::string& s) {
+  return s.empty() ? nullptr : s.c_str();
 }
 
 int info(const char* config) {
   aclError rc = aclInit(config);
   if (rc != ACL_SUCCESS) {
-    const char* msg = aclGetRecentErrMsg();
-    std::fprintf(stderr, "ascend-run: the runtime cannot start (error %d):\n  %s\n\n", rc, msg ? msg : "no message");
+    cli::report_init_failure("info", rc);
+    std::fputs("\n", stderr);
     std::fputs(arunRuntimeReport(), stderr);
     return 1;
   }
-  std::printf("ascend-run %s (ACL interface %d.%d.%d)\n\n", arunGetVersion(), ACL_MAJOR_VERSION, ACL_MINOR_VERSION,
-              ACL_PATCH_VERSION);
+  std::printf("%s\n\n", version_text().c_str());
   std::fputs(arunRuntimeReport(), stdout);
   uint32_t count = 0;
   int status = 0;
   if (aclrtGetDeviceCount(&count) != ACL_SUCCESS) {
-    std::fprintf(stderr, "ascend-run: no device is available: %s\n", aclGetRecentErrMsg());
+    std::fprintf(stderr, "ascend-run info: no device is available: %s\n", aclGetRecentErrMsg());
     status = 1;
   }
   aclFinalize();
@@ -125,10 +141,12 @@ int replay_trace(const std::string& path, std::vector<std::string> policies, con
   std::printf("%-28s %9s %9s %9s %14s %14s %9s %7s %5s\n", "", "", "", "", "", "", "requested", "", "");
   int status = 0;
   for (const auto& policy : policies) {
-    if (setenv("ASCEND_RUN_ALLOC", policy.c_str(), 1) != 0 || aclInit(config) != ACL_SUCCESS) {
-      const char* m = aclGetRecentErrMsg();
-      std::fprintf(stderr, "ascend-run replay: policy \"%s\": the runtime cannot start: %s\n", policy.c_str(),
-                   m != nullptr ? m : "");
+    if (setenv("ASCEND_RUN_ALLOC", policy.c_str(), 1) != 0) {
+      std::perror("ascend-run replay: setenv");
+      return 1;
+    }
+    if (aclError rc = aclInit(config); rc != ACL_SUCCESS) {
+      cli::report_init_failure("replay: policy \"" + policy + "\"", rc);
       status = 1;
       continue;
     }
@@ -150,131 +168,196 @@ int replay_trace(const std::string& path, std::vector<std::string> policies, con
 }
 
 // Runs a program with the allocator report on (and a trace file), replacing this process.
-int run_with_memory_report(int argc, char** argv, int first) {
-  int i = first;
-  if (i + 1 < argc && std::strcmp(argv[i], "--trace") == 0) {
-    setenv("ASCEND_RUN_ALLOC_TRACE", argv[i + 1], 1);
-    i += 2;
-  }
-  if (i >= argc) {
-    std::fprintf(stderr, "ascend-run memory: no program given\n");
-    return usage(stderr);
-  }
+int run_with_memory_report(const std::string& trace, const std::vector<std::string>& program) {
+  if (!trace.empty()) setenv("ASCEND_RUN_ALLOC_TRACE", trace.c_str(), 1);
   setenv("ASCEND_RUN_MEM_REPORT", "1", 1);
-  execvp(argv[i], argv + i);
-  std::fprintf(stderr, "ascend-run memory: cannot run '%s': %s\n", argv[i], std::strerror(errno));
+  std::vector<char*> argv;
+  for (const auto& a : program) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::fprintf(stderr, "ascend-run memory: cannot run '%s': %s\n", argv[0], std::strerror(errno));
   return 127;
+}
+
+// PROGRAM [ARGS...] after the command's own options (everything from the first positional on, or
+// after `--`, belongs to the program).
+void add_program(CLI::App* cmd, std::vector<std::string>* program) {
+  cmd->add_option("program", *program, "the program to run and its arguments")
+      ->type_name("PROGRAM [ARGS...]")
+      ->required();
+  cmd->prefix_command();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage(stderr);
-  std::string cmd = argv[1];
-  if (cmd == "-h" || cmd == "--help" || cmd == "help") return usage(stdout);
-  if (cmd == "version") {
-    std::printf("ascend-run %s (ACL interface %d.%d.%d)\n", arunGetVersion(), ACL_MAJOR_VERSION, ACL_MINOR_VERSION,
-                ACL_PATCH_VERSION);
+  CLI::App app("ascend-run: the command line of the ascend-run device runtime", "ascend-run");
+  app.set_version_flag("--version", version_text(), "print the runtime and ACL interface versions and exit");
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'ascend-run COMMAND --help' for a command's options. The configuration is --config FILE, else "
+      "$ASCEND_RUN_CONFIG, else the installed default.\n"
+      "Exit codes: 0 done; 1 the runtime, a file or the work failed; 2 bad arguments; 3 run --compare found a "
+      "mismatch; memory and profile return the program's own status (127: it could not be started).");
+
+  std::string config;
+
+  CLI::App* info_cmd = app.add_subcommand("info", "show the configuration in use, the plugins found and the devices");
+  add_config(info_cmd, &config);
+
+  demo::Options demo_options;
+  CLI::App* demo_cmd = app.add_subcommand(
+      "demo",
+      "run a double-buffered copy/compute pipeline on device 0, verify it against the host and print per-stage "
+      "times and the overlap");
+  add_config(demo_cmd, &config);
+  demo_cmd->add_option("--batches", demo_options.batches, "batches through the pipeline")
+      ->type_name("N")
+      ->check(count_of<size_t>())
+      ->capture_default_str();
+  demo_cmd->add_option("--elements", demo_options.elements, "floats per batch")
+      ->type_name("N")
+      ->check(count_of<size_t>())
+      ->capture_default_str();
+  demo_cmd->add_option("--blocks", demo_options.blocks, "blocks per kernel launch")
+      ->type_name("N")
+      ->check(count_of<uint32_t>())
+      ->capture_default_str();
+
+  std::string trace;
+  std::vector<std::string> policies;
+  CLI::App* replay_cmd = app.add_subcommand(
+      "replay",
+      "replay an allocation trace (written with ASCEND_RUN_ALLOC_TRACE=FILE or `memory --trace`) under each "
+      "allocator policy and compare time and peak reserved / peak requested memory");
+  replay_cmd->add_option("trace", trace, "the trace file")->type_name("TRACE")->required()->check(kExistingFile);
+  replay_cmd->add_option("--policy", policies, "an allocator policy (repeatable; default: direct, caching, bins)")
+      ->type_name("SPEC");
+  add_config(replay_cmd, &config);
+
+  std::string memory_trace;
+  std::vector<std::string> program;
+  CLI::App* memory_cmd = app.add_subcommand(
+      "memory", "run PROGRAM with the allocator report printed as each device closes (and a trace written)");
+  memory_cmd->add_option("--trace", memory_trace, "write the program's allocation trace to FILE")->type_name("FILE");
+  add_program(memory_cmd, &program);
+
+  profile_command::Options profile_options;
+  CLI::App* profile_cmd = app.add_subcommand(
+      "profile",
+      "run an unmodified PROGRAM with profiling from start to exit (as msprof --application does) and list the "
+      "files written; the summary sink prints the top operators");
+  profile_cmd->add_option("--output", profile_options.output_dir, "the output folder (created if missing)")
+      ->type_name("DIR")
+      ->capture_default_str();
+  profile_cmd->add_option("--sinks", profile_options.sinks, "the profiler sinks to run")
+      ->type_name("NAME,...")
+      ->check(kSinkList)
+      ->capture_default_str();
+  profile_cmd->add_option("--config", profile_options.config, "the program's configuration ($ASCEND_RUN_CONFIG)")
+      ->type_name("FILE")
+      ->check(kExistingFile);
+  add_program(profile_cmd, &profile_options.program);
+
+  model_run::Options run_options;
+  std::vector<std::string> inputs, compares;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run",
+      "load an ONNX model and run it on device 0 (random inputs unless given), write its outputs as .npy, print "
+      "the latency over the timed runs and compare outputs with references");
+  run_cmd->add_option("model", run_options.model, "the ONNX model")->type_name("MODEL.onnx")->required();
+  run_cmd->add_option("--input", inputs, "the input NAME from a .npy file (repeatable)")
+      ->type_name("NAME=FILE")
+      ->check(kBinding);
+  run_cmd->add_option("--compare", compares, "compare output NAME with a reference .npy (repeatable)")
+      ->type_name("NAME=FILE")
+      ->check(kBinding);
+  run_cmd->add_option("--output-dir", run_options.output_dir, "where outputs are written (default: <model>_outputs)")
+      ->type_name("DIR");
+  run_cmd->add_option("--iterations", run_options.iterations, "timed runs")
+      ->type_name("N")
+      ->check(count_of<size_t>())
+      ->capture_default_str();
+  run_cmd->add_option("--warmup", run_options.warmup, "untimed runs first")
+      ->type_name("N")
+      ->check(count_of<size_t>())
+      ->capture_default_str();
+  run_cmd->add_option("--seed", run_options.seed, "seed of the random inputs")
+      ->type_name("N")
+      ->check(count_of<unsigned>())
+      ->capture_default_str();
+  run_cmd->add_option("--rtol", run_options.rtol, "--compare tolerance: |a-b| <= atol + rtol*|b|")
+      ->type_name("X")
+      ->check(kNonNegative)
+      ->capture_default_str();
+  run_cmd->add_option("--atol", run_options.atol, "--compare absolute tolerance")
+      ->type_name("X")
+      ->check(kNonNegative)
+      ->capture_default_str();
+  run_cmd->add_flag("--profile", run_options.profile, "write a timeline and a summary (ASCEND_RUN_PROFILING)");
+  run_cmd->add_flag("--quiet", run_options.quiet, "no progress line");
+  add_config(run_cmd, &config);
+
+  std::string binary;
+  CLI::App* kernel_cmd = app.add_subcommand(
+      "kernel-info",
+      "check a kernel binary as aclrtBinaryLoadFromFile does and list its kernels: entry, default blocks, type, "
+      "argument layout (docs/kernel-binaries.md); exit code 1 if it is not valid");
+  kernel_cmd->add_option("file", binary, "the kernel binary")->type_name("FILE")->required();
+
+  CLI::App* version_cmd = app.add_subcommand("version", "print the runtime and ACL interface versions");
+
+  // Errors name the command they belong to, once.
+  app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    std::string command;
+    for (const CLI::App* sub : top->get_subcommands()) command = " " + sub->get_name();
+    return "ascend-run" + command + ": " + e.what() + "\nRun 'ascend-run" + command + " --help' for the options.\n";
+  });
+
+  // `ascend-run help [COMMAND]` as `ascend-run [COMMAND] --help`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "help") {
+    args.erase(args.begin());
+    args.emplace_back("--help");
+  }
+  const auto is_command = [&app](const std::string& name) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->check_name(name)) return true;
+    }
+    return false;
+  };
+  if (!args.empty() && args[0][0] != '-' && !is_command(args[0])) {
+    std::fprintf(stderr, "ascend-run: unknown command '%s'\nRun 'ascend-run --help' for the commands.\n",
+                 args[0].c_str());
+    return kBadArguments;
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kBadArguments;
+  }
+
+  if (version_cmd->parsed()) {
+    std::printf("%s\n", version_text().c_str());
     return 0;
   }
-  if (cmd == "kernel-info") {
-    if (argc != 3) return usage(stderr);
-    return kernel_info(argv[2]);
+  if (info_cmd->parsed()) return info(or_null(config));
+  if (demo_cmd->parsed()) {
+    demo_options.config = or_null(config);
+    return demo::run(demo_options);
   }
-  if (cmd == "info") {
-    const char* config = nullptr;
-    for (int i = 2; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-        config = argv[++i];
-      } else {
-        std::fprintf(stderr, "ascend-run info: unknown argument '%s'\n", argv[i]);
-        return usage(stderr);
-      }
-    }
-    return info(config);
+  if (replay_cmd->parsed()) return replay_trace(trace, policies, or_null(config));
+  if (memory_cmd->parsed()) return run_with_memory_report(memory_trace, program);
+  if (profile_cmd->parsed()) return profile_command::run(profile_options);
+  if (kernel_cmd->parsed()) return kernel_info(binary.c_str());
+  if (run_cmd->parsed()) {
+    // Each was checked by kBinding.
+    for (const auto& text : inputs) model_run::parse_binding(text.c_str(), &run_options.inputs.emplace_back());
+    for (const auto& text : compares) model_run::parse_binding(text.c_str(), &run_options.compares.emplace_back());
+    run_options.config = or_null(config);
+    return model_run::run(run_options);
   }
-  if (cmd == "demo") {
-    demo::Options o;
-    for (int i = 2; i < argc; ++i) {
-      const bool has_value = i + 1 < argc;
-      if (std::strcmp(argv[i], "--config") == 0 && has_value) {
-        o.config = argv[++i];
-      } else if (std::strcmp(argv[i], "--batches") == 0 && has_value && parse_count(argv[++i], &o.batches)) {
-      } else if (std::strcmp(argv[i], "--elements") == 0 && has_value && parse_count(argv[++i], &o.elements)) {
-      } else if (std::strcmp(argv[i], "--blocks") == 0 && has_value && parse_count(argv[++i], &o.blocks)) {
-      } else {
-        std::fprintf(stderr, "ascend-run demo: bad argument '%s'\n", argv[i]);
-        return usage(stderr);
-      }
-    }
-    return demo::run(o);
-  }
-  if (cmd == "run") {
-    model_run::Options o;
-    for (int i = 2; i < argc; ++i) {
-      const bool has_value = i + 1 < argc;
-      const char* a = argv[i];
-      std::pair<std::string, std::string> binding;
-      char* end = nullptr;
-      if (std::strcmp(a, "--config") == 0 && has_value) {
-        o.config = argv[++i];
-      } else if (std::strcmp(a, "--input") == 0 && has_value && parse_binding_arg(argv[++i], &binding)) {
-        o.inputs.push_back(binding);
-      } else if (std::strcmp(a, "--compare") == 0 && has_value && parse_binding_arg(argv[++i], &binding)) {
-        o.compares.push_back(binding);
-      } else if (std::strcmp(a, "--output-dir") == 0 && has_value) {
-        o.output_dir = argv[++i];
-      } else if (std::strcmp(a, "--iterations") == 0 && has_value && parse_count(argv[++i], &o.iterations)) {
-      } else if (std::strcmp(a, "--warmup") == 0 && has_value && parse_count(argv[++i], &o.warmup)) {
-      } else if (std::strcmp(a, "--seed") == 0 && has_value && parse_count(argv[++i], &o.seed)) {
-      } else if ((std::strcmp(a, "--rtol") == 0 || std::strcmp(a, "--atol") == 0) && has_value) {
-        const double v = std::strtod(argv[++i], &end);
-        if (end == argv[i] || *end != '\0' || !(v >= 0.0)) {
-          std::fprintf(stderr, "ascend-run run: %s needs a number >= 0, not '%s'\n", a, argv[i]);
-          return 2;
-        }
-        (a[2] == 'r' ? o.rtol : o.atol) = v;
-      } else if (std::strcmp(a, "--profile") == 0) {
-        o.profile = true;
-      } else if (std::strcmp(a, "--quiet") == 0) {
-        o.quiet = true;
-      } else if (o.model.empty() && a[0] != '-') {
-        o.model = a;
-      } else {
-        std::fprintf(stderr, "ascend-run run: bad argument '%s'\n", a);
-        return usage(stderr);
-      }
-    }
-    if (o.model.empty()) {
-      std::fprintf(stderr, "ascend-run run: no model given\n");
-      return usage(stderr);
-    }
-    return model_run::run(o);
-  }
-  if (cmd == "replay") {
-    const char* config = nullptr;
-    std::string trace;
-    std::vector<std::string> policies;
-    for (int i = 2; i < argc; ++i) {
-      const bool has_value = i + 1 < argc;
-      if (std::strcmp(argv[i], "--config") == 0 && has_value) {
-        config = argv[++i];
-      } else if (std::strcmp(argv[i], "--policy") == 0 && has_value) {
-        policies.emplace_back(argv[++i]);
-      } else if (trace.empty() && argv[i][0] != '-') {
-        trace = argv[i];
-      } else {
-        std::fprintf(stderr, "ascend-run replay: bad argument '%s'\n", argv[i]);
-        return usage(stderr);
-      }
-    }
-    if (trace.empty()) {
-      std::fprintf(stderr, "ascend-run replay: no trace file given\n");
-      return usage(stderr);
-    }
-    return replay_trace(trace, policies, config);
-  }
-  if (cmd == "memory") return run_with_memory_report(argc, argv, 2);
-  std::fprintf(stderr, "ascend-run: unknown command '%s'\n", cmd.c_str());
-  return usage(stderr);
+  return kBadArguments;  // unreachable: one command is required
 }

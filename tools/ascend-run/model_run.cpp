@@ -7,6 +7,7 @@
 // Inputs come from .npy files (converted to the model's element type when they differ, as NumPy's
 // astype would) or are drawn at random from a fixed seed, so two runs see the same data.
 #include "model_run.hpp"
+#include "runtime_errors.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -284,9 +285,8 @@ int run(const Options& o) {
     std::perror("ascend-run run: setenv");
     return 1;
   }
-  if (aclInit(o.config) != ACL_SUCCESS) {
-    const char* m = aclGetRecentErrMsg();
-    std::fprintf(stderr, "ascend-run run: the runtime cannot start: %s\n", m ? m : "");
+  if (aclError rc = aclInit(o.config); rc != ACL_SUCCESS) {
+    cli::report_init_failure("run", rc);
     return 1;
   }
   bool device_set = false;

@@ -61,9 +61,12 @@ namespace {
 
 aclrtMemMallocPolicy page_policy(uint32_t page) {
   switch (page) {
-    case 1: return ACL_MEM_MALLOC_HUGE_FIRST;
-    case 2: return ACL_MEM_MALLOC_HUGE1G_ONLY;
-    default: return ACL_MEM_MALLOC_NORMAL_ONLY;
+    case 1:
+      return ACL_MEM_MALLOC_HUGE_FIRST;
+    case 2:
+      return ACL_MEM_MALLOC_HUGE1G_ONLY;
+    default:
+      return ACL_MEM_MALLOC_NORMAL_ONLY;
   }
 }
 
@@ -71,7 +74,7 @@ struct Replayer {
   const Trace& trace;
   Result* out;
   std::string* error;
-  std::unordered_map<uint64_t, aclrtStream> streams;  // trace stream id -> our stream
+  std::unordered_map<uint64_t, aclrtStream> streams;               // trace stream id -> our stream
   std::unordered_map<uint64_t, std::pair<void*, int32_t>> blocks;  // id -> (pointer, device)
   int32_t current = -1;
 

@@ -6,8 +6,8 @@
 // trace (created when first named, destroyed at its `x` line). Each allocation and each recorded use
 // is followed by a 64-byte memset of the block on its stream, so the streams have work in flight and
 // stream-ordered reuse is exercised as in the recorded program; the program's kernels and copies
-// themselves are not in the trace; the host's synchronisations are, and are replayed. Before an aclrtFree (stream 0) the replay synchronises the device,
-// as the program must have made sure no queued work still used the block.
+// themselves are not in the trace; the host's synchronisations are, and are replayed. Before an aclrtFree (stream 0)
+// the replay synchronises the device, as the program must have made sure no queued work still used the block.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +35,9 @@ struct Trace {
 bool load(const std::string& path, Trace* out, std::string* error);
 
 struct Result {
-  uint64_t calls = 0;          // allocation, free and record-use calls made
-  double call_seconds = 0;     // time spent inside those calls
-  double wall_seconds = 0;     // the whole replay, memsets and final synchronisation included
+  uint64_t calls = 0;           // allocation, free and record-use calls made
+  double call_seconds = 0;      // time spent inside those calls
+  double wall_seconds = 0;      // the whole replay, memsets and final synchronisation included
   uint64_t peak_requested = 0;  // over the devices of the trace
   uint64_t peak_reserved = 0;
   uint64_t chunk_acquires = 0;

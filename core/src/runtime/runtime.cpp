@@ -235,7 +235,11 @@ Status Runtime::start_configured_profiling() {
   } else {
     return Status::Ok();
   }
-  return start_profiling(sinks, config_.profiler_output_dir, prof::kAll, from.source, code, origin);
+  // ASCEND_RUN_PROFILING_DIR moves the output, so a wrapper (`ascend-run profile`) can profile a
+  // program without writing it a config.
+  std::string output_dir = config_.profiler_output_dir;
+  if (const char* dir = std::getenv("ASCEND_RUN_PROFILING_DIR"); dir != nullptr && dir[0] != '\0') output_dir = dir;
+  return start_profiling(sinks, output_dir, prof::kAll, from.source, code, origin);
 }
 
 Status Runtime::start_profiling(const std::vector<std::string>& sinks, const std::string& output_dir,

@@ -1,13 +1,17 @@
-// msprof_csv: the CSV summaries msprof's export writes, with its column names, so scripts written
-// for msprof output read ours. Files, in <output_dir>/msprof-<pid>/:
-//   op_summary.csv    one row per device task, in start order per device
-//   op_statistic.csv  per device, OP Type and core type: count and total / avg / min / max time, share
-//   api_statistic.csv per API: total, count, avg, min, max, variance of its duration
-//   task_time.csv     one row per device task (msprof's task_time view)
+// msprof_csv: the CSV summaries msprof's export writes, with its file names, folders and column
+// names, so scripts written for msprof output (globbing PROF_*/mindstudio_profiler_output/
+// op_summary_*.csv) read ours. Files, in <output_dir>/PROF_<pid>_<start>/mindstudio_profiler_output/,
+// each named <view>_<YYYYmmddHHMMSS of the session start>.csv:
+//   op_summary     one row per device task, in start order per device
+//   op_statistic   per device, OP Type and core type: count and total / min / avg / max time, share
+//   api_statistic  per API: total, count, avg, min, max, variance of its duration
+//   task_time      one row per device task (msprof's task_time view)
 // Columns msprof fills from hardware counters or models this device has none of are "N/A".
 // Times are microseconds; start times are wall-clock (Unix epoch) like msprof's.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -24,7 +28,20 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
  public:
   bool begin(const plugin::SessionInfo& info, char* error, size_t error_size) override {
     session_.assign(info);
-    dir_ = unique_path(session_.output_dir, "msprof-" + std::to_string(info.pid), "");
+    // The session's wall-clock start, local time as msprof names its files.
+    const time_t start = static_cast<time_t>(info.base_unix_ns / 1000000000);
+    const int millis = static_cast<int>((info.base_unix_ns / 1000000) % 1000);
+    struct tm local {};
+    localtime_r(&start, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &local);
+    stamp_ = stamp;
+    char ms[8];
+    std::snprintf(ms, sizeof ms, "%03d", millis);
+    dir_ = (std::filesystem::path(
+                unique_path(session_.output_dir, "PROF_" + std::to_string(info.pid) + "_" + stamp_ + ms, "")) /
+            "mindstudio_profiler_output")
+               .string();
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) {
@@ -75,8 +92,16 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   }
-  void write(const char* file, const std::string& text) const {
-    write_file_atomically((std::filesystem::path(dir_) / file).string(), text);
+  // Work that is not a kernel on the AI cores: copies and memsets (on a copy engine, or synchronous on
+  // the calling thread) and host calls.
+  static bool is_kernel(const Record& r) { return !is_copy_unit(r) && !is_sync_work(r) && !is_host_call(r); }
+  // The task type of non-kernel work; msprof names an asynchronous copy MEMCPY_ASYNC.
+  static const char* msprof_task_type(const Record& r) {
+    return r.subkind == uint16_t(plugin::TaskType::Copy) && !is_sync_work(r) ? "MEMCPY_ASYNC"
+                                                                             : task_type_name(r.subkind);
+  }
+  void write(const char* view, const std::string& text) const {
+    write_file_atomically((std::filesystem::path(dir_) / (std::string(view) + "_" + stamp_ + ".csv")).string(), text);
   }
 
   // Task ids: the position of each task in its stream, counted in start order (streams run in order).
@@ -100,13 +125,12 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       double wait = it == last_end.end() || r.t2 < it->second ? 0.0 : double(r.t2 - it->second) / 1000.0;
       last_end[key] = r.t3;
       const std::string name = csv_field(session_.name(r.name));
-      const bool compute = !is_copy_unit(r);
+      const bool compute = is_kernel(r);
       out += std::to_string(r.device) + ",N/A,4294967295," + std::to_string(ids[i]) + "," + std::to_string(r.stream) +
-             ",N/A," + name + "," + name + ",N/A," + (compute ? "AI_CORE" : task_type_name(r.subkind)) + "," +
-             wall_us(r.t2) + "," + dur_us(r) + "," + fmt(wait) + "," +
-             (compute ? std::to_string(r.value1) : std::string("N/A")) + "\n";
+             ",N/A," + name + "," + name + ",N/A," + (compute ? "AI_CORE" : msprof_task_type(r)) + "," + wall_us(r.t2) +
+             "," + dur_us(r) + "," + fmt(wait) + "," + (compute ? std::to_string(r.value1) : std::string("N/A")) + "\n";
     }
-    write("op_summary.csv", out);
+    write("op_summary", out);
   }
 
   void write_op_statistic() const {
@@ -125,15 +149,16 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       ++s.count;
       device_total[r.device] += d;
     }
-    std::string out = "Device_id,Model Name,OP Type,Core Type,Count,Total Time(us),Avg Time(us),Min Time(us),"
-                      "Max Time(us),Ratio(%)\n";
+    std::string out =
+        "Device_id,Model Name,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),"
+        "Max Time(us),Ratio(%)\n";
     for (const auto& [key, s] : stats) {
       const double all = device_total[std::get<0>(key)];
       out += std::to_string(std::get<0>(key)) + ",N/A," + csv_field(std::get<1>(key)) + "," + std::get<2>(key) + "," +
-             std::to_string(s.count) + "," + fmt(s.total) + "," + fmt(s.total / double(s.count)) + "," + fmt(s.min) +
+             std::to_string(s.count) + "," + fmt(s.total) + "," + fmt(s.min) + "," + fmt(s.total / double(s.count)) +
              "," + fmt(s.max) + "," + fmt(all > 0 ? 100.0 * s.total / all : 0.0) + "\n";
     }
-    write("op_statistic.csv", out);
+    write("op_statistic", out);
   }
 
   void write_api_statistic() const {
@@ -158,23 +183,25 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       out += "host,AscendCL," + csv_field(name) + "," + fmt(s.total) + "," + std::to_string(s.count) + "," + fmt(avg) +
              "," + fmt(s.min) + "," + fmt(s.max) + "," + fmt(var) + "\n";
     }
-    write("api_statistic.csv", out);
+    write("api_statistic", out);
   }
 
   void write_task_time() const {
-    std::string out = "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n";
+    std::string out =
+        "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n";
     auto ids = task_ids();
     for (size_t i = 0; i < tasks_.size(); ++i) {
       const Record& r = tasks_[i];
       out += std::to_string(r.device) + "," + csv_field(session_.name(r.name)) + "," +
-             (is_copy_unit(r) ? task_type_name(r.subkind) : "KERNEL_AICORE") + "," + std::to_string(r.stream) + "," +
+             (is_kernel(r) ? "KERNEL_AICORE" : msprof_task_type(r)) + "," + std::to_string(r.stream) + "," +
              std::to_string(ids[i]) + "," + dur_us(r) + "," + wall_us(r.t2) + "," + wall_us(r.t3) + "\n";
     }
-    write("task_time.csv", out);
+    write("task_time", out);
   }
 
   Session session_;
   std::string dir_;
+  std::string stamp_;  // YYYYmmddHHMMSS of the session start
   std::vector<Record> tasks_, apis_;
 };
 

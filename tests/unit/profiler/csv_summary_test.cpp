@@ -56,12 +56,22 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   WorkloadCounts n = run_workload(5, false);
   ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
 
+  // msprof's layout: PROF_*/mindstudio_profiler_output/<view>_<timestamp>.csv, one file per view.
   fs::path csv;
   for (auto& e : fs::directory_iterator(dir / "out"))
-    if (e.path().filename().string().rfind("msprof-", 0) == 0) csv = e.path();
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) csv = e.path() / "mindstudio_profiler_output";
   ASSERT_FALSE(csv.empty());
+  std::map<std::string, fs::path> views;
+  for (auto& e : fs::directory_iterator(csv)) {
+    const std::string name = e.path().filename().string();
+    const size_t cut = name.rfind('_');
+    ASSERT_NE(cut, std::string::npos) << name;
+    EXPECT_EQ(name.size() - cut, 1 + 14 + 4) << name << ": not <view>_YYYYmmddHHMMSS.csv";
+    EXPECT_TRUE(views.emplace(name.substr(0, cut), e.path()).second) << name;
+  }
+  ASSERT_EQ(views.size(), 4u);
 
-  auto summary = read_csv(csv / "op_summary.csv");
+  auto summary = read_csv(views["op_summary"]);
   ASSERT_FALSE(summary.empty());
   EXPECT_EQ(join(summary[0]),
             "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,"
@@ -76,15 +86,18 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   EXPECT_EQ(per_stream.size(), size_t(n.streams + 1));  // and "-1": the synchronous copy
   EXPECT_EQ(per_stream["-1"], n.sync_copies);
 
-  auto stat = read_csv(csv / "op_statistic.csv");
+  auto stat = read_csv(views["op_statistic"]);
   ASSERT_FALSE(stat.empty());
-  EXPECT_EQ(join(stat[0]), "Device_id,Model Name,OP Type,Core Type,Count,Total Time(us),Avg Time(us),Min Time(us),"
-                           "Max Time(us),Ratio(%)");
+  EXPECT_EQ(join(stat[0]),
+            "Device_id,Model Name,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),"
+            "Max Time(us),Ratio(%)");
   std::map<std::string, int> counts;
   double ratio = 0;
   for (size_t i = 1; i < stat.size(); ++i) {
     counts[stat[i][2] + "/" + stat[i][3]] = std::stoi(stat[i][4]);
     ratio += std::stod(stat[i][9]);
+    EXPECT_LE(std::stod(stat[i][6]), std::stod(stat[i][7])) << "Min > Avg: " << join(stat[i]);
+    EXPECT_LE(std::stod(stat[i][7]), std::stod(stat[i][8])) << "Avg > Max: " << join(stat[i]);
   }
   EXPECT_EQ(counts["device_task/AI_CORE"], n.device_tasks);
   EXPECT_EQ(counts["memcpy/DMA"], n.copies_h2d + n.copies_d2h);
@@ -93,7 +106,7 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   EXPECT_EQ(stat.size() - 1, 4u);
   EXPECT_NEAR(ratio, 100.0, 0.01);
 
-  auto api = read_csv(csv / "api_statistic.csv");
+  auto api = read_csv(views["api_statistic"]);
   ASSERT_FALSE(api.empty());
   EXPECT_EQ(join(api[0]), "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance");
   std::map<std::string, int> calls;
@@ -104,14 +117,17 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   EXPECT_EQ(calls["aclrtStreamWaitEvent"], n.waits);
   EXPECT_EQ(calls["aclrtMemcpy"], n.sync_copies);
 
-  auto task_time = read_csv(csv / "task_time.csv");
+  auto task_time = read_csv(views["task_time"]);
   ASSERT_FALSE(task_time.empty());
   EXPECT_EQ(join(task_time[0]),
             "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)");
   EXPECT_EQ(task_time.size() - 1, size_t(n.tasks() + n.sync_copies));
+  int async_copies = 0;
   for (size_t i = 1; i < task_time.size(); ++i) {
     EXPECT_LE(std::stod(task_time[i][6]), std::stod(task_time[i][7])) << join(task_time[i]);
+    async_copies += task_time[i][2] == "MEMCPY_ASYNC";
   }
+  EXPECT_EQ(async_copies, n.copies_h2d + n.copies_d2h);  // msprof's name for them
 
   fs::path report;
   for (auto& e : fs::directory_iterator(dir / "out"))
