@@ -21,16 +21,20 @@
 namespace arun::sinks {
 namespace {
 
-constexpr uint32_t kHostPid = 1;
-constexpr uint32_t kStreamTid = 1000;       // + stream id
-constexpr uint32_t kComputeTid = 100000;    // + AI core index
-constexpr uint32_t kCopyTid = 200000;       // + copy engine index
-constexpr uint32_t kSyncTid = 1000000;      // + host thread: its synchronous copies and memsets
+constexpr uint32_t kStreamTid = 1000;     // + stream id
+constexpr uint32_t kComputeTid = 100000;  // + AI core index
+constexpr uint32_t kCopyTid = 200000;     // + copy engine index
+constexpr uint32_t kSyncTid = 1000000;    // + host thread: its synchronous copies and memsets
 
-uint32_t device_pid(int32_t device) { return 10 + static_cast<uint32_t>(device); }
+struct TimelineOptions {
+  bool unix_time = false;  // timestamps since the Unix epoch, to line up with other processes' traces
+  bool slice_args = true;  // per-call details in each slice's args (see kOptions)
+};
 
 class TimelineSink final : public plugin::ProfilerSink {
  public:
+  explicit TimelineSink(TimelineOptions options) : options_(options) {}
+
   bool begin(const plugin::SessionInfo& info, char* error, size_t error_size) override {
     session_.assign(info);
     path_ = unique_path(session_.output_dir, "timeline-" + std::to_string(info.pid), ".json");
@@ -42,7 +46,14 @@ class TimelineSink final : public plugin::ProfilerSink {
     return true;
   }
 
-  void consume(const plugin::Record* records, size_t count) override { records_.insert(records_.end(), records, records + count); }
+  // The host is the process's real pid, and each device a process of its own numbered from it, so the
+  // traces of several processes load side by side without colliding (pid_max is at most 2^22).
+  uint32_t host_pid() const { return session_.pid; }
+  uint32_t device_pid(int32_t device) const { return session_.pid * 100 + 10 + static_cast<uint32_t>(device); }
+
+  void consume(const plugin::Record* records, size_t count) override {
+    records_.insert(records_.end(), records, records + count);
+  }
 
   void end(const plugin::SessionTotals& totals) override {
     std::string out;
@@ -83,7 +94,7 @@ class TimelineSink final : public plugin::ProfilerSink {
   }
 
   void write_metadata(std::string& out) {
-    meta(out, "process_name", kHostPid, -1, "Host (pid " + std::to_string(session_.pid) + ")", 0);
+    meta(out, "process_name", host_pid(), -1, "Host (pid " + std::to_string(session_.pid) + ")", 0);
     std::map<uint32_t, bool> threads;
     std::map<std::pair<int32_t, int32_t>, bool> streams;
     std::map<std::pair<int32_t, uint32_t>, bool> units;
@@ -101,7 +112,7 @@ class TimelineSink final : public plugin::ProfilerSink {
         threads[r.thread] = true;
       }
     }
-    for (auto& [tid, _] : threads) meta(out, "thread_name", kHostPid, tid, "thread " + std::to_string(tid), int(tid));
+    for (auto& [tid, _] : threads) meta(out, "thread_name", host_pid(), tid, "thread " + std::to_string(tid), int(tid));
     for (size_t i = 0; i < session_.devices.size(); ++i) {
       const auto& d = session_.devices[i];
       meta(out, "process_name", device_pid(d.id), -1,
@@ -127,6 +138,16 @@ class TimelineSink final : public plugin::ProfilerSink {
     return (unit & plugin::kCopyUnitBit) ? kCopyTid + (unit & ~plugin::kCopyUnitBit) : kComputeTid + unit;
   }
 
+  // A timestamp: microseconds since the session start, or (unix_time) since the epoch, computed in
+  // integer nanoseconds so the epoch offset costs no precision before printing.
+  void append_ts(std::string& out, uint64_t t) const {
+    if (!options_.unix_time) return append_us(out, session_.us(t));
+    const int64_t ns = session_.base_unix_ns + (static_cast<int64_t>(t) - static_cast<int64_t>(session_.base_ns));
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
+    out += buf;
+  }
+
   void slice(std::string& out, const std::string& name, const char* cat, uint32_t pid, uint32_t tid, uint64_t t0,
              uint64_t t1, const std::string& args) {
     sep(out);
@@ -135,7 +156,7 @@ class TimelineSink final : public plugin::ProfilerSink {
     out += ",\"cat\":\"";
     out += cat;
     out += "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":";
-    append_us(out, session_.us(t0));
+    append_ts(out, t0);
     out += ",\"dur\":";
     append_us(out, t1 > t0 ? session_.us(t1) - session_.us(t0) : 0.0);
     if (!args.empty()) out += ",\"args\":{" + args + "}";
@@ -152,7 +173,7 @@ class TimelineSink final : public plugin::ProfilerSink {
     out += cat;
     out += "\",\"id\":" + std::to_string(id) + ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
            ",\"ts\":";
-    append_us(out, session_.us(t));
+    append_ts(out, t);
     if (ph == 'f') out += ",\"bp\":\"e\"";
     out += "}";
   }
@@ -169,28 +190,32 @@ class TimelineSink final : public plugin::ProfilerSink {
     for (const auto& r : records_) {
       switch (r.kind) {
         case RecordKind::ApiCall:
-          slice(out, session_.name(r.name), "api", kHostPid, r.thread, r.t0, r.t1,
-                "\"correlation\":" + std::to_string(r.correlation));
+          slice(out, session_.name(r.name), "api", host_pid(), r.thread, r.t0, r.t1,
+                options_.slice_args ? "\"correlation\":" + std::to_string(r.correlation) : std::string());
           break;
         case RecordKind::Task: {
           const uint32_t pid = device_pid(r.device);
-          std::string args = "\"correlation\":" + std::to_string(r.correlation) + ",\"type\":\"" +
-                             task_type_name(r.subkind) + "\",\"stream\":" + std::to_string(r.stream) +
-                             ",\"queued_us\":";
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "%.3f", r.t2 > r.t0 ? double(r.t2 - r.t0) / 1000.0 : 0.0);
-          args += buf;
-          args += ",\"status\":" + std::to_string(static_cast<int32_t>(r.value3 >> 32));
-          if (r.subkind == uint16_t(plugin::TaskType::Kernel) || r.subkind == uint16_t(plugin::TaskType::DeviceTask)) {
-            args += ",\"block_dim\":" + std::to_string(r.value1);
-          } else if (is_host_call(r)) {
-            args += ",\"host_thread\":" + std::to_string(r.value0);
-          } else {
-            args += ",\"bytes\":" + std::to_string(r.value0);
-            if (r.subkind != uint16_t(plugin::TaskType::Memset)) {
-              args += ",\"direction\":\"";
-              args += direction_name(r.value2);
-              args += "\"";
+          // What is the same for every call of a kernel or copy kind first; then the per-call details.
+          std::string args =
+              "\"type\":\"" + std::string(task_type_name(r.subkind)) + "\",\"stream\":" + std::to_string(r.stream);
+          const bool data_task = r.subkind != uint16_t(plugin::TaskType::Kernel) &&
+                                 r.subkind != uint16_t(plugin::TaskType::DeviceTask) && !is_host_call(r);
+          if (data_task && r.subkind != uint16_t(plugin::TaskType::Memset)) {
+            args += ",\"direction\":\"";
+            args += direction_name(r.value2);
+            args += "\"";
+          }
+          if (options_.slice_args) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.3f", r.t2 > r.t0 ? double(r.t2 - r.t0) / 1000.0 : 0.0);
+            args += ",\"correlation\":" + std::to_string(r.correlation) + ",\"queued_us\":" + buf +
+                    ",\"status\":" + std::to_string(static_cast<int32_t>(r.value3 >> 32));
+            if (!data_task && !is_host_call(r)) {
+              args += ",\"block_dim\":" + std::to_string(r.value1);
+            } else if (is_host_call(r)) {
+              args += ",\"host_thread\":" + std::to_string(r.value0);
+            } else {
+              args += ",\"bytes\":" + std::to_string(r.value0);
             }
           }
           const std::string name = session_.name(r.name);
@@ -199,27 +224,28 @@ class TimelineSink final : public plugin::ProfilerSink {
           slice(out, name, sync ? "sync" : "task", pid, track, r.t2, r.t3, args);
           if (is_host_call(r)) {
             // The host thread that ran it (inside its aclrtProcessReport span, if it is a user thread).
-            slice(out, name, "host_call", kHostPid, static_cast<uint32_t>(r.value0), r.t2, r.t3, args);
+            slice(out, name, "host_call", host_pid(), static_cast<uint32_t>(r.value0), r.t2, r.t3, args);
           } else if (!sync) {
             slice(out, name, "unit", pid, unit_tid(r.unit), r.t2, r.t3, args);
           }
           if (r.correlation != 0 && api_by_correlation.count(r.correlation) != 0) {
             ++flow_id;
-            flow(out, 's', "launch", flow_id, kHostPid, r.thread, r.t0);
+            flow(out, 's', "launch", flow_id, host_pid(), r.thread, r.t0);
             flow(out, 'f', "launch", flow_id, pid, track, r.t2);
           }
           break;
         }
         case RecordKind::EventRecord:
           slice(out, "event record", "event", device_pid(r.device), kStreamTid + r.stream, r.t1, r.t1,
-                "\"record\":" + std::to_string(r.value0));
+                options_.slice_args ? "\"record\":" + std::to_string(r.value0) : std::string());
           break;
         case RecordKind::EventWait: {
           const uint32_t pid = device_pid(r.device);
           char buf[64];
           std::snprintf(buf, sizeof buf, "%.3f", r.t1 > r.t0 ? double(r.t1 - r.t0) / 1000.0 : 0.0);
           slice(out, "event wait", "event", pid, kStreamTid + r.stream, r.t1, r.t1,
-                "\"record\":" + std::to_string(r.value0) + ",\"pending_us\":" + buf);
+                options_.slice_args ? "\"record\":" + std::to_string(r.value0) + ",\"pending_us\":" + buf
+                                    : std::string());
           auto it = event_records.find(r.value0);
           if (r.value0 != 0 && it != event_records.end()) {
             ++flow_id;
@@ -233,14 +259,14 @@ class TimelineSink final : public plugin::ProfilerSink {
           sep(out);
           out += "{\"ph\":\"i\",\"s\":\"t\",\"name\":";
           append_json_string(out, session_.name(r.name));
-          out += ",\"cat\":\"mark\",\"pid\":" + std::to_string(kHostPid) + ",\"tid\":" + std::to_string(r.thread) +
+          out += ",\"cat\":\"mark\",\"pid\":" + std::to_string(host_pid()) + ",\"tid\":" + std::to_string(r.thread) +
                  ",\"ts\":";
-          append_us(out, session_.us(r.t0));
+          append_ts(out, r.t0);
           out += "}";
           break;
         case RecordKind::Range:
           if (r.subkind == 0) {
-            slice(out, session_.name(r.name), "range", kHostPid, r.thread, r.t0, r.t1, "");
+            slice(out, session_.name(r.name), "range", host_pid(), r.thread, r.t0, r.t1, "");
           } else {
             for (char ph : {'b', 'e'}) {
               sep(out);
@@ -249,8 +275,8 @@ class TimelineSink final : public plugin::ProfilerSink {
               out += "\",\"name\":";
               append_json_string(out, session_.name(r.name));
               out += ",\"cat\":\"range\",\"id\":" + std::to_string(r.value0) +
-                     ",\"pid\":" + std::to_string(kHostPid) + ",\"tid\":" + std::to_string(r.thread) + ",\"ts\":";
-              append_us(out, session_.us(ph == 'b' ? r.t0 : r.t1));
+                     ",\"pid\":" + std::to_string(host_pid()) + ",\"tid\":" + std::to_string(r.thread) + ",\"ts\":";
+              append_ts(out, ph == 'b' ? r.t0 : r.t1);
               out += "}";
             }
           }
@@ -258,12 +284,13 @@ class TimelineSink final : public plugin::ProfilerSink {
         case RecordKind::Step:
           sep(out);
           out += "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"step " + std::to_string(r.value0) +
-                 (r.subkind == 0 ? " start" : " end") + "\",\"cat\":\"step\",\"pid\":" + std::to_string(kHostPid) +
+                 (r.subkind == 0 ? " start" : " end") + "\",\"cat\":\"step\",\"pid\":" + std::to_string(host_pid()) +
                  ",\"tid\":" + std::to_string(r.thread) + ",\"ts\":";
-          append_us(out, session_.us(r.t0));
+          append_ts(out, r.t0);
           out += ",\"args\":{\"stream\":" + std::to_string(r.stream) + "}}";
           break;
-        default: break;
+        default:
+          break;
       }
     }
   }
@@ -273,7 +300,7 @@ class TimelineSink final : public plugin::ProfilerSink {
     out += "{\"ph\":\"C\",\"name\":";
     append_json_string(out, name);
     out += ",\"pid\":" + std::to_string(pid) + ",\"ts\":";
-    append_us(out, session_.us(t));
+    append_ts(out, t);
     out += ",\"args\":{" + args + "}}";
   }
 
@@ -283,8 +310,8 @@ class TimelineSink final : public plugin::ProfilerSink {
       uint64_t t;
       int delta;
     };
-    std::map<std::pair<int32_t, int32_t>, std::vector<Step>> depth;   // (device, stream)
-    std::map<std::pair<int32_t, bool>, std::vector<Step>> busy;       // (device, copy?)
+    std::map<std::pair<int32_t, int32_t>, std::vector<Step>> depth;  // (device, stream)
+    std::map<std::pair<int32_t, bool>, std::vector<Step>> busy;      // (device, copy?)
     for (const auto& r : records_) {
       if (r.kind != RecordKind::Task || is_sync_work(r)) continue;
       depth[{r.device, r.stream}].push_back({r.t0, +1});
@@ -321,10 +348,26 @@ class TimelineSink final : public plugin::ProfilerSink {
   // everything gathered so far, holding up the next drain of the rings (records were dropped so).
   std::deque<Record> records_;
   bool first_ = true;
+  TimelineOptions options_;
 };
 
-plugin::PluginObject* create(plugin::HostServices*, const plugin::OptionValues*, char*, size_t) {
-  return new TimelineSink();
+const plugin::OptionSpec kOptions[] = {
+    {"unix_time", plugin::OptionType::Boolean, 0, 1, "false",
+     "timestamps in microseconds since the Unix epoch instead of since the session start, so that traces of "
+     "several processes (or from other tools) line up"},
+    {"slice_args", plugin::OptionType::Boolean, 0, 1, "true",
+     "per-call details in each slice's args (correlation id, queue time, bytes, status); false keeps only what "
+     "is the same for every call of a name, so viewers that key frames by name and args (speedscope) merge "
+     "repeated calls; flow arrows still join launches to tasks"},
+};
+
+plugin::PluginObject* create(plugin::HostServices*, const plugin::OptionValues* options, char*, size_t) {
+  TimelineOptions o;
+  if (options != nullptr) {
+    o.unix_time = options->get_bool("unix_time", false);
+    o.slice_args = options->get_bool("slice_args", true);
+  }
+  return new TimelineSink(o);
 }
 
 }  // namespace
@@ -336,9 +379,10 @@ const plugin::PluginDescriptor kTimelineDescriptor{
     "timeline",
     "1.0.0",
     "",
-    "Chrome Trace Event JSON for Perfetto UI and chrome://tracing (tracks per thread, stream and unit; flows; counters)",
-    nullptr,
-    0,
+    "Chrome Trace Event JSON for Perfetto UI and chrome://tracing (tracks per thread, stream and unit; flows; "
+    "counters)",
+    kOptions,
+    2,
     &create,
 };
 

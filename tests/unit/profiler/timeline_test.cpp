@@ -223,6 +223,57 @@ TEST(Timeline, ConfigSectionProfilesFromInitToFinalize) {
   fs::remove_all(dir);
 }
 
+// unix_time and slice_args = false: timestamps on the epoch (so traces of several processes line
+// up), the process's real pid, and slices whose args are the same for every call of a name (viewers
+// such as speedscope key frames by name and args), still joined by flows.
+TEST(Timeline, UnixTimeAndStableArgsForFlameGraphViewers) {
+  fs::path dir = fresh_dir("unix");
+  fs::path cfg = dir / "unix.toml";
+  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[[plugin]]\nkind = \"profiler\"\n"
+                     << "name = \"timeline\"\n[plugin.options]\nunix_time = true\nslice_args = false\n\n"
+                     << "[profiler]\nenabled = true\nsinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string()
+                     << "\"\n";
+  const auto unix_us = [] {
+    return double(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+  };
+  const double before = unix_us();
+  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
+  WorkloadCounts n = run_workload(3, /*marks=*/false);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  const double after = unix_us();
+  json doc = load_single_timeline(dir / "out");
+  std::map<std::string, std::set<std::string>> args_by_frame;  // name + cat -> the distinct args
+  std::set<int64_t> pids;
+  std::map<uint64_t, int> launch_flows;
+  size_t tasks = 0;  // on their streams (synchronous copies are on their thread's track)
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    pids.insert(e["pid"].get<int64_t>());
+    if (e.contains("ts")) {
+      EXPECT_GE(e["ts"].get<double>(), before - 1) << e.dump();
+      EXPECT_LE(e["ts"].get<double>(), after + 1) << e.dump();
+    }
+    if (e["ph"] == "X") {
+      args_by_frame[e["name"].get<std::string>() + "/" + e["cat"].get<std::string>()].insert(
+          e.contains("args") ? e["args"].dump() : "");
+      tasks += e["cat"] == "task";
+    }
+    if ((e["ph"] == "s" || e["ph"] == "f") && e["cat"] == "launch") ++launch_flows[e["id"].get<uint64_t>()];
+  }
+  EXPECT_EQ(tasks, size_t(n.tasks()));
+  EXPECT_TRUE(pids.count(::getpid())) << "the host is not the real pid";
+  for (const auto& [frame, variants] : args_by_frame) {
+    // A copy's args hold its direction, so "memcpy" has one variant per direction (H2D, D2H).
+    EXPECT_LE(variants.size(), frame.rfind("memcpy", 0) == 0 ? 2u : 1u) << frame << " has per-call args";
+    for (const auto& a : variants) EXPECT_EQ(a.find("correlation"), std::string::npos) << frame << ": " << a;
+  }
+  EXPECT_EQ(launch_flows.size(), size_t(n.tasks() + n.sync_copies));
+  for (const auto& [id, ends] : launch_flows) EXPECT_EQ(ends, 2) << "launch flow " << id << " does not pair up";
+  fs::remove_all(dir);
+}
+
 TEST(Timeline, OperatorKernelsAreNamedAfterTheirOpType) {
   fs::path dir = fresh_dir("ops");
   ASSERT_EQ(aclInit(ARUN_TEST_CONFIG), ACL_SUCCESS);
@@ -409,7 +460,7 @@ TEST(Timeline, HostCallsAreTasksOnTheirStreamAndTheThreadThatRanThem) {
   ASSERT_EQ(on_threads.size(), size_t(kFuncs + kCallbacks));
   int on_reporter = 0;
   for (auto& h : on_threads) {
-    EXPECT_EQ(h["pid"], 1) << h.dump();  // the host process
+    EXPECT_EQ(h["pid"], ::getpid()) << h.dump();  // the host process, by its real pid
     if (h["name"] == "callback") {
       EXPECT_EQ(h["tid"].get<uint32_t>(), reporter_tid.load()) << h.dump();
       ++on_reporter;
