@@ -7,7 +7,17 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-"$root/tools/build.sh" "$build" -DARUN_BUILD_TESTS=OFF -DARUN_BUILD_BENCH=OFF >/dev/null
+# The build's own output is long; show its progress, one line per tenth, and the whole log on failure.
+mkdir -p "$build"
+echo "== building into $build (log: $build/build.log)"
+if ! "$root/tools/build.sh" "$build" -DARUN_BUILD_TESTS=OFF -DARUN_BUILD_BENCH=OFF 2>&1 | tee "$build/build.log" |
+  awk 'match($0, /^\[ *[0-9]+%\]/) { p = int(substr($0, 2, RLENGTH - 2) / 10) * 10
+         if (p > shown) { shown = p; printf "   %3d%%  %s\n", p, substr($0, RLENGTH + 2); fflush() } }'; then
+  cat "$build/build.log"
+  echo "run.sh: the build failed (log above, and in $build/build.log)" >&2
+  exit 1
+fi
+echo
 echo "== ascend-run info"
 "$build/bin/ascend-run" info
 echo
