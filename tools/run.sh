@@ -11,7 +11,8 @@ build=${BUILD_DIR:-$root/build}
 mkdir -p "$build"
 echo "== building into $build (log: $build/build.log)"
 if ! "$root/tools/build.sh" "$build" -DARUN_BUILD_TESTS=OFF -DARUN_BUILD_BENCH=OFF 2>&1 | tee "$build/build.log" |
-  awk 'match($0, /^\[ *[0-9]+%\]/) { p = int(substr($0, 2, RLENGTH - 2) / 10) * 10
+  awk '/^setup:/ { print; fflush() }
+       match($0, /^\[ *[0-9]+%\]/) { p = int(substr($0, 2, RLENGTH - 2) / 10) * 10
          if (p > shown) { shown = p; printf "   %3d%%  %s\n", p, substr($0, RLENGTH + 2); fflush() } }'; then
   cat "$build/build.log"
   echo "run.sh: the build failed (log above, and in $build/build.log)" >&2
