@@ -192,24 +192,49 @@ void conv3d_kernel(arun::Block blk, const Conv3dParams& p) {
   }
 }
 
+// What every Conv checks whatever its rank: group against the channels of X and W, kernel_shape
+// against W's spatial dims, and B's shape. `group` and `bias` (null when absent) are the results.
+Status check_conv_operands(const OpCall& call, int64_t* group, const Tensor** bias) {
+  const Tensor& x = call.inputs[0];
+  const Tensor& w = call.inputs[1];
+  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, group));
+  if (*group < 1) return call.attr_error("group must be >= 1, got " + std::to_string(*group));
+  const int64_t c = x.shape[1], m = w.shape[0];
+  if (c % *group != 0 || m % *group != 0) {
+    return call.attr_error("group " + std::to_string(*group) + " does not divide the channels (" + std::to_string(c) +
+                           " in, " + std::to_string(m) + " out)");
+  }
+  if (w.shape[1] != c / *group) {
+    return call.input_error("W " + shape_text(w.shape) + " needs " + std::to_string(c / *group) +
+                            " input channels per group for X " + shape_text(x.shape));
+  }
+  const Shape kernel(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> kshape;
+  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", kernel, &kshape));
+  if (kshape != kernel) {
+    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's " + shape_text(kernel));
+  }
+  *bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  if (*bias != nullptr && (*bias)->shape != Shape{m}) {
+    return call.input_error("B " + shape_text((*bias)->shape) + " must be [" + std::to_string(m) + "]");
+  }
+  return Status::Ok();
+}
+
 Status run_conv3d(const OpCall& call) {
   const Tensor& x = call.inputs[0];
   const Tensor& w = call.inputs[1];
   int64_t group = 1;
+  const Tensor* bias = nullptr;
+  ARUN_RETURN_IF_ERROR(check_conv_operands(call, &group, &bias));
   std::string auto_pad;
-  std::vector<int64_t> strides, dilations, pads, kshape;
-  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
+  std::vector<int64_t> strides, dilations, pads;
   ARUN_RETURN_IF_ERROR(call.attr_string("auto_pad", "NOTSET", &auto_pad));
   ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1, 1}, &strides));
   ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1, 1}, &dilations));
   ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0, 0, 0}, &pads));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {w.shape[2], w.shape[3], w.shape[4]}, &kshape));
   if (auto_pad != "NOTSET") return call.attr_error("3-D Conv supports only auto_pad NOTSET");
   const int64_t c = x.shape[1], m = w.shape[0];
-  if (group < 1 || c % group != 0 || m % group != 0 || w.shape[1] != c / group) {
-    return call.attr_error("group " + std::to_string(group) + " does not fit X " + shape_text(x.shape) + " and W " +
-                           shape_text(w.shape));
-  }
   constexpr int64_t kLimit = int64_t(1) << 30;
   auto ok = [&](const std::vector<int64_t>& v, size_t n, int64_t lo) {
     if (v.size() != n) return false;
@@ -220,11 +245,6 @@ Status run_conv3d(const OpCall& call) {
   };
   if (!ok(strides, 3, 1) || !ok(dilations, 3, 1) || !ok(pads, 6, 0)) {
     return call.attr_error("3-D Conv needs 3 strides and dilations >= 1 and 6 pads >= 0");
-  }
-  if (kshape != Shape{w.shape[2], w.shape[3], w.shape[4]}) return call.attr_error("kernel_shape differs from W's");
-  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
-  if (bias != nullptr && bias->shape != Shape{m}) {
-    return call.input_error("B " + shape_text(bias->shape) + " must be [" + std::to_string(m) + "]");
   }
   Conv3dParams p{ptr<float>(x),
                  ptr<float>(w),
@@ -271,31 +291,25 @@ Status run_conv(const OpCall& call) {
                             shape_text(x.shape) + " and " + shape_text(w.shape));
   }
   int64_t group = 1;
-  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
-  if (group < 1) return call.attr_error("group must be >= 1, got " + std::to_string(group));
+  const Tensor* bias = nullptr;
+  ARUN_RETURN_IF_ERROR(check_conv_operands(call, &group, &bias));
   const int64_t c = x.shape[1], m = w.shape[0];
-  if (c % group != 0 || m % group != 0) {
-    return call.attr_error("group " + std::to_string(group) + " does not divide the channels (" + std::to_string(c) +
-                           " in, " + std::to_string(m) + " out)");
-  }
-  if (w.shape[1] != c / group) {
-    return call.input_error("W " + shape_text(w.shape) + " needs " + std::to_string(c / group) +
-                            " input channels per group for X " + shape_text(x.shape));
-  }
   const int64_t kernel[2] = {w.shape[2], w.shape[3]};
-  std::vector<int64_t> kshape;
-  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {kernel[0], kernel[1]}, &kshape));
-  if (kshape.size() != 2 || kshape[0] != kernel[0] || kshape[1] != kernel[1]) {
-    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's " +
-                           shape_text({kernel[0], kernel[1]}));
-  }
-  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
-  if (bias != nullptr && bias->shape != Shape{m}) {
-    return call.input_error("B " + shape_text(bias->shape) + " must be [" + std::to_string(m) + "]");
-  }
   const int64_t in[2] = {x.shape[2], x.shape[3]};
-  ConvParams p{ptr<float>(x), ptr<float>(w), bias != nullptr ? ptr<float>(*bias) : nullptr, ptr<float>(call.outputs[0]),
-               x.shape[0], c, in[0], in[1], m, group, {}, 1, 1, false};
+  ConvParams p{ptr<float>(x),
+               ptr<float>(w),
+               bias != nullptr ? ptr<float>(*bias) : nullptr,
+               ptr<float>(call.outputs[0]),
+               x.shape[0],
+               c,
+               in[0],
+               in[1],
+               m,
+               group,
+               {},
+               1,
+               1,
+               false};
   ARUN_RETURN_IF_ERROR(window_2d(call, in, kernel, false, &p.win));
   ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, {x.shape[0], m, p.win.out[0], p.win.out[1]}));
   const int64_t plane = p.win.out[0] * p.win.out[1];
