@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev googletest   # tests
   libbenchmark-dev                       # bench/
   python3-onnx python3-numpy             # tests/models: the test models and their references
+  pybind11-dev python3-dev python3-pytest  # python/: import acl, and its tests
   libopenblas-dev                        # ops/: sgemm behind MatMul, Gemm and Conv
   libonnx-dev libprotobuf-dev            # model/: ONNX import (aclmdlLoadFromFile & co.)
   clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang

@@ -568,6 +568,31 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------
+step "7. import acl (pyACL) from $prefix/python/site-packages under env -i"
+if [ -n "$sanitize" ]; then
+  ok "skipped: an instrumented module cannot load into an uninstrumented interpreter"
+elif ! ls "$prefix"/python/site-packages/acl*.so >/dev/null 2>&1; then
+  fail "missing $prefix/python/site-packages/acl*.so (pybind11-dev installed? tools/setup.sh installs it)"
+elif run_logged pyacl env PYTHONPATH="$prefix/python/site-packages" /usr/bin/python3 -c '
+import acl
+assert acl.init("") == 0, acl.get_recent_err_msg()
+assert acl.rt.set_device(0) == 0, acl.get_recent_err_msg()
+data = bytes(range(64))
+dev, ret = acl.rt.malloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+assert ret == 0, acl.get_recent_err_msg()
+assert acl.rt.memcpy(dev, 64, acl.util.bytes_to_ptr(data), 64, acl.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+host, ret = acl.rt.malloc_host(64)
+assert acl.rt.memcpy(host, 64, dev, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+assert acl.util.ptr_to_bytes(host, 64) == data
+assert acl.rt.free(dev) == 0 and acl.rt.free_host(host) == 0
+assert acl.rt.reset_device(0) == 0 and acl.finalize() == 0
+print("pyacl round trip: OK")'; then
+  ok "import acl from the prefix: a device round trip"
+else
+  fail "import acl from the prefix failed (see $scratch/pyacl.log)"
+fi
+
+# ---------------------------------------------------------------------------------------------------
 echo
 if [ ${#failures[@]} -eq 0 ]; then
   echo "integration.install: PASS ($prefix)"
