@@ -174,4 +174,18 @@ Status vmm_import(uint64_t shareable, int32_t device, aclrtDrvMemHandle* handle)
   return Status::Ok();
 }
 
+Status ipc_set_attr(const char* key, uint64_t attr) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  const std::string name(key, strnlen(key, 65));
+  if (!IpcBroker::instance().key_exported(name)) {
+    return param_invalid("\"" + name + "\" is not IPC memory this process exports");
+  }
+  if (attr != ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO) {
+    return Status(static_cast<Errc>(ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED),
+                  "access link " + std::to_string(attr) + " is not available: the simulated chip has one path (SIO)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace arun::rt

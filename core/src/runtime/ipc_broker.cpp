@@ -227,6 +227,11 @@ Status IpcBroker::allow_handle(uint64_t shareable, const int32_t* pids, size_t c
   return Status::Ok();
 }
 
+bool IpcBroker::key_exported(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  return keys_.count(key) != 0;
+}
+
 bool IpcBroker::withdraw_key(const std::string& key) {
   std::lock_guard lock(mu_);
   return keys_.erase(key) != 0;

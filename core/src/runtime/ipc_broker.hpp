@@ -56,6 +56,8 @@ class IpcBroker {
   // Allow-lists. rt_param_invalid when this process did not export the name.
   Status allow_key(const std::string& key, const int32_t* pids, size_t count);
   Status allow_handle(uint64_t shareable, const int32_t* pids, size_t count);
+  // Whether this process exports `key` now.
+  bool key_exported(const std::string& key) const;
   // Withdraws an export; false when this process has no such export.
   bool withdraw_key(const std::string& key);
 
