@@ -110,7 +110,6 @@ TEST_P(IpcEventTest, OpenedEventFollowsRecordsWaitsAndTimeouts) {
   EXPECT_ACL_OK(aclrtSynchronizeStream(producer));
   EXPECT_ACL_OK(aclrtSynchronizeEvent(opened));
 
-  // A record whose stream is aborted is dropped, not left pending: waiters go on.
   EXPECT_ACL_OK(aclrtDestroyEvent(opened));
   EXPECT_ACL_OK(aclrtDestroyEvent(ev));
   EXPECT_ACL_OK(aclrtDestroyStream(producer));
@@ -206,7 +205,9 @@ TEST_P(IpcEventTest, IpcMemAttrAndInterServerAllowList) {
   bad = {0, &pid, 2};
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer(key, &bad, 1));
   EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemImportPidInterServer(key, &sp, 1)) << "one server";
-  if (e == ACL_SUCCESS) EXPECT_ACL_OK(aclrtIpcMemClose(key));
+  if (e == ACL_SUCCESS) {
+    EXPECT_ACL_OK(aclrtIpcMemClose(key));
+  }
   EXPECT_ACL_OK(aclrtFree(dev));
 }
 
