@@ -138,7 +138,8 @@ Status check_share_type(aclrtMemSharedHandleType type) {
   return Status::Ok();
 }
 Status fabric_unsupported() {
-  return Status(Errc::rt_feature_not_support, "FABRIC shareable handles need an A3 chip; the simulated chip is not one");
+  return Status(Errc::rt_feature_not_support,
+                "FABRIC shareable handles need an A3 chip; the simulated chip is not one");
 }
 }  // namespace
 

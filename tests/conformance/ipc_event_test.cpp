@@ -251,8 +251,7 @@ TEST_P(IpcEventTest, ShareableHandleV2) {
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtMemImportFromShareableHandleV2(&sh, kDefault, 1, &imp));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&sh, kBadType, 0, &imp));
   EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtMemImportFromShareableHandleV2(&fh, kFabric, 0, &imp));
-  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&sh, kDefault, 0, &imp))
-      << "same process";
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&sh, kDefault, 0, &imp)) << "same process";
 
   // Another process imports through V2, checks what this one wrote and writes back.
   void* va = nullptr;

@@ -100,8 +100,10 @@ int event_mode(const std::string& mode, size_t size, uint32_t seed) {
   if ((e = aclrtMemset(dev, size, 0, size)) != ACL_SUCCESS) return fail("aclrtMemset", e);
   char key[65] = {};
   e = aclrtIpcMemGetExportKey(dev, size, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
-  if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) std::snprintf(key, sizeof key, "-");  // the importer skips
-  else if (e != ACL_SUCCESS) return fail("aclrtIpcMemGetExportKey", e);
+  if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    std::snprintf(key, sizeof key, "-");  // the importer skips
+  else if (e != ACL_SUCCESS)
+    return fail("aclrtIpcMemGetExportKey", e);
   std::printf("%s\n", key);
   if (export_event(&ev) != 0) return 1;
   void* host = nullptr;

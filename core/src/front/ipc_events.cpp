@@ -66,7 +66,8 @@ void run_wait(arunBlock* block, void* p) {
     case IpcEventShare::WaitResult::Cancelled:
       return;
     case IpcEventShare::WaitResult::Timeout:
-      block_fault(block, ACL_ERROR_RT_TASK_TIMEOUT, "the IPC event's record did not complete within the wait's timeout");
+      block_fault(block, ACL_ERROR_RT_TASK_TIMEOUT,
+                  "the IPC event's record did not complete within the wait's timeout");
       return;
     case IpcEventShare::WaitResult::ExporterGone:
       block_fault(block, ACL_ERROR_RT_PARAM_INVALID,
