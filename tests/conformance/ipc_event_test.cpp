@@ -110,6 +110,14 @@ TEST_P(IpcEventTest, OpenedEventFollowsRecordsWaitsAndTimeouts) {
   EXPECT_ACL_OK(aclrtSynchronizeStream(producer));
   EXPECT_ACL_OK(aclrtSynchronizeEvent(opened));
 
+  // Not on a capturing stream (spec 4.14).
+  ASSERT_ACL_OK(aclmdlRICaptureBegin(consumer, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtRecordEvent(ev, consumer));
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEvent(consumer, opened));
+  aclmdlRI ri = nullptr;
+  ASSERT_ACL_OK(aclmdlRICaptureEnd(consumer, &ri));
+  EXPECT_ACL_OK(aclmdlRIDestroy(ri));
+
   EXPECT_ACL_OK(aclrtDestroyEvent(opened));
   EXPECT_ACL_OK(aclrtDestroyEvent(ev));
   EXPECT_ACL_OK(aclrtDestroyStream(producer));
@@ -159,6 +167,7 @@ TEST_P(IpcEventTest, ExporterThatExitsLeavesACleanError) {
   Helper h({config(), "event-exit", "-", "0", "0", "0"});
   const std::string handle = h.line();
   ASSERT_EQ(2 * sizeof(aclrtIpcEventHandle), handle.size());
+  ASSERT_EQ("recorded", h.line());
   aclrtEvent ev = nullptr;
   ASSERT_ACL_OK(aclrtIpcOpenEventHandle(fromHex(handle), &ev));
   aclrtStream s = nullptr;

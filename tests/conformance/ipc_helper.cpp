@@ -11,7 +11,8 @@
 //                                                      behind a 300 ms device task write pattern(SEED)
 //                                                      and record the event; exit when stdin says so
 //   ipc_helper CONFIG event-exit - 0 0 0               an IPC event recorded behind a 30 s device
-//                                                      task; print its handle; exit (_exit) on stdin
+//                                                      task; print its handle, then "recorded";
+//                                                      exit (_exit) on stdin
 //
 // An importer waits for one byte on stdin first (the exporter whitelists it meanwhile). EXPECT is
 // the aclError the import must return; on success the helper checks pattern(SEED), writes
@@ -92,6 +93,8 @@ int event_mode(const std::string& mode, size_t size, uint32_t seed) {
     if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{30000}), stream)) != ACL_SUCCESS)
       return fail("arunLaunchDeviceTask", e);
     if ((e = aclrtRecordEvent(ev, stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", e);
+    std::printf("recorded\n");
+    std::fflush(stdout);
     (void)!read(0, &go, 1);
     _exit(0);  // with the record pending: importers must get a clean error
   }

@@ -16,6 +16,7 @@
 #include "runtime/ipc_broker.hpp"
 #include "runtime/ipc_event.hpp"
 #include "runtime/runtime.hpp"
+#include "runtime/stream.hpp"
 
 namespace arun::rt {
 
@@ -80,6 +81,18 @@ void free_wait(void* p) {
   delete static_cast<WaitArgs*>(p);
 }
 
+// The spec bars IPC events from capturing streams (a captured record kernel would be replayed).
+Status refuse_capture(aclrtStream stream) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  if (s->capturing.load(std::memory_order_acquire)) {
+    return param_invalid("IPC events cannot be recorded or waited for on a capturing stream");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 namespace detail {
@@ -107,7 +120,7 @@ Status ipc_record(const std::shared_ptr<Event>& e, aclrtStream stream, bool befo
     if (e->ipc->imported()) {
       return param_invalid("an event opened with aclrtIpcOpenEventHandle is recorded by its exporting process only");
     }
-    return Status::Ok();
+    return refuse_capture(stream);
   }
   auto* args = new RecordArgs{e->ipc, e->ipc->begin_record()};
   LaunchAttrs attrs;
@@ -118,6 +131,7 @@ Status ipc_record(const std::shared_ptr<Event>& e, aclrtStream stream, bool befo
 }
 
 Status ipc_stream_wait(const std::shared_ptr<Event>& e, aclrtStream stream, int64_t timeout_ns) {
+  ARUN_RETURN_IF_ERROR(refuse_capture(stream));
   // The record current now is the one waited for, as for a local event.
   auto* args = new WaitArgs{e->ipc, e->ipc->recorded(), timeout_ns};
   LaunchAttrs attrs;
