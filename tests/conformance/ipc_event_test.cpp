@@ -18,6 +18,13 @@
 namespace conformance {
 namespace {
 
+// Spec part 2, §2 (sizes on LP64).
+static_assert(sizeof(aclrtIpcEventHandle) == 64, "aclrtIpcEventHandle is 64 bytes");
+static_assert(sizeof(aclrtMemFabricHandle) == 128, "aclrtMemFabricHandle is 128 bytes");
+static_assert(ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT == 1 && ACL_MEM_SHARE_HANDLE_TYPE_FABRIC == 2, "share types");
+static_assert(ACL_RT_MEM_ACCESS_LINK_SIO == 0 && ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH == 3, "link types");
+static_assert(ACL_RT_IPC_MEM_ATTR_ACCESS_LINK == 0, "IPC attribute types");
+
 aclrtIpcEventHandle fromHex(const std::string& s) {
   aclrtIpcEventHandle h{};
   for (size_t i = 0; i < sizeof h.reserved && 2 * i + 1 < s.size(); ++i) {
