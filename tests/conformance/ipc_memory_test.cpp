@@ -162,6 +162,21 @@ TEST_P(IpcMemoryTest, ExporterThatExitsLeavesACleanError) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&imp, key.c_str(), 0)) << "exporter gone";
 }
 
+TEST_P(IpcMemoryTest, FreeingWithdrawsTheExport) {
+  void* dev = nullptr;
+  char key[65] = {};
+  NEED_EXPORT(dev, 4096, 70, key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+  ASSERT_ACL_OK(aclrtFree(dev));
+  // Whatever reuses the address later is not reachable under the old key.
+  void* again = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&again, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+  Helper h({config(), "key", key, "4096", "70", std::to_string(ACL_ERROR_RT_PARAM_INVALID)});
+  h.go();
+  EXPECT_EQ(0, h.wait()) << "the import of a freed export is refused";
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose(key)) << "no longer exported";
+  EXPECT_ACL_OK(aclrtFree(again));
+}
+
 TEST_P(IpcMemoryTest, ShareableHandleRulesAndAnotherProcess) {
   aclrtDrvMemHandle ph = nullptr;
   uint64_t sh = 0;

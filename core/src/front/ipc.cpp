@@ -63,7 +63,7 @@ Status ipc_export_key(void* ptr, uint64_t size, bool pid_check, char* key, size_
     return slot->device()->physical_memory()->export_range(addr, size, &g->fd, &g->offset);
   };
   std::string name;
-  ARUN_RETURN_IF_ERROR(IpcBroker::instance().export_key(export_now, pid_check, &name));
+  ARUN_RETURN_IF_ERROR(IpcBroker::instance().export_key(export_now, pid_check, &name, addr));
   std::snprintf(key, len, "%s", name.c_str());
   return Status::Ok();
 }
