@@ -5,6 +5,7 @@
 
 #include "acl/acl_rt.h"
 #include "api_call.hpp"
+#include "arun/runtime/devices.hpp"
 #include "arun/runtime/ipc.hpp"
 
 using namespace arun;
@@ -79,6 +80,104 @@ aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t dev
   return api_call("aclrtMemImportFromShareableHandle", [&] {
     if (handle == nullptr) return invalid_param("handle is NULL");
     return rt::vmm_import(shareableHandle, deviceId, handle);
+  });
+}
+
+aclError aclrtIpcMemSetAttr(const char* key, aclrtIpcMemAttrType type, uint64_t attr) {
+  return api_call("aclrtIpcMemSetAttr", [&] {
+    // No ACL-level checks in CANN: every refusal is the runtime's (107000).
+    if (key == nullptr) return rt_param_invalid("key is NULL");
+    if (raw(type) != ACL_RT_IPC_MEM_ATTR_ACCESS_LINK) {
+      return rt_param_invalid("type " + std::to_string(raw(type)) + " is not ACL_RT_IPC_MEM_ATTR_ACCESS_LINK");
+    }
+    if (attr > ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH) {
+      return rt_param_invalid("attr " + std::to_string(attr) + " is not an access link (0..3)");
+    }
+    return rt::ipc_set_attr(key, attr);
+  });
+}
+
+aclError aclrtIpcMemImportPidInterServer(const char* key, aclrtServerPid* serverPids, size_t num) {
+  return api_call("aclrtIpcMemImportPidInterServer", [&] {
+    if (key == nullptr) return rt_param_invalid("key is NULL");
+    if (serverPids == nullptr) return rt_param_invalid("serverPids is NULL");
+    if (num == 0) return rt_param_invalid("num is 0");
+    for (size_t i = 0; i < num; ++i) {
+      if (serverPids[i].pid == nullptr) return rt_param_invalid("serverPids[" + std::to_string(i) + "].pid is NULL");
+      if (serverPids[i].num != 1) {
+        return rt_param_invalid("serverPids[" + std::to_string(i) + "].num is " + std::to_string(serverPids[i].num) +
+                                " (must be 1)");
+      }
+    }
+    return Status(Errc::rt_feature_not_support,
+                  "inter-server allow-lists need an A3 super-node; the simulated device is one server");
+  });
+}
+
+aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle* handle) {
+  return api_call("aclrtIpcGetEventHandle", [&] {
+    if (event == nullptr) return invalid_param("event is NULL");
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    return rt::ipc_get_event_handle(event, handle);
+  });
+}
+
+aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent* event) {
+  return api_call("aclrtIpcOpenEventHandle", [&] {
+    if (event == nullptr) return invalid_param("event is NULL");
+    return rt::ipc_open_event_handle(handle, event);
+  });
+}
+
+namespace {
+Status check_share_type(aclrtMemSharedHandleType type) {
+  const auto t = raw(type);
+  if (t != ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT && t != ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) {
+    return rt_param_invalid("shareType " + std::to_string(t) + " is neither DEFAULT (1) nor FABRIC (2)");
+  }
+  return Status::Ok();
+}
+Status fabric_unsupported() {
+  return Status(Errc::rt_feature_not_support,
+                "FABRIC shareable handles need an A3 chip; the simulated chip is not one");
+}
+}  // namespace
+
+aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags, aclrtMemSharedHandleType shareType,
+                                           void* shareableHandle) {
+  return api_call("aclrtMemExportToShareableHandleV2", [&] {
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    if (shareableHandle == nullptr) return invalid_param("shareableHandle is NULL");
+    ARUN_RETURN_IF_ERROR(check_share_type(shareType));
+    if (flags > 1) return rt_param_invalid("flags " + std::to_string(flags) + " must be 0 or 1");
+    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_unsupported();
+    return rt::vmm_export(handle, flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT, static_cast<uint64_t*>(shareableHandle));
+  });
+}
+
+aclError aclrtMemImportFromShareableHandleV2(void* shareableHandle, aclrtMemSharedHandleType shareType, uint64_t flags,
+                                             aclrtDrvMemHandle* handle) {
+  return api_call("aclrtMemImportFromShareableHandleV2", [&] {
+    if (shareableHandle == nullptr) return invalid_param("shareableHandle is NULL");
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    if (flags != 0) return invalid_param("flags " + std::to_string(flags) + " must be 0");
+    ARUN_RETURN_IF_ERROR(check_share_type(shareType));
+    int32_t device = 0;
+    ARUN_RETURN_IF_ERROR(rt::current_device(&device));
+    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_unsupported();
+    return rt::vmm_import(*static_cast<const uint64_t*>(shareableHandle), device, handle);
+  });
+}
+
+aclError aclrtMemSetPidToShareableHandleV2(void* shareableHandle, aclrtMemSharedHandleType shareType, int32_t* pid,
+                                           size_t pidNum) {
+  return api_call("aclrtMemSetPidToShareableHandleV2", [&] {
+    if (shareableHandle == nullptr) return invalid_param("shareableHandle is NULL");
+    if (pid == nullptr) return invalid_param("pid is NULL");
+    if (pidNum == 0) return invalid_param("pidNum is 0");
+    ARUN_RETURN_IF_ERROR(check_share_type(shareType));
+    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_unsupported();
+    return rt::vmm_set_pids(*static_cast<const uint64_t*>(shareableHandle), pid, pidNum);
   });
 }
 

@@ -208,4 +208,51 @@ aclError aclrtDeviceGetBareTgid(int32_t* pid) {
   });
 }
 
+aclError aclrtReserveMemAddressNoUCMemory(void** virPtr, size_t size, size_t alignment, void* expectPtr,
+                                          uint64_t flags) {
+  return api_call("aclrtReserveMemAddressNoUCMemory", [&] {
+    if (virPtr == nullptr) return invalid_param("virPtr is NULL");
+    if (expectPtr == nullptr) return invalid_param("expectPtr is NULL (it is mandatory here)");
+    if (size == 0) return invalid_param("size is 0");
+    return rt::reserve_mem_address_no_uc(virPtr, size, alignment, expectPtr, flags);
+  });
+}
+
+aclError aclrtMemGetAddressRange(void* ptr, void** pbase, size_t* psize) {
+  return api_call("aclrtMemGetAddressRange", [&] {
+    if (ptr == nullptr) return invalid_param("ptr is NULL");
+    if (pbase == nullptr && psize == nullptr) return rt_param_invalid("pbase and psize are both NULL");
+    return rt::mem_get_address_range(ptr, pbase, psize);
+  });
+}
+
+aclError aclrtMemP2PMap(void* devPtr, size_t size, int32_t dstDevId, uint64_t flags) {
+  return api_call("aclrtMemP2PMap", [&] {
+    if (devPtr == nullptr) return invalid_param("devPtr is NULL");
+    if (size == 0) return invalid_param("size is 0");
+    if (flags != 0) return invalid_param("flags " + std::to_string(flags) + " must be 0");
+    return rt::mem_p2p_map(devPtr, size, dstDevId);
+  });
+}
+
+aclError aclrtMemMapSelectedLink(void* virPtrDst, size_t size, void* virPtrSrc, uint32_t linkIdx) {
+  return api_call("aclrtMemMapSelectedLink", [&] {
+    if (virPtrDst == nullptr) return invalid_param("virPtrDst is NULL");
+    if (virPtrSrc == nullptr) return invalid_param("virPtrSrc is NULL");
+    if (size == 0) return invalid_param("size is 0");
+    if (linkIdx > ACL_RT_MEM_LINK_IDX_1) return invalid_param("linkIdx " + std::to_string(linkIdx) + " is not 0 or 1");
+    return rt::mem_map_selected_link(virPtrDst, size, virPtrSrc);
+  });
+}
+
+aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink) {
+  return api_call("aclrtMemMapSetLink", [&] {
+    if (handle == nullptr) return invalid_param("handle is NULL");
+    if (raw(adviceLink) > ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH) {
+      return rt_param_invalid("adviceLink " + std::to_string(raw(adviceLink)) + " is not a link type (0..3)");
+    }
+    return rt::mem_map_set_link(handle);
+  });
+}
+
 }  // extern "C"

@@ -5,6 +5,14 @@
 //   ipc_helper CONFIG handle HANDLE SIZE SEED EXPECT   import a shareable handle and map it
 //   ipc_helper CONFIG export -      SIZE SEED 0        export by key (no pid check), print the key,
 //                                                      exit when stdin says so
+//   ipc_helper CONFIG handle2 HANDLE SIZE SEED EXPECT  as `handle`, with aclrtMemImportFromShareableHandleV2
+//   ipc_helper CONFIG event  -      SIZE SEED 0        export zeroed memory by key and an IPC event;
+//                                                      print the key and the event handle (hex); then
+//                                                      behind a 300 ms device task write pattern(SEED)
+//                                                      and record the event; exit when stdin says so
+//   ipc_helper CONFIG event-exit - 0 0 0               an IPC event recorded behind a 30 s device
+//                                                      task; print its handle, then "recorded";
+//                                                      exit (_exit) on stdin
 //
 // An importer waits for one byte on stdin first (the exporter whitelists it meanwhile). EXPECT is
 // the aclError the import must return; on success the helper checks pattern(SEED), writes
@@ -19,6 +27,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "arun/arun_ext.h"
 
 namespace {
 
@@ -48,11 +57,87 @@ int check_and_write(void* devPtr, size_t size, uint32_t seed) {
   return 0;
 }
 
+void sleep_task(void* ms) {
+  usleep(static_cast<useconds_t>(reinterpret_cast<uintptr_t>(ms) * 1000));
+}
+
+std::string hex(const void* p, size_t n) {
+  std::string s;
+  char b[3];
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(b, sizeof b, "%02x", static_cast<const unsigned char*>(p)[i]);
+    s += b;
+  }
+  return s;
+}
+
+// An IPC event of this process, its handle printed in hex on stdout.
+int export_event(aclrtEvent* ev) {
+  aclError e = aclrtCreateEventExWithFlag(ev, ACL_EVENT_IPC);
+  if (e != ACL_SUCCESS) return fail("aclrtCreateEventExWithFlag(ACL_EVENT_IPC)", e);
+  aclrtIpcEventHandle h;
+  if ((e = aclrtIpcGetEventHandle(*ev, &h)) != ACL_SUCCESS) return fail("aclrtIpcGetEventHandle", e);
+  std::printf("%s\n", hex(&h, sizeof h).c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
+int event_mode(const std::string& mode, size_t size, uint32_t seed) {
+  aclrtStream stream = nullptr;
+  aclError e = aclrtCreateStream(&stream);
+  if (e != ACL_SUCCESS) return fail("aclrtCreateStream", e);
+  aclrtEvent ev = nullptr;
+  char go = 0;
+  if (mode == "event-exit") {
+    if (export_event(&ev) != 0) return 1;
+    if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{30000}), stream)) != ACL_SUCCESS)
+      return fail("arunLaunchDeviceTask", e);
+    if ((e = aclrtRecordEvent(ev, stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", e);
+    std::printf("recorded\n");
+    std::fflush(stdout);
+    (void)!read(0, &go, 1);
+    _exit(0);  // with the record pending: importers must get a clean error
+  }
+  void* dev = nullptr;
+  if ((e = aclrtMalloc(&dev, size, ACL_MEM_MALLOC_HUGE_FIRST)) != ACL_SUCCESS) return fail("aclrtMalloc", e);
+  if ((e = aclrtMemset(dev, size, 0, size)) != ACL_SUCCESS) return fail("aclrtMemset", e);
+  char key[65] = {};
+  e = aclrtIpcMemGetExportKey(dev, size, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+  if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    std::snprintf(key, sizeof key, "-");  // the importer skips
+  else if (e != ACL_SUCCESS)
+    return fail("aclrtIpcMemGetExportKey", e);
+  std::printf("%s\n", key);
+  if (export_event(&ev) != 0) return 1;
+  void* host = nullptr;
+  if ((e = aclrtMallocHost(&host, size)) != ACL_SUCCESS) return fail("aclrtMallocHost", e);
+  const std::vector<uint8_t> data = pattern(size, seed);
+  std::memcpy(host, data.data(), size);
+  // The write happens well after the importer queued its wait: only the event orders them.
+  if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{300}), stream)) != ACL_SUCCESS)
+    return fail("arunLaunchDeviceTask", e);
+  if ((e = aclrtMemcpyAsync(dev, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE, stream)) != ACL_SUCCESS)
+    return fail("aclrtMemcpyAsync", e);
+  if ((e = aclrtRecordEvent(ev, stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", e);
+  std::printf("recorded\n");
+  std::fflush(stdout);
+  (void)!read(0, &go, 1);
+  if ((e = aclrtSynchronizeStream(stream)) != ACL_SUCCESS) return fail("aclrtSynchronizeStream", e);
+  if ((e = aclrtDestroyEvent(ev)) != ACL_SUCCESS) return fail("aclrtDestroyEvent", e);
+  if (key[0] != '-' && (e = aclrtIpcMemClose(key)) != ACL_SUCCESS) return fail("aclrtIpcMemClose", e);
+  if ((e = aclrtFree(dev)) != ACL_SUCCESS) return fail("aclrtFree", e);
+  if ((e = aclrtFreeHost(host)) != ACL_SUCCESS) return fail("aclrtFreeHost", e);
+  if ((e = aclrtDestroyStream(stream)) != ACL_SUCCESS) return fail("aclrtDestroyStream", e);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 7) {
-    std::fprintf(stderr, "usage: ipc_helper CONFIG key|handle|export NAME SIZE SEED EXPECT\n");
+    std::fprintf(stderr, "usage: ipc_helper CONFIG key|handle|handle2|export|event|event-exit NAME SIZE SEED EXPECT\n");
     return 2;
   }
   const std::string mode = argv[2];
@@ -81,6 +166,8 @@ int main(int argc, char** argv) {
     _exit(0);  // gone without closing anything: importers must cope
   }
 
+  if (mode == "event" || mode == "event-exit") return event_mode(mode, size, seed);
+
   char go = 0;
   if (read(0, &go, 1) != 1) return 2;
   if (mode == "key") {
@@ -91,9 +178,11 @@ int main(int argc, char** argv) {
       rc = check_and_write(dev, size, seed);
       if ((e = aclrtIpcMemClose(name.c_str())) != ACL_SUCCESS) rc = fail("aclrtIpcMemClose", e);
     }
-  } else if (mode == "handle") {
+  } else if (mode == "handle" || mode == "handle2") {
     aclrtDrvMemHandle h = nullptr;
-    e = aclrtMemImportFromShareableHandle(std::strtoull(name.c_str(), nullptr, 0), 0, &h);
+    uint64_t sh = std::strtoull(name.c_str(), nullptr, 0);
+    e = mode == "handle" ? aclrtMemImportFromShareableHandle(sh, 0, &h)
+                         : aclrtMemImportFromShareableHandleV2(&sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h);
     if (e != expect) return fail("aclrtMemImportFromShareableHandle returned an unexpected code", e);
     if (e == ACL_SUCCESS) {
       void* va = nullptr;

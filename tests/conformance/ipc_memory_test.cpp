@@ -14,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "conformance.hpp"
+#include "ipc_helper_process.hpp"
 
 extern char** environ;
 
@@ -21,62 +22,6 @@ namespace conformance {
 namespace {
 
 constexpr size_t k2M = 2u << 20;
-
-// The helper's pattern (ipc_helper.cpp).
-std::vector<uint8_t> ipcPattern(size_t n, uint32_t seed) {
-  std::vector<uint8_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>((i * 131 + seed * 7 + (i >> 9)) & 0xff);
-  return v;
-}
-
-// ipc_helper running with a pipe to its stdin and one from its stdout.
-class Helper {
- public:
-  explicit Helper(const std::vector<std::string>& args) {
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    std::vector<std::string> all = {ARUN_IPC_HELPER};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, ARUN_IPC_HELPER, &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    close(in[0]);
-    close(out[1]);
-    to_ = in[1];
-    from_ = out[0];
-  }
-  ~Helper() {
-    if (to_ >= 0) close(to_);
-    if (from_ >= 0) close(from_);
-    if (pid_ > 0) wait();
-  }
-  pid_t pid() const { return pid_; }
-  void go() { (void)!write(to_, "g", 1); }
-  std::string line() {
-    std::string s;
-    char c;
-    while (read(from_, &c, 1) == 1 && c != '\n') s += c;
-    return s;
-  }
-  // The helper's exit status (-1 if it did not exit normally).
-  int wait() {
-    int status = 0;
-    if (pid_ <= 0) return -1;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int to_ = -1, from_ = -1;
-};
 
 class IpcMemoryTest : public AclDeviceTest {
  protected:
@@ -215,6 +160,21 @@ TEST_P(IpcMemoryTest, ExporterThatExitsLeavesACleanError) {
   EXPECT_EQ(ipcPattern(8192, 31), read(imp, 8192)) << "the mapping outlives the exporter";
   EXPECT_ACL_OK(aclrtIpcMemClose(key.c_str()));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&imp, key.c_str(), 0)) << "exporter gone";
+}
+
+TEST_P(IpcMemoryTest, FreeingWithdrawsTheExport) {
+  void* dev = nullptr;
+  char key[65] = {};
+  NEED_EXPORT(dev, 4096, 70, key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+  ASSERT_ACL_OK(aclrtFree(dev));
+  // Whatever reuses the address later is not reachable under the old key.
+  void* again = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&again, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+  Helper h({config(), "key", key, "4096", "70", std::to_string(ACL_ERROR_RT_PARAM_INVALID)});
+  h.go();
+  EXPECT_EQ(0, h.wait()) << "the import of a freed export is refused";
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose(key)) << "no longer exported";
+  EXPECT_ACL_OK(aclrtFree(again));
 }
 
 TEST_P(IpcMemoryTest, ShareableHandleRulesAndAnotherProcess) {

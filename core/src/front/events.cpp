@@ -2,9 +2,11 @@
 #include <string>
 
 #include "arun/runtime/streams.hpp"
+#include "front/ipc_events.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/context.hpp"
 #include "runtime/event.hpp"
+#include "runtime/ipc_event.hpp"
 #include "sched/scheduler.hpp"
 
 namespace arun::rt {
@@ -77,13 +79,19 @@ Status create_default_event(aclrtEvent* out) {
 }
 
 Status create_event_ex(uint32_t flags, aclrtEvent* out) {
-  return create((flags & ~kInternalEventBits) | Event::kCreatedEx, out);
+  ARUN_RETURN_IF_ERROR(create((flags & ~kInternalEventBits) | Event::kCreatedEx, out));
+  if (!(flags & ACL_EVENT_IPC)) return Status::Ok();
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return detail::ipc_event_created(rt, *out);
 }
 
 Status destroy_event(aclrtEvent event) {
   Runtime* rt = nullptr;
   ARUN_RETURN_IF_ERROR(live_runtime(&rt));
   if (event == nullptr) return Status(Errc::invalid_param, "event is NULL");
+  std::shared_ptr<Event> e;
+  if (find_event(rt, event, &e).ok() && e->ipc) detail::ipc_event_destroyed(*e);
   return rt->destroy_event(event);
 }
 
@@ -92,9 +100,11 @@ Status record_event(aclrtEvent event, aclrtStream stream) {
   ARUN_RETURN_IF_ERROR(live_runtime(&rt));
   std::shared_ptr<Event> e;
   ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  ARUN_RETURN_IF_ERROR(detail::ipc_record(e, stream, true));
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
-  return rt->record_event(e, *s);
+  ARUN_RETURN_IF_ERROR(rt->record_event(e, *s));
+  return detail::ipc_record(e, stream, false);
 }
 
 Status stream_wait_event(aclrtStream stream, aclrtEvent event) {
@@ -104,7 +114,8 @@ Status stream_wait_event(aclrtStream stream, aclrtEvent event) {
   ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
-  if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain)) == 0) {
+  if (detail::ipc_imported(*e)) return detail::ipc_stream_wait(e, stream, -1);
+  if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain | ACL_EVENT_IPC)) == 0) {
     return Status(Errc::rt_param_invalid, "the event was created without ACL_EVENT_SYNC and cannot be waited on");
   }
   return rt->wait_event(*s, e);
@@ -130,6 +141,7 @@ Status synchronize_event(aclrtEvent event, int32_t timeout_ms) {
   ARUN_RETURN_IF_ERROR(live_runtime(&rt));
   std::shared_ptr<Event> e;
   ARUN_RETURN_IF_ERROR(find_event(rt, event, &e));
+  if (detail::ipc_imported(*e)) return detail::ipc_synchronize(*e, timeout_ms);
   return rt->synchronize_event(*e, timeout_ms);
 }
 
@@ -144,6 +156,11 @@ Status query_event(aclrtEvent event, aclrtEventStatus* status) {
 Status query_event_recorded(aclrtEvent event, aclrtEventRecordedStatus* status) {
   std::shared_ptr<Event> e;
   ARUN_RETURN_IF_ERROR(find_queryable(event, &e));
+  if (detail::ipc_imported(*e)) {
+    const bool done = e->ipc->reached(e->ipc->recorded());
+    *status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return Status::Ok();
+  }
   auto record = e->context()->slot()->scheduler()->latest_record(*e);
   bool complete = false;
   if (record) {
@@ -177,9 +194,11 @@ Status record_event_with_flag(aclrtEvent event, aclrtStream stream, uint32_t fla
                                               " by its first aclrtRecordEventWithFlag");
   }
   if (flag == ACL_EVENT_RECORD_DEFAULT) {
+    ARUN_RETURN_IF_ERROR(detail::ipc_record(e, stream, true));
     std::shared_ptr<Stream> s;
     ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
-    return rt->record_event(e, *s);
+    ARUN_RETURN_IF_ERROR(rt->record_event(e, *s));
+    return detail::ipc_record(e, stream, false);
   }
   // ACL_EVENT_RECORD_EXTERNAL is only valid while the stream is captured into a graph; this
   // runtime has no stream capture (aclmdlRICaptureBegin is not provided), so no stream ever is.
@@ -197,11 +216,14 @@ Status timed_wait(Runtime* rt, aclrtStream stream, const std::shared_ptr<Event>&
   if (e->flags() & ACL_EVENT_DEVICE_USE_ONLY) {
     return Status(Errc::rt_param_invalid, "a device-only event cannot be waited on from the host API");
   }
-  if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain)) == 0) {
+  if ((e->flags() & (ACL_EVENT_SYNC | Event::kCreatedPlain | ACL_EVENT_IPC)) == 0) {
     return Status(Errc::rt_feature_not_support, "the event was created without ACL_EVENT_SYNC and cannot be waited on");
   }
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  if (detail::ipc_imported(*e)) {
+    return detail::ipc_stream_wait(e, stream, timeout_s == 0 ? -1 : static_cast<int64_t>(timeout_s) * 1'000'000'000);
+  }
   // A wait still blocked after timeout_s seconds fails with ACL_ERROR_RT_TASK_TIMEOUT, which the
   // stream's next synchronize reports; the stream then goes on with its next task.
   return rt->wait_event(*s, e, timeout_s == 0 ? -1 : static_cast<int64_t>(timeout_s) * 1'000'000'000);

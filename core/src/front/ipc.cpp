@@ -63,7 +63,7 @@ Status ipc_export_key(void* ptr, uint64_t size, bool pid_check, char* key, size_
     return slot->device()->physical_memory()->export_range(addr, size, &g->fd, &g->offset);
   };
   std::string name;
-  ARUN_RETURN_IF_ERROR(IpcBroker::instance().export_key(export_now, pid_check, &name));
+  ARUN_RETURN_IF_ERROR(IpcBroker::instance().export_key(export_now, pid_check, &name, addr));
   std::snprintf(key, len, "%s", name.c_str());
   return Status::Ok();
 }
@@ -171,6 +171,20 @@ Status vmm_import(uint64_t shareable, int32_t device, aclrtDrvMemHandle* handle)
   uint64_t local = 0;
   ARUN_RETURN_IF_ERROR(rt->virtual_memory().add_physical(g.fd, g.size, g.prop, std::move(origin), &local));
   *handle = reinterpret_cast<aclrtDrvMemHandle>(local);
+  return Status::Ok();
+}
+
+Status ipc_set_attr(const char* key, uint64_t attr) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  const std::string name(key, strnlen(key, 65));
+  if (!IpcBroker::instance().key_exported(name)) {
+    return param_invalid("\"" + name + "\" is not IPC memory this process exports");
+  }
+  if (attr != ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO) {
+    return Status(static_cast<Errc>(ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED),
+                  "access link " + std::to_string(attr) + " is not available: the simulated chip has one path (SIO)");
+  }
   return Status::Ok();
 }
 

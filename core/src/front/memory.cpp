@@ -12,6 +12,8 @@
 #include "acl/acl_rt.h"
 #include "alloc/allocator_descriptors.hpp"
 #include "arun/runtime/recorder.hpp"
+#include "base/logging.hpp"
+#include "runtime/ipc_broker.hpp"
 #include "runtime/managed_memory.hpp"
 #include "runtime/runtime.hpp"
 
@@ -137,6 +139,16 @@ Status free_on(Runtime& rt, void* devPtr, plugin::StreamId stream) {
   });
   if (st.ok() && freed != 0)
     emit_memory_record(plugin::RecordKind::MemFree, slot, reinterpret_cast<DevAddr>(devPtr), freed);
+  // A block exported by IPC key stops being exported when it is freed; importers still mapping it
+  // (CANN requires them to close first) cannot be told, so the exporter is warned.
+  if (st.ok()) {
+    if (const uint64_t imports = IpcBroker::instance().withdraw_freed(reinterpret_cast<DevAddr>(devPtr))) {
+      arun::log().warn(
+          "aclrtFree of IPC-exported memory {} that other processes imported {} time(s): their mappings "
+          "now alias memory this process may reuse (importers must aclrtIpcMemClose before the free)",
+          devPtr, imports);
+    }
+  }
   return st;
 }
 

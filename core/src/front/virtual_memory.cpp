@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device_slot.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/virtual_memory.hpp"
 
@@ -226,6 +227,84 @@ Status mem_get_access(void* ptr, const aclrtMemLocation& location, uint64_t* fla
     who = static_cast<int32_t>(location.id);
   }
   return rt->virtual_memory().get_access(reinterpret_cast<uint64_t>(ptr), who, flags);
+}
+
+Status reserve_mem_address_no_uc(void** out, uint64_t size, uint64_t alignment, void* expect, uint64_t flags) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  if (size % kGiB != 0) return param_invalid("size " + std::to_string(size) + " is not a multiple of 1 GiB");
+  if (alignment != 0) return param_invalid("alignment " + std::to_string(alignment) + " must be 0 (reserved)");
+  if (flags != 0) return param_invalid("flags " + std::to_string(flags) + " must be 0");
+  const auto want = reinterpret_cast<uint64_t>(expect);
+  constexpr uint64_t kNoUcBegin = 40 * kTiB, kNoUcEnd = 224 * kTiB;
+  if (want < kNoUcBegin || want >= kNoUcEnd || size > kNoUcEnd - want || want % kGiB != 0) {
+    return param_invalid("expectPtr must be 1 GiB aligned with the whole range in [40 TiB, 224 TiB), got " +
+                         std::to_string(want));
+  }
+  uint64_t base = 0;
+  Status st = rt->virtual_memory().reserve(size, want, kGiB, &base);
+  // Above the host's address space (128 TiB on 4-level x86-64) the address is simply unavailable.
+  if (!st.ok()) return param_invalid("the requested range is unavailable: " + st.message());
+  *out = reinterpret_cast<void*>(base);
+  return Status::Ok();
+}
+
+Status mem_get_address_range(void* ptr, void** base, size_t* size) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  const auto addr = reinterpret_cast<uint64_t>(ptr);
+  uint64_t b = 0, n = 0;
+  VirtualMemory::Lookup v;
+  if (rt->virtual_memory().lookup(addr, 1, &v)) {
+    b = v.base;
+    n = v.size;
+  } else {
+    const PointerInfo p = rt->classify(ptr, 1);
+    if (p.in_allocation) {
+      b = p.base;
+      n = p.size;
+    }
+  }
+  if (n == 0) return param_invalid("the address is not inside a runtime allocation");
+  if (base != nullptr) *base = reinterpret_cast<void*>(b);
+  if (size != nullptr) *size = n;
+  return Status::Ok();
+}
+
+Status mem_p2p_map(void* ptr, uint64_t size, int32_t dst) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(check_device(*rt, dst, "dstDevId"));
+  const PointerInfo p = rt->classify(ptr, size);
+  if (p.kind != PointerInfo::Kind::Device || !p.in_allocation || p.slot == nullptr) {
+    return param_invalid("[devPtr, +" + std::to_string(size) + ") is not inside one device allocation");
+  }
+  if (p.slot->id() == dst) return param_invalid("the memory belongs to dstDevId itself");
+  if (!rt->device(dst)->has_peer(p.slot->id())) {
+    return param_invalid("device " + std::to_string(dst) + " has no peer access to device " +
+                         std::to_string(p.slot->id()) + " (aclrtDeviceEnablePeerAccess)");
+  }
+  return Status::Ok();  // the model has no page tables: a peer's access needs nothing more
+}
+
+Status mem_map_selected_link(void* dst, uint64_t size, void* src) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  VirtualMemory::Lookup d, s;
+  const auto daddr = reinterpret_cast<uint64_t>(dst), saddr = reinterpret_cast<uint64_t>(src);
+  if (!rt->virtual_memory().lookup(daddr, size, &d)) return param_invalid("virPtrDst is not a reserved range");
+  if (!rt->virtual_memory().lookup(saddr, size, &s) || s.base != saddr || s.size != size) {
+    return param_invalid("virPtrSrc is not the start of a mapping of size bytes");
+  }
+  return Status(Errc::rt_feature_not_support, "the simulated chip has no selectable die-to-die links");
+}
+
+Status mem_map_set_link(aclrtDrvMemHandle handle) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  aclrtPhysicalMemProp prop{};
+  ARUN_RETURN_IF_ERROR(rt->virtual_memory().properties(handle_id(handle), &prop));
+  return Status(Errc::rt_feature_not_support, "the simulated chip has no link selection for mapped memory");
 }
 
 }  // namespace arun::rt

@@ -11,6 +11,7 @@
 namespace arun {
 
 class Context;
+class IpcEventShare;
 class Stream;
 
 struct EventRecord {
@@ -42,6 +43,9 @@ class Event {
   std::atomic<int32_t> record_flag{-1};
   // The same for the wait flag (ACL_EVENT_WAIT_*) of aclrtStreamWaitEventWithFlag.
   std::atomic<int32_t> wait_flag{-1};
+  // IPC events (runtime/ipc_event.hpp): the shared page of an ACL_EVENT_IPC event, or of an event
+  // opened from another process's handle (ipc->imported()). Set before the handle is handed out.
+  std::shared_ptr<IpcEventShare> ipc;
 
  private:
   Context* context_;

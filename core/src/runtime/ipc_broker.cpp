@@ -154,6 +154,11 @@ void IpcBroker::answer(int conn) {
     }
   }
   if (st.ok()) st = source(&grant);
+  if (st.ok() && req.kind == kKindKey) {
+    std::lock_guard lock(mu_);
+    auto it = keys_.find(req.key);
+    if (it != keys_.end()) ++it->second.grants;
+  }
   rep.status = static_cast<int32_t>(st.code());
   if (st.ok()) {
     rep.offset = grant.offset;
@@ -180,7 +185,7 @@ void IpcBroker::answer(int conn) {
   if (grant.fd >= 0) ::close(grant.fd);
 }
 
-Status IpcBroker::export_key(Source source, bool pid_check, std::string* key) {
+Status IpcBroker::export_key(Source source, bool pid_check, std::string* key, uint64_t block) {
   unsigned char r[16];
   if (!random_bytes(r, sizeof r)) return Status(Errc::rt_internal_error, "no random bytes for an IPC key");
   char buf[kKeyBytes];
@@ -188,7 +193,8 @@ Status IpcBroker::export_key(Source source, bool pid_check, std::string* key) {
   for (unsigned char b : r) n += std::snprintf(buf + n, sizeof buf - n, "%02x", b);
   std::lock_guard lock(mu_);
   ARUN_RETURN_IF_ERROR(start_locked());
-  keys_[buf] = Export{std::move(source), pid_check, {}};
+  keys_[buf] = Export{std::move(source), pid_check, {}, block, 0};
+  if (block != 0) blocks_exported_.store(true, std::memory_order_relaxed);
   *key = buf;
   return Status::Ok();
 }
@@ -225,6 +231,26 @@ Status IpcBroker::allow_handle(uint64_t shareable, const int32_t* pids, size_t c
   if (it == handles_.end()) return param_invalid("the shareable handle was not exported by this process");
   it->second.allowed.insert(pids, pids + count);
   return Status::Ok();
+}
+
+uint64_t IpcBroker::withdraw_freed(uint64_t block) {
+  if (!blocks_exported_.load(std::memory_order_relaxed)) return 0;
+  uint64_t granted = 0;
+  std::lock_guard lock(mu_);
+  for (auto it = keys_.begin(); it != keys_.end();) {
+    if (it->second.block == block) {
+      granted += it->second.grants;
+      it = keys_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return granted;
+}
+
+bool IpcBroker::key_exported(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  return keys_.count(key) != 0;
 }
 
 bool IpcBroker::withdraw_key(const std::string& key) {

@@ -19,6 +19,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,14 +49,21 @@ class IpcBroker {
   // the exported memory was freed meanwhile.
   using Source = std::function<Status(Grant*)>;
 
-  // Exports. `pid_check` false: any process may import.
-  Status export_key(Source source, bool pid_check, std::string* key);
+  // Exports. `pid_check` false: any process may import. `block` (0: none) is the device block an
+  // IPC memory key exports, which withdraw_freed() matches.
+  Status export_key(Source source, bool pid_check, std::string* key, uint64_t block = 0);
   Status export_handle(uint64_t local_handle, Source source, bool pid_check, uint64_t* shareable);
   // Whether this process exported `local_handle` already (one shareable handle per handle).
   bool handle_exported(uint64_t local_handle) const;
   // Allow-lists. rt_param_invalid when this process did not export the name.
   Status allow_key(const std::string& key, const int32_t* pids, size_t count);
   Status allow_handle(uint64_t shareable, const int32_t* pids, size_t count);
+  // aclrtFree of `block` succeeded: withdraws the keys exporting it (an address reused by a later
+  // allocation must not be handed out under the old key) and returns how many imports they had
+  // granted. One relaxed load when this process never exported a block.
+  uint64_t withdraw_freed(uint64_t block);
+  // Whether this process exports `key` now.
+  bool key_exported(const std::string& key) const;
   // Withdraws an export; false when this process has no such export.
   bool withdraw_key(const std::string& key);
 
@@ -75,6 +83,8 @@ class IpcBroker {
     Source source;
     bool pid_check = true;
     std::set<int32_t> allowed;
+    uint64_t block = 0;   // IPC memory: the exported block's address
+    uint64_t grants = 0;  // imports answered
   };
   Status start_locked();
   void serve();
@@ -85,6 +95,7 @@ class IpcBroker {
   std::map<std::string, Export> keys_;
   std::map<uint64_t, Export> handles_;            // by shareable handle
   std::map<uint64_t, uint64_t> handle_of_local_;  // local physical handle -> shareable
+  std::atomic<bool> blocks_exported_{false};
   int listen_fd_ = -1;
   int stop_fd_ = -1;  // eventfd that wakes the thread to stop
   std::thread thread_;

@@ -35,4 +35,17 @@ Status vmm_set_pids(uint64_t shareable, const int32_t* pids, size_t count);
 // (unknown, not allowed, exported by this very process, exporter gone).
 Status vmm_import(uint64_t shareable, int32_t device, aclrtDrvMemHandle* handle);
 
+// aclrtIpcMemSetAttr (`key` not NULL, `type` 0, `attr` <= 3 checked by the caller):
+// ACL_ERROR_RT_PARAM_INVALID for a key this process does not export; the default link (SIO, 0) is
+// accepted and ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED answers the others (the model has one path).
+Status ipc_set_attr(const char* key, uint64_t attr);
+
+// aclrtIpcGetEventHandle: ACL_ERROR_RT_PARAM_INVALID unless the event came from
+// aclrtCreateEventExWithFlag(ACL_EVENT_IPC); exporting the same event again writes the same handle.
+Status ipc_get_event_handle(aclrtEvent event, aclrtIpcEventHandle* handle);
+// aclrtIpcOpenEventHandle: a new local event on the current device that sees the exporter's
+// records. ACL_ERROR_RT_CONTEXT_NULL; ACL_ERROR_RT_PARAM_INVALID (malformed handle, event destroyed,
+// exporter gone).
+Status ipc_open_event_handle(const aclrtIpcEventHandle& handle, aclrtEvent* event);
+
 }  // namespace arun::rt

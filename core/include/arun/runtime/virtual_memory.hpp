@@ -59,4 +59,24 @@ Status mem_set_access(void* ptr, size_t size, const aclrtMemAccessDesc* desc, si
 // aclrtMemGetAccess (pointers checked by the caller).
 Status mem_get_access(void* ptr, const aclrtMemLocation& location, uint64_t* flags);
 
+// aclrtReserveMemAddressNoUCMemory (pointers and `size` > 0 checked by the caller).
+// ACL_ERROR_RT_PARAM_INVALID: `size` not a multiple of 1 GiB, `alignment` or `flags` != 0, `expect`
+// outside [40 TiB, 224 TiB), not 1 GiB aligned or unavailable (x86-64 hosts stop at 128 TiB).
+Status reserve_mem_address_no_uc(void** out, uint64_t size, uint64_t alignment, void* expect, uint64_t flags);
+// aclrtMemGetAddressRange (`ptr` not NULL, one output at least): the allocation containing `ptr`
+// (aclrtMalloc blocks, aclrtMallocHost / registered host memory, VMM mappings).
+// ACL_ERROR_RT_PARAM_INVALID when there is none.
+Status mem_get_address_range(void* ptr, void** base, size_t* size);
+// aclrtMemP2PMap (arguments checked by the caller): [ptr, ptr+size) must be device memory of
+// another device whose memory `dst` has peer access to; nothing to pre-map in the model.
+// ACL_ERROR_RT_INVALID_DEVICEID; ACL_ERROR_RT_PARAM_INVALID (not such memory, no peer access).
+Status mem_p2p_map(void* ptr, uint64_t size, int32_t dst);
+// aclrtMemMapSelectedLink: checks that `dst` starts a reservation and `src` a mapping of `size`
+// bytes (ACL_ERROR_RT_PARAM_INVALID), then ACL_ERROR_RT_FEATURE_NOT_SUPPORT: the simulated chip has
+// no selectable die-to-die links.
+Status mem_map_selected_link(void* dst, uint64_t size, void* src);
+// aclrtMemMapSetLink: ACL_ERROR_RT_INVALID_HANDLE for a handle that is not live, then
+// ACL_ERROR_RT_FEATURE_NOT_SUPPORT (no link selection on the simulated chip).
+Status mem_map_set_link(aclrtDrvMemHandle handle);
+
 }  // namespace arun::rt
