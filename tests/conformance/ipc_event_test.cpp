@@ -25,6 +25,16 @@ static_assert(ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT == 1 && ACL_MEM_SHARE_HANDLE_TYP
 static_assert(ACL_RT_MEM_ACCESS_LINK_SIO == 0 && ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH == 3, "link types");
 static_assert(ACL_RT_IPC_MEM_ATTR_ACCESS_LINK == 0, "IPC attribute types");
 
+// Pinned device memory of device 0, for aclrtMallocPhysical.
+aclrtPhysicalMemProp device_memory_prop() {
+  aclrtPhysicalMemProp prop{};
+  prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+  prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+  prop.memAttr = ACL_MEM_NORMAL;
+  prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+  return prop;
+}
+
 aclrtIpcEventHandle fromHex(const std::string& s) {
   aclrtIpcEventHandle h{};
   for (size_t i = 0; i < sizeof h.reserved && 2 * i + 1 < s.size(); ++i) {
@@ -228,11 +238,7 @@ TEST_P(IpcEventTest, IpcMemAttrAndInterServerAllowList) {
 }
 
 TEST_P(IpcEventTest, ShareableHandleV2) {
-  aclrtPhysicalMemProp prop{};
-  prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
-  prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
-  prop.memAttr = ACL_MEM_NORMAL;
-  prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+  const aclrtPhysicalMemProp prop = device_memory_prop();
   aclrtDrvMemHandle ph = nullptr;
   constexpr size_t k2M = 2u << 20;
   const aclError e = aclrtMallocPhysical(&ph, k2M, &prop, 0);
@@ -343,11 +349,7 @@ TEST_P(IpcEventTest, P2PMapAndLinks) {
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtMemMapSelectedLink(dev, 4096, dev, 2));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemMapSelectedLink(dev, 4096, dev, 0)) << "not a reservation";
 
-  aclrtPhysicalMemProp prop{};
-  prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
-  prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
-  prop.memAttr = ACL_MEM_NORMAL;
-  prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+  const aclrtPhysicalMemProp prop = device_memory_prop();
   aclrtDrvMemHandle ph = nullptr;
   constexpr size_t k2M = 2u << 20;
   if (aclrtMallocPhysical(&ph, k2M, &prop, 0) == ACL_SUCCESS) {
