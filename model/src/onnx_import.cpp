@@ -233,6 +233,22 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
   // Everything shape inference reads is checked first: it trusts its input.
   ARUN_RETURN_IF_ERROR(detail::check_model(model, limits));
   const onnx::GraphProto& gp = model.graph();
+  // The default domain's opset decides what every operator means; refused outside the range whose
+  // semantics the operator library follows.
+  int64_t opset = -1;
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  if (opset < 0) {
+    return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                  "the model imports no opset of the default ONNX domain (opset_import)");
+  }
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                  "the model uses opset " + std::to_string(opset) +
+                      " of the default ONNX domain; ascend-run imports opsets " + std::to_string(kMinOpset) + " to " +
+                      std::to_string(kMaxOpset));
+  }
   Importer im;
   Graph& g = im.g;
 
@@ -255,20 +271,23 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
     std::vector<std::string> in, out;
   };
   std::vector<Pending> pending;
+  // What the operator library cannot run is gathered over the whole graph and reported at once, so
+  // one load names every node to fix, not the first.
+  std::vector<std::string> unsupported;
   for (int n = 0; n < gp.node_size(); ++n) {
     const onnx::NodeProto& np = gp.node(n);
-    if (!np.domain().empty() && np.domain() != "ai.onnx") {
-      return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
-                    "node '" + np.name() + "' (" + np.op_type() + ") is in domain '" + np.domain() +
-                        "'; only the default ONNX domain is supported");
-    }
     Pending p;
     p.node.op = np.op_type();
     p.node.name = np.name().empty() ? np.op_type() + "_" + std::to_string(n) : np.name();
+    const std::string where = "node '" + p.node.name + "' (" + np.op_type() + ")";
+    if (!np.domain().empty() && np.domain() != "ai.onnx") {
+      unsupported.push_back(where + ": domain '" + np.domain() + "'; only the default ONNX domain is supported");
+      continue;
+    }
     if (np.op_type() == "Constant") {
       if (np.output_size() != 1 || np.attribute_size() != 1 || !np.attribute(0).has_t()) {
-        return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
-                      "node '" + p.node.name + "' (Constant): only a 'value' tensor attribute is supported");
+        unsupported.push_back(where + ": only a 'value' tensor attribute is supported");
+        continue;
       }
       const onnx::TensorProto& value = np.attribute(0).t();
       if (im.index.count(np.output(0)) != 0) return parse_error("tensor '" + np.output(0) + "' is defined twice");
@@ -278,21 +297,31 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
     }
     const ops::OpDef* def = ops::find_op(np.op_type());
     if (def == nullptr) {
-      return Status(
-          static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
-          "node '" + p.node.name + "': op type '" + np.op_type() + "' is not implemented by the operator library");
+      unsupported.push_back(where + ": not implemented by the operator library");
+      continue;
     }
     for (const auto& a : np.attribute()) {
       if (std::find(def->attrs.begin(), def->attrs.end(), a.name()) == def->attrs.end()) {
-        return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
-                      "node '" + p.node.name + "' (" + p.node.op + "): attribute '" + a.name() +
-                          "' is not supported by the operator library");
+        unsupported.push_back(where + ": attribute '" + a.name() + "' is not supported by the operator library");
+        continue;
       }
-      ARUN_RETURN_IF_ERROR(convert_attr(p.node, a, &p.node.attrs));
+      if (Status st = convert_attr(p.node, a, &p.node.attrs); !st.ok()) unsupported.push_back(st.message());
+    }
+    // Operators whose meaning changed between opsets are told the model's.
+    if (std::find(def->attrs.begin(), def->attrs.end(), "opset") != def->attrs.end()) {
+      p.node.attrs.set("opset", opset);
     }
     p.in.assign(np.input().begin(), np.input().end());
     p.out.assign(np.output().begin(), np.output().end());
     pending.push_back(std::move(p));
+  }
+  if (!unsupported.empty()) {
+    constexpr size_t kListed = 20;
+    std::string msg = std::to_string(unsupported.size()) + " node" + (unsupported.size() == 1 ? "" : "s") +
+                      " of the model cannot run here:";
+    for (size_t i = 0; i < unsupported.size() && i < kListed; ++i) msg += "\n  " + unsupported[i];
+    if (unsupported.size() > kListed) msg += "\n  ... and " + std::to_string(unsupported.size() - kListed) + " more";
+    return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID), msg);
   }
 
   // Producers: every node output is a new tensor.

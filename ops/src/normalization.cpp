@@ -49,8 +49,14 @@ Status run_softmax(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   const Tensor& x = call.inputs[0];
-  int64_t axis_attr = -1, axis = 0;
-  ARUN_RETURN_IF_ERROR(call.attr_int("axis", -1, &axis_attr));
+  // ONNX changed the operator at opset 13: before, the input is flattened to 2-D at `axis`
+  // (default 1) and the softmax runs over everything from `axis` on; from 13, over `axis` alone
+  // (default -1). The model importer passes the model's opset; aclopExecuteV2 callers may too.
+  int64_t opset = 13;
+  ARUN_RETURN_IF_ERROR(call.attr_int("opset", 13, &opset));
+  const bool flatten = opset < 13;
+  int64_t axis_attr = flatten ? 1 : -1, axis = 0;
+  ARUN_RETURN_IF_ERROR(call.attr_int("axis", axis_attr, &axis_attr));
   if (x.rank() == 0) return call.input_error("input must have at least one dimension");
   if (!normalize_axis(axis_attr, x.rank(), &axis)) {
     return call.attr_error("axis " + std::to_string(axis_attr) + " is outside [-" + std::to_string(x.rank()) + ", " +
@@ -58,13 +64,13 @@ Status run_softmax(const OpCall& call) {
   }
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
   if (x.count() == 0) return Status::Ok();
-  int64_t outer = 1, inner = 1;
+  int64_t outer = 1, len = x.shape[axis], inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x.shape[d];
-  for (int64_t d = axis + 1; d < x.rank(); ++d) inner *= x.shape[d];
+  for (int64_t d = axis + 1; d < x.rank(); ++d) (flatten ? len : inner) *= x.shape[d];
   Status st;
   const bool ok = dispatch_float(x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    SoftmaxParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), x.count(), outer, x.shape[axis], inner, kLog};
+    SoftmaxParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), x.count(), outer, len, inner, kLog};
     st = launch_op(call, call.blocks_for(x.count(), 1 << 14), softmax_kernel<T>, p);
   });
   if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
@@ -79,7 +85,7 @@ struct LayerNormParams {
   const T* scale;
   const T* bias;  // may be null
   T* out;
-  float* mean;     // optional outputs, float32
+  float* mean;  // optional outputs, float32
   float* inv_std;
   int64_t lines, len;
   float epsilon;
@@ -356,9 +362,14 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
     for (int64_t j = 0; j < p.reduced_count; ++j) {
       const double v = static_cast<double>(C::load(base[rc.off[0]]));
       switch (p.kind) {
-        case Reduce::Max: acc = std::max(acc, v); break;
-        case Reduce::Min: acc = std::min(acc, v); break;
-        default: acc += v;
+        case Reduce::Max:
+          acc = std::max(acc, v);
+          break;
+        case Reduce::Min:
+          acc = std::min(acc, v);
+          break;
+        default:
+          acc += v;
       }
       p.reduced.next(rc);
     }
@@ -503,8 +514,8 @@ Status run_arg(const OpCall& call) {
 }  // namespace
 
 void register_normalization(std::vector<OpDef>& defs) {
-  defs.push_back({"Softmax", &run_softmax<false>, {"axis"}});
-  defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis"}});
+  defs.push_back({"Softmax", &run_softmax<false>, {"axis", "opset"}});
+  defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis", "opset"}});
   defs.push_back({"LayerNormalization", &run_layernorm<false>, {"axis", "epsilon", "stash_type"}});
   defs.push_back({"RMSNormalization", &run_layernorm<true>, {"axis", "epsilon", "stash_type"}});
   defs.push_back({"BatchNormalization", &run_batchnorm, {"epsilon", "momentum", "training_mode", "unbiased"}});

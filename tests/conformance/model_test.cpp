@@ -141,6 +141,45 @@ std::string unsupportedOpModel() {
   return m.SerializeAsString();
 }
 
+// `op` (Softmax or LogSoftmax) on x[2, 3, 4] at `opset`, with `axis` when >= -3 (else the default).
+std::string softmaxModel(const std::string& op, int64_t opset, int64_t axis) {
+  onnx::ModelProto m = newModel("softmax");
+  m.mutable_opset_import(0)->set_version(opset);
+  onnx::GraphProto* g = m.mutable_graph();
+  addValue(g->mutable_input(), "x", {2, 3, 4});
+  addValue(g->mutable_output(), "y", {2, 3, 4});
+  addNode(g, op, {"x"}, "y", "the_softmax");
+  if (axis >= -3) {
+    onnx::AttributeProto* a = g->mutable_node(0)->add_attribute();
+    a->set_name("axis");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(axis);
+  }
+  return m.SerializeAsString();
+}
+
+// Softmax of x[2, 3, 4] in double, over the flattened dims [from, to) of each slice.
+std::vector<double> softmaxReference(const std::vector<double>& x, int64_t axis, bool flatten, bool log) {
+  const int64_t dims[3] = {2, 3, 4};
+  int64_t outer = 1, len = dims[axis], inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+  for (int64_t d = axis + 1; d < 3; ++d) (flatten ? len : inner) *= dims[d];
+  std::vector<double> y(x.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t k) { return (o * len + k) * inner + i; };
+      double mx = -1e300, sum = 0;
+      for (int64_t k = 0; k < len; ++k) mx = std::max(mx, static_cast<double>(static_cast<float>(x[at(k)])));
+      for (int64_t k = 0; k < len; ++k) sum += std::exp(static_cast<float>(x[at(k)]) - mx);
+      for (int64_t k = 0; k < len; ++k) {
+        const double e = static_cast<float>(x[at(k)]) - mx;
+        y[at(k)] = log ? e - std::log(sum) : std::exp(e) / sum;
+      }
+    }
+  }
+  return y;
+}
+
 // y = x + c, with c from a Constant node (a weight after import).
 std::string constantModel() {
   onnx::ModelProto m = newModel("constant");
@@ -369,7 +408,7 @@ TEST_P(ModelTest, ModelSubscribeOnALoadedModel) {
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclprofModelSubscribe(id, nullptr)) << "NULL configuration";
   int forged = 0;
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM,
-             aclprofModelSubscribe(id, reinterpret_cast<const aclprofSubscribeConfig *>(&forged)))
+             aclprofModelSubscribe(id, reinterpret_cast<const aclprofSubscribeConfig*>(&forged)))
       << "not a configuration this runtime created";
   EXPECT_ACL(ACL_ERROR_INVALID_MODEL_ID, aclprofModelUnSubscribe(id)) << "loaded but not subscribed";
   EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
@@ -416,7 +455,78 @@ TEST_P(ModelTest, LoadFailures) {
   EXPECT_ACL(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID, aclmdlLoadFromMem(unsupported.data(), unsupported.size(), &id));
   const std::string msg = recentMessage();
   EXPECT_NE(std::string::npos, msg.find("the_round_node")) << msg;
-  EXPECT_NE(std::string::npos, msg.find("'Round'")) << msg;
+  EXPECT_NE(std::string::npos, msg.find("(Round)")) << msg;
+}
+
+// Every node the operator library cannot run is named in one load's message, not the first alone.
+TEST_P(ModelTest, UnsupportedNodesAreAllReportedAtLoad) {
+  onnx::ModelProto m = newModel("several");
+  onnx::GraphProto* g = m.mutable_graph();
+  addValue(g->mutable_input(), "x", {4});
+  addValue(g->mutable_output(), "y", {4});
+  addNode(g, "Round", {"x"}, "a", "first_bad");
+  addNode(g, "Relu", {"a"}, "b", "fine");
+  addNode(g, "Relu", {"b"}, "c", "odd_attribute");
+  onnx::AttributeProto* attr = g->mutable_node(2)->add_attribute();
+  attr->set_name("alpha");
+  attr->set_type(onnx::AttributeProto::FLOAT);
+  attr->set_f(1.0f);
+  addNode(g, "Custom", {"c"}, "y", "other_domain");
+  g->mutable_node(3)->set_domain("com.example");
+  const std::string image = m.SerializeAsString();
+  uint32_t id = 0;
+  EXPECT_ACL(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID, aclmdlLoadFromMem(image.data(), image.size(), &id));
+  const std::string msg = recentMessage();
+  EXPECT_NE(std::string::npos, msg.find("3 nodes")) << msg;
+  for (const char* want : {"first_bad", "attribute 'alpha'", "domain 'com.example'"}) {
+    EXPECT_NE(std::string::npos, msg.find(want)) << want << " not in: " << msg;
+  }
+  EXPECT_EQ(std::string::npos, msg.find("'fine'")) << msg;
+}
+
+// Opsets 7 to 17 of the default domain load; others are refused naming the opset.
+TEST_P(ModelTest, OpsetOutsideTheSupportedRangeIsRefused) {
+  uint32_t id = 0;
+  for (int64_t opset : {6, 18, 99}) {
+    const std::string image = softmaxModel("Softmax", opset, -10);
+    EXPECT_ACL(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID, aclmdlLoadFromMem(image.data(), image.size(), &id)) << opset;
+    const std::string msg = recentMessage();  // read once: reading clears it, as in CANN
+    EXPECT_NE(std::string::npos, msg.find("opset " + std::to_string(opset))) << msg;
+    EXPECT_NE(std::string::npos, msg.find("opsets 7 to 17")) << msg;
+  }
+  onnx::ModelProto m = newModel("no_opset");
+  m.clear_opset_import();
+  const std::string image = m.SerializeAsString();
+  EXPECT_ACL(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID, aclmdlLoadFromMem(image.data(), image.size(), &id));
+}
+
+// Softmax and LogSoftmax follow the model's opset: before 13 they flatten the input to 2-D at
+// `axis` (default 1); from 13 they normalise along `axis` alone (default -1). Issue 20: a SqueezeNet
+// of opset 9 came out all 1.0 when the opset-13 meaning was applied to it.
+TEST_P(ModelTest, SoftmaxFollowsTheModelsOpset) {
+  const std::vector<double> x = randoms(24, 5, -3, 3);
+  HostTensor hx = f32({2, 3, 4}, x);
+  struct Case {
+    const char* op;
+    int64_t opset, axis;  // axis < -3: the attribute is absent
+    int64_t ref_axis;
+    bool flatten;
+  };
+  for (const Case& c :
+       {Case{"Softmax", 11, -10, 1, true}, Case{"Softmax", 11, 0, 0, true}, Case{"LogSoftmax", 9, -10, 1, true},
+        Case{"Softmax", 13, -10, 2, false}, Case{"Softmax", 13, 1, 1, false}, Case{"LogSoftmax", 17, -10, 2, false}}) {
+    SCOPED_TRACE(std::string(c.op) + " opset " + std::to_string(c.opset) + " axis " + std::to_string(c.axis));
+    const std::string image = softmaxModel(c.op, c.opset, c.axis);
+    uint32_t id = 0;
+    ASSERT_ACL(ACL_SUCCESS, aclmdlLoadFromMem(image.data(), image.size(), &id)) << recentMessage();
+    DevBuf din(hx.bytes.size()), dout(hx.bytes.size());
+    writeDevice(din.ptr, hx.bytes);
+    Dataset in{{din.ptr, din.size}}, out{{dout.ptr, dout.size}};
+    ASSERT_ACL(ACL_SUCCESS, aclmdlExecute(id, in.set, out.set)) << recentMessage();
+    const std::vector<double> ref = softmaxReference(x, c.ref_axis, c.flatten, std::string(c.op) == "LogSoftmax");
+    EXPECT_TRUE(near(asFloats(readDevice(dout.ptr, dout.size)), ref, 1e-5, 1e-5));
+    EXPECT_ACL(ACL_SUCCESS, aclmdlUnload(id));
+  }
 }
 
 // Issue 24 findings 1 and 2 through the public API: hostile models are refused with a code and a

@@ -61,6 +61,11 @@ struct ImportLimits {
 // ARUN_MODEL_MAX_FILE_BYTES (positive decimal byte counts; the file limit cannot exceed the default).
 ImportLimits import_limits();
 
+// The opsets of the default ONNX domain the importer accepts; each operator follows the semantics
+// of the opset the model declares (Softmax / LogSoftmax flatten at `axis` before 13, ...).
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxOpset = 17;
+
 // Parses a serialized ONNX ModelProto, validates it (onnx_checks.hpp: initializer sizes against
 // their data and the limits, dims, window attributes of convolutions and pooling, Reshape's
 // shape, references and cycles) and only then runs ONNX shape inference and builds the graph. Codes:
@@ -68,8 +73,9 @@ ImportLimits import_limits();
 //   does not match its dims, a tensor over the limit, a zero stride ...)  -> ACL_ERROR_PARSE_MODEL
 //   a tensor without a static shape                                    -> ACL_ERROR_GE_SHAPE_INVALID
 //   a data type the runtime has no aclDataType for                      -> ACL_ERROR_GE_DATATYPE_INVALID
-//   an op type (or attribute) the operator library does not implement   -> ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID
-// The message names the node and its op type, or the tensor.
+//   an op type (or attribute) the operator library does not implement, a node of another domain,
+//   an opset of the default domain outside [kMinOpset, kMaxOpset]      -> ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID
+// The message names the node and its op type, or the tensor; unsupported nodes are all listed.
 Status import_onnx(const void* data, size_t size, Graph* out);
 Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Graph* out);
 
