@@ -84,6 +84,15 @@ model('names', [helper.make_node('Relu', ['x'], ['a/b']), helper.make_node('Neg'
       [helper.make_tensor_value_info('x', f32, [2])],
       [helper.make_tensor_value_info('a/b', f32, [2]), helper.make_tensor_value_info('a_b', f32, [2])])
 np.save(f"{work}/x.npy", np.array([-1.0, 2.0], dtype=np.float32))
+# NaN and infinities: Log of [-1, 0, 1] is [nan, -inf, 0].
+model('log', [helper.make_node('Log', ['x'], ['y'])], [helper.make_tensor_value_info('x', f32, [3])],
+      [helper.make_tensor_value_info('y', f32, [3])])
+np.save(f"{work}/log_in.npy", np.array([-1.0, 0.0, 1.0], dtype=np.float32))
+with np.errstate(all='ignore'):
+    np.save(f"{work}/log_ref.npy", np.log(np.array([-1.0, 0.0, 1.0], dtype=np.float32)))
+    np.save(f"{work}/log_ref64.npy", np.log(np.array([-1.0, 0.0, 1.0])))  # a finer reference: fine
+np.save(f"{work}/log_int.npy", np.array([0, 0, 0], dtype=np.int64))
+np.save(f"{work}/log_wrong.npy", np.array([0.0, -np.inf, 0.0], dtype=np.float32))
 # An input of 2^40 elements.
 model('huge', [helper.make_node('Relu', ['x'], ['y'])], [helper.make_tensor_value_info('x', f32, [1 << 40])],
       [helper.make_tensor_value_info('y', f32, [1 << 40])])
@@ -103,6 +112,16 @@ expect 1 "attribute 'strides' is \[0, 0\]" "$work/stride0.onnx"
 # 2^40 elements: refused by the importer's tensor limit; with the limit lifted, before host allocation.
 expect 1 "declares dimension 0 as 1099511627776" "$work/huge.onnx"
 ARUN_MODEL_MAX_TENSOR_BYTES=99999999999999 expect 1 "more than this machine has" "$work/huge.onnx"
+# --compare: NaN matches NaN and -inf matches -inf (in float32 or float64 references); a NaN against
+# a number does not; nor does a reference of integers for a float output.
+expect 0 "y vs .*: .*0 of 3 outside .*: match" "$work/log.onnx" --input x="$work/log_in.npy" \
+  --compare y="$work/log_ref.npy" --iterations 1 --output-dir "$work/log"
+expect 3 "1 of 3 outside .*MISMATCH" "$work/log.onnx" --input x="$work/log_in.npy" \
+  --compare y="$work/log_wrong.npy" --iterations 1 --output-dir "$work/log"
+expect 0 "0 of 3 outside .*: match" "$work/log.onnx" --input x="$work/log_in.npy" \
+  --compare y="$work/log_ref64.npy" --iterations 1 --output-dir "$work/log"
+expect 3 "holds 'i8' elements, the output 'f4': MISMATCH" "$work/log.onnx" --input x="$work/log_in.npy" \
+  --compare y="$work/log_int.npy" --iterations 1 --output-dir "$work/log"
 # Outputs named "a/b" and "a_b" get files of their own.
 expect 0 "output a_b .* -> $work/names/a_b.npy" "$work/names.onnx" --input x="$work/x.npy" --output-dir "$work/names" \
   --iterations 1

@@ -234,6 +234,13 @@ bool compare(const Tensor& t, const std::vector<unsigned char>& host, const std:
                 npy::shape_text(ref.shape).c_str(), npy::shape_text(t.dims).c_str());
     return false;
   }
+  // The same kind of number (a float64 reference for a float32 output is a finer reference; an
+  // integer or boolean reference for a float output is the wrong file).
+  if (ref.descr.empty() || ref.descr[0] != descr[0]) {
+    std::printf("  %s: reference %s holds '%s' elements, the output '%s': MISMATCH\n", t.name.c_str(), file.c_str(),
+                ref.descr.c_str(), descr.c_str());
+    return false;
+  }
   if (ref.elements() != n) {
     std::printf("  %s: reference %s holds %zu elements %s, the output has %zu: MISMATCH\n", t.name.c_str(),
                 file.c_str(), ref.elements(), npy::shape_text(ref.shape).c_str(), n);
@@ -245,8 +252,11 @@ bool compare(const Tensor& t, const std::vector<unsigned char>& host, const std:
   for (size_t i = 0; i < n; ++i) {
     const double got = load(descr, host.data(), i);
     const double want = load(ref.descr, ref.data.data(), i);
+    // NaN matches NaN and an infinity the same infinity (as numpy.testing does); otherwise the
+    // tolerance decides, and a NaN or infinity against a number is a mismatch.
+    if ((std::isnan(got) && std::isnan(want)) || (std::isinf(got) && got == want)) continue;
     const double err = std::fabs(got - want);
-    if (!(err <= o.atol + o.rtol * std::fabs(want))) ++bad;  // NaN counts as a mismatch
+    if (!(err <= o.atol + o.rtol * std::fabs(want))) ++bad;
     max_abs = std::max(max_abs, err);
     if (want != 0.0) max_rel = std::max(max_rel, err / std::fabs(want));
   }
