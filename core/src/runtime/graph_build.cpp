@@ -326,6 +326,8 @@ Status GraphTable::begin_sub(Stream& stream, std::shared_ptr<Stream> owner, Grap
   sub.mode_ = mode;
   sub.begin_thread_ = std::this_thread::get_id();
   sub.invalidated_ = false;
+  sub.nodes_.clear();  // what an invalidated earlier fill left
+  sub.records_.clear();
   sub.lanes_.clear();
   sub.lanes_.push_back({std::move(owner), {Graph::kStart}});
   sub.outer_ = std::move(outer);
