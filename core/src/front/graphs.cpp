@@ -2,6 +2,8 @@
 // replay machinery is runtime/graph.*; this file resolves handles and applies the spec's checks.
 #include "arun/runtime/graphs.hpp"
 
+#include "arun/runtime/memory.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -9,6 +11,7 @@
 #include "base/logging.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/context.hpp"
+#include "runtime/device_slot.hpp"
 #include "runtime/graph.hpp"
 
 namespace arun::rt {
@@ -24,6 +27,24 @@ Status find_graph(Runtime** rt, aclmdlRI handle, std::shared_ptr<Graph>* out) {
   *out = (*rt)->graphs().find(handle);
   if (!*out) return Status(Errc::rt_invalid_handle, "modelRI is not a live model runtime instance (destroyed?)");
   return Status::Ok();
+}
+
+// Instances of another context than the caller's current one: ACL_ERROR_RT_MODEL_CONTEXT.
+Status same_context(Runtime* rt, const Graph& g) {
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(rt->require_context(&ctx));
+  if (g.context() != ctx) {
+    return Status(kModelContext, "model runtime instance " + std::to_string(g.id()) +
+                                     " belongs to another context than the calling thread's current one");
+  }
+  return Status::Ok();
+}
+
+Status graph_and_stream(aclmdlRI graph, aclrtStream stream, Runtime** rt, std::shared_ptr<Graph>* g,
+                        std::shared_ptr<Stream>* s) {
+  ARUN_RETURN_IF_ERROR(find_graph(rt, graph, g));
+  ARUN_RETURN_IF_ERROR((*rt)->resolve_stream(stream, s));
+  return same_context(*rt, **g);
 }
 
 }  // namespace
@@ -70,6 +91,10 @@ Status graph_execute_async(aclmdlRI graph, aclrtStream stream) {
   if (s->capturing.load(std::memory_order_acquire)) {
     return Status(kStreamCaptured, "stream " + std::to_string(s->id()) + " is being captured");
   }
+  if (g->subgraph()) {
+    return Status(Errc::rt_feature_not_support, "model runtime instance " + std::to_string(g->id()) +
+                                                    " is a sub-graph: it runs only inside its parent");
+  }
   constexpr uint32_t kNotForExecution = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
   if ((s->flags() & kNotForExecution) != 0) {
     return Status(Errc::rt_param_invalid, "stream " + std::to_string(s->id()) +
@@ -84,21 +109,18 @@ Status graph_execute_async(aclmdlRI graph, aclrtStream stream) {
 }
 
 Status graph_execute(aclmdlRI graph, int32_t timeout_ms) {
-  (void)timeout_ms;
   Runtime* rt = nullptr;
   std::shared_ptr<Graph> g;
   ARUN_RETURN_IF_ERROR(find_graph(&rt, graph, &g));
-  return Status(Errc::rt_param_invalid, "model runtime instance " + std::to_string(g->id()) +
-                                            " was captured: aclmdlRIExecute runs built instances only; use "
-                                            "aclmdlRIExecuteAsync and synchronize the stream");
+  ARUN_RETURN_IF_ERROR(same_context(rt, *g));
+  return rt->graphs().execute_sync(*g, timeout_ms);
 }
 
 Status graph_abort(aclmdlRI graph) {
   Runtime* rt = nullptr;
   std::shared_ptr<Graph> g;
   ARUN_RETURN_IF_ERROR(find_graph(&rt, graph, &g));
-  return Status(Errc::rt_feature_not_support,
-                "model runtime instance " + std::to_string(g->id()) + " was captured: aclmdlRIAbort is for built ones");
+  return rt->graphs().abort(*g);
 }
 
 Status graph_destroy(aclmdlRI graph) {
@@ -186,6 +208,192 @@ Status graph_unregister_destroy_callback(aclmdlRI graph, aclrtCallback fn) {
     }
   }
   return Status::Ok();
+}
+
+// ---------------------------------------------------------------- explicit build, sub-graphs
+
+Status capture_to_subgraph_begin(aclrtStream stream, aclmdlRI sub, uint32_t mode) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(graph_and_stream(sub, stream, &rt, &g, &s));
+  Stream& ref = *s;
+  return rt->graphs().begin_sub(ref, std::move(s), *g, static_cast<CaptureMode>(mode));
+}
+
+Status graph_build_begin(aclmdlRI* out) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  Context* ctx = nullptr;
+  ARUN_RETURN_IF_ERROR(rt->require_context(&ctx));
+  return rt->graphs().build_begin(ctx, out);
+}
+
+Status graph_bind_stream(aclmdlRI graph, aclrtStream stream, uint32_t flag) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(graph_and_stream(graph, stream, &rt, &g, &s));
+  return rt->graphs().bind(*g, s, flag);
+}
+
+Status graph_end_task(aclmdlRI graph, aclrtStream stream) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(graph_and_stream(graph, stream, &rt, &g, &s));
+  return rt->graphs().end_task(*g, *s);
+}
+
+Status graph_build_end(aclmdlRI graph) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  ARUN_RETURN_IF_ERROR(find_graph(&rt, graph, &g));
+  ARUN_RETURN_IF_ERROR(same_context(rt, *g));
+  return rt->graphs().build_end(*g);
+}
+
+Status graph_unbind_stream(aclmdlRI graph, aclrtStream stream) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(graph_and_stream(graph, stream, &rt, &g, &s));
+  return rt->graphs().unbind(*g, *s);
+}
+
+Status persistent_task_clean(aclrtStream stream) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return rt->graphs().persistent_clean(*s);
+}
+
+// ---------------------------------------------------------------- task groups and update
+
+Status task_group_begin(aclrtStream stream) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return rt->graphs().group_begin(*s);
+}
+
+Status task_group_end(aclrtStream stream, aclrtTaskGrp* out) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return rt->graphs().group_end(*s, out);
+}
+
+Status task_update_begin(aclrtStream stream, aclrtTaskGrp group) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return rt->graphs().update_begin(*s, group);
+}
+
+Status task_update_end(aclrtStream stream) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return rt->graphs().update_end(*s);
+}
+
+// ---------------------------------------------------------------- per-task inspection and update
+
+Status graph_update(aclmdlRI graph) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  ARUN_RETURN_IF_ERROR(find_graph(&rt, graph, &g));
+  return rt->graphs().update(*g);
+}
+
+Status graph_get_streams(aclmdlRI graph, aclrtStream* streams, uint32_t* count) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  ARUN_RETURN_IF_ERROR(find_graph(&rt, graph, &g));
+  ARUN_RETURN_IF_ERROR(same_context(rt, *g));
+  return rt->graphs().get_streams(*g, streams, count);
+}
+
+Status graph_tasks_by_stream(aclrtStream stream, aclmdlRITask* tasks, uint32_t* count) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().tasks_by_stream(stream, tasks, count);
+}
+
+Status graph_task_type(aclmdlRITask task, aclmdlRITaskType* type) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  uint32_t t = 0;
+  ARUN_RETURN_IF_ERROR(rt->graphs().task_type(task, &t));
+  *type = static_cast<aclmdlRITaskType>(t);
+  return Status::Ok();
+}
+
+Status graph_task_seq(aclmdlRITask task, uint32_t* id) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().task_seq(task, id);
+}
+
+Status graph_task_get_params(aclmdlRITask task, aclmdlRITaskParams* params) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().task_get_params(task, params);
+}
+
+Status graph_task_set_params(aclmdlRITask task, const aclmdlRITaskParams* params) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().task_set_params(task, params);
+}
+
+Status graph_task_disable(aclmdlRITask task) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().task_disable(task);
+}
+
+Status graph_kernel_task_attribute(aclmdlRITask task, int32_t attr, aclrtLaunchKernelAttrValue* value) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().kernel_attribute(task, attr, value);
+}
+
+// ---------------------------------------------------------------- conditions
+
+Status cond_handle_create(aclmdlRI graph, uint32_t default_value, uint32_t flag, aclmdlRICondHandle* out) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Graph> g;
+  ARUN_RETURN_IF_ERROR(find_graph(&rt, graph, &g));
+  ARUN_RETURN_IF_ERROR(same_context(rt, *g));
+  if (g->built()) {
+    return Status(Errc::rt_feature_not_support,
+                  "model runtime instance " + std::to_string(g->id()) + " was built: conditions need a captured one");
+  }
+  void* word = nullptr;
+  ARUN_RETURN_IF_ERROR(device_malloc(&word, sizeof(uint64_t), ACL_MEM_MALLOC_HUGE_FIRST, nullptr));
+  // A user-managed word starts at 0 (our choice); an assigned one gets its value at each execution.
+  // Written directly: a synchronous memset is an unsafe call while the capture is open.
+  if (void* w = g->context()->slot()->device()->map(reinterpret_cast<uint64_t>(word), sizeof(uint64_t)))
+    std::memset(w, 0, sizeof(uint64_t));
+  Status st = rt->graphs().cond_create(*g, default_value, flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT,
+                                       static_cast<uint64_t*>(word), out);
+  if (!st.ok()) (void)device_free(word);
+  return st;
+}
+
+Status cond_handle_ptr(aclmdlRICondHandle handle, uint64_t** ptr) {
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(live_runtime(&rt));
+  return rt->graphs().cond_ptr(handle, ptr);
+}
+
+Status add_cond_task(aclmdlRICondHandle handle, uint32_t type, uint32_t size, aclmdlRI* branches, aclrtStream stream) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return rt->graphs().add_cond(*s, handle, type, size, branches);
 }
 
 }  // namespace arun::rt

@@ -16,8 +16,10 @@
 #include <utility>
 
 #include "arun/runtime/launch.hpp"
+#include "front/graph_kernels.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
+#include "runtime/graph.hpp"
 #include "runtime/kernel_binaries.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
@@ -198,13 +200,37 @@ void run_device_args(arunBlock* block, void* p) {
   if (host != nullptr) l->entry(block, host);
 }
 
-Status submit(const KernelFunction& f, uint32_t blocks, aclrtStream stream, LaunchPtr l, arunKernelFn trampoline) {
+// What a launch tells a capture about itself (aclmdlRITaskGetParams): `args` / `size` are the
+// packed bytes (host) or the caller's device block.
+struct LaunchFacts {
+  const aclrtLaunchKernelCfg* cfg;
+  const void* args;
+  size_t size;
+  bool host;
+};
+
+Status submit(const KernelFunction& f, uint32_t blocks, aclrtStream stream, LaunchPtr l, arunKernelFn trampoline,
+              const LaunchFacts& facts) {
   l->image = f.image;
   l->entry = f.info->entry;
   LaunchAttrs attrs;
   attrs.op_name = f.info->name.c_str();
   attrs.args_bytes = f.info->args_bytes;
-  return launch_kernel(stream, blocks, trampoline, l.release(), &free_launch, attrs);
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr || !rt->graphs().any_active()) [[likely]]
+    return launch_kernel(stream, blocks, trampoline, l.release(), &free_launch, attrs);
+  // A capture, a build or a task-group update may take the task: it keeps these facts.
+  KernelLaunchInfo info;
+  info.function = f.handle();
+  info.args = facts.args != nullptr ? facts.args : l->bytes();
+  info.args_size = facts.size;
+  info.host_args = facts.host ? 1 : 0;
+  info.blocks = blocks;
+  if (facts.cfg != nullptr) info.attrs.assign(facts.cfg->attrs, facts.cfg->attrs + facts.cfg->numAttrs);
+  set_pending_kernel_info(&info);
+  Status st = launch_kernel(stream, blocks, trampoline, l.release(), &free_launch, attrs);
+  set_pending_kernel_info(nullptr);
+  return st;
 }
 
 Status too_small(const KernelFunction& f, size_t size) {
@@ -603,7 +629,8 @@ Status launch_with_args_handle(aclrtFuncHandle function, uint32_t blocks, aclrtS
     void* where = s.data_size != 0 ? l->bytes() + s.data_offset : nullptr;
     std::memcpy(l->bytes() + s.offset, &where, sizeof where);
   }
-  return submit(*f, blocks, stream, std::move(l), &run_packed);
+  const size_t packed = h->data_end;
+  return submit(*f, blocks, stream, std::move(l), &run_packed, {cfg, nullptr, packed, true});
 }
 
 Status launch_device_args(aclrtFuncHandle function, uint32_t blocks, const void* dev_args, size_t size,
@@ -625,7 +652,7 @@ Status launch_device_args(aclrtFuncHandle function, uint32_t blocks, const void*
   if (!l) return no_launch_memory();
   l->dev_args = dev_args;
   l->dev_size = size;
-  return submit(*f, blocks, stream, std::move(l), &run_device_args);
+  return submit(*f, blocks, stream, std::move(l), &run_device_args, {cfg, dev_args, size, false});
 }
 
 Status launch_host_args(aclrtFuncHandle function, uint32_t blocks, aclrtStream stream, const aclrtLaunchKernelCfg* cfg,
@@ -651,7 +678,7 @@ Status launch_host_args(aclrtFuncHandle function, uint32_t blocks, aclrtStream s
     void* where = l->bytes() + placeholders[i].dataOffset;
     std::memcpy(l->bytes() + placeholders[i].addrOffset, &where, sizeof where);
   }
-  return submit(*f, blocks, stream, std::move(l), &run_packed);
+  return submit(*f, blocks, stream, std::move(l), &run_packed, {cfg, nullptr, size, true});
 }
 
 Status launch_args_array(const void* func, uint32_t blocks, aclrtStream stream, const aclrtLaunchKernelCfg* cfg,
@@ -668,7 +695,33 @@ Status launch_args_array(const void* func, uint32_t blocks, aclrtStream stream, 
     if (args[i] == nullptr) return Status(Errc::rt_param_invalid, "args[" + std::to_string(i) + "] is NULL");
     std::memcpy(l->bytes() + k.param_offsets[i], args[i], k.param_sizes[i]);
   }
-  return submit(*f, blocks, stream, std::move(l), &run_packed);
+  return submit(*f, blocks, stream, std::move(l), &run_packed, {cfg, nullptr, k.args_bytes, true});
+}
+
+Status graph_kernel_block(void* function, const void* args, size_t size, bool host_args,
+                          const aclrtLaunchKernelCfg* cfg, GraphKernelBlock* out) {
+  std::shared_ptr<KernelFunction> f;
+  ARUN_RETURN_IF_ERROR(find_function(function, &f));
+  ARUN_RETURN_IF_ERROR(check_launch_cfg(cfg));
+  if (size < f->info->args_bytes) return too_small(*f, size);
+  if (size > (size_t(1) << 30)) return Status(Errc::rt_param_invalid, "argsSize above 1 GiB");
+  LaunchPtr l = new_launch(host_args ? size : 0);
+  if (!l) return no_launch_memory();
+  if (host_args) {
+    std::memcpy(l->bytes(), args, size);
+    out->args_view = l->bytes();
+  } else {
+    l->dev_args = args;
+    l->dev_size = size;
+    out->args_view = args;
+  }
+  l->image = f->image;
+  l->entry = f->info->entry;
+  out->trampoline = host_args ? &run_packed : &run_device_args;
+  out->free = &free_launch;
+  out->args_bytes = f->info->args_bytes;
+  out->block = l.release();
+  return Status::Ok();
 }
 
 Status launch_simt(const void* func, const aclrtLaunchKernelCfg* cfg) {

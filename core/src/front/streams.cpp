@@ -165,13 +165,23 @@ Status model_streams(aclrtStream other, aclrtStream stream, const char* other_na
   if (rt == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
-  if (!rt->find_stream(other)) {
+  std::shared_ptr<Stream> o = rt->find_stream(other);
+  if (!o) {
     return Status(Errc::rt_invalid_handle,
                   std::string(other_name) + " is not a live stream (destroyed, or not a stream)");
   }
-  return Status(static_cast<Errc>(ACL_ERROR_RT_STREAM_MODEL),
-                "stream " + std::to_string(s->id()) +
-                    " is not bound to a model runtime instance (ascend-run provides no aclmdlRIBindStream)");
+  for (const Stream* x : {s.get(), o.get()}) {
+    // Bound streams are persistent and routed to their instance (read without the graph table's lock).
+    if (!x->routed.load(std::memory_order_acquire) || (x->flags() & ACL_STREAM_PERSISTENT) == 0) {
+      return Status(
+          static_cast<Errc>(ACL_ERROR_RT_STREAM_MODEL),
+          "stream " + std::to_string(x->id()) + " is not bound to a model runtime instance (aclmdlRIBindStream)");
+    }
+  }
+  // Both bound: intra-model control flow is not modelled yet (streams bound with
+  // ACL_MODEL_STREAM_FLAG_DEFAULT never run).
+  return Status(Errc::rt_feature_not_support,
+                "stream activation and switching inside a built model runtime instance are not supported");
 }
 
 }  // namespace

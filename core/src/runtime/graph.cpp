@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "acl/acl_rt.h"
+#include "arun/runtime/memory.hpp"
 #include "base/logging.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
@@ -17,6 +18,25 @@ using namespace graph_errc;
 namespace {
 
 thread_local CaptureMode t_capture_mode = CaptureMode::Global;
+thread_local const KernelLaunchInfo* t_kernel_info = nullptr;
+
+}  // namespace
+
+// A copy of the launch facts whose cfg points into its own attribute list.
+std::unique_ptr<KernelLaunchInfo> copy_kernel_info(const KernelLaunchInfo& in) {
+  auto out = std::make_unique<KernelLaunchInfo>();
+  out->function = in.function;
+  out->args = in.args;
+  out->args_size = in.args_size;
+  out->host_args = in.host_args;
+  out->blocks = in.blocks;
+  out->attrs = in.attrs;
+  out->cfg.attrs = out->attrs.data();
+  out->cfg.numAttrs = out->attrs.size();
+  return out;
+}
+
+namespace {
 
 // Plan event indices of the per-execution records (see GraphTable::execute).
 constexpr int32_t kExecStart = -3;
@@ -69,6 +89,21 @@ Task* marker(TaskKind kind, Stream* stream, const std::shared_ptr<Event>& event)
 
 }  // namespace
 
+void set_pending_kernel_info(const KernelLaunchInfo* info) {
+  t_kernel_info = info;
+}
+
+const KernelLaunchInfo* pending_kernel_info() {
+  return t_kernel_info;
+}
+
+bool Graph::planned(const GraphNode& n) const {
+  if (n.removed) return false;
+  // A built instance runs the streams bound with ACL_MODEL_STREAM_FLAG_HEAD; the others only when
+  // activated (aclrtActiveStream), which is not wired: their tasks never run.
+  return !built_ || lanes_[n.lane].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD;
+}
+
 CaptureMode exchange_thread_capture_mode(CaptureMode mode) {
   CaptureMode old = t_capture_mode;
   t_capture_mode = mode;
@@ -84,6 +119,10 @@ Status GraphTable::begin(Stream& stream, std::shared_ptr<Stream> owner, CaptureM
   }
   if (stream.is_default()) {
     return Status(Errc::rt_feature_not_support, "the default stream cannot be captured");
+  }
+  if (stream.bound_graph) {
+    return Status(kStreamModel, "stream " + std::to_string(stream.id()) +
+                                    " is bound to a model runtime instance (aclmdlRIBindStream)");
   }
   constexpr uint32_t kNoCapture = ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
   if ((stream.flags() & kNoCapture) != 0) {
@@ -104,9 +143,15 @@ Status GraphTable::begin(Stream& stream, std::shared_ptr<Stream> owner, CaptureM
 }
 
 void GraphTable::close_capture_locked(Graph& g) {
-  for (auto& lane : g.lanes_) {
-    lane.stream->capturing.store(false, std::memory_order_release);
-    lane.stream->capture_graph.reset();
+  for (size_t l = 0; l < g.lanes_.size(); ++l) {
+    Stream& s = *g.lanes_[l].stream;
+    // A sub-graph filled from a stream that captures its parent hands the stream back to the parent.
+    if (l == 0 && g.outer_) {
+      s.capture_graph = std::move(g.outer_);
+      continue;
+    }
+    s.capturing.store(false, std::memory_order_release);
+    s.capture_graph.reset();
   }
   auto it = std::find_if(active_.begin(), active_.end(), [&](const auto& a) { return a.get() == &g; });
   if (it != active_.end()) {
@@ -117,7 +162,7 @@ void GraphTable::close_capture_locked(Graph& g) {
 }
 
 void GraphTable::invalidate_locked(Graph& g, const std::string& why) {
-  if (g.invalidated_) return;
+  if (g.invalidated_ || g.built_) return;  // a build refuses the one call and goes on
   g.invalidated_ = true;
   g.invalid_reason_ = why;
   log().warn("capture of model runtime instance {} invalidated: {}", g.id(), why);
@@ -137,9 +182,23 @@ Status GraphTable::end(Stream& stream, void** handle) {
     if (g->mode_ != CaptureMode::Relaxed && g->begin_thread_ != std::this_thread::get_id()) {
       return Status(kCaptureWrongThread, "the capture must be ended by the thread that began it (mode is not RELAXED)");
     }
+    if (handle == nullptr && !g->subgraph()) return Status(Errc::rt_param_invalid, "modelRI is NULL");
+    for (auto& lane : g->lanes_) {
+      if (lane.open_group) {
+        return Status(kTaskGroupStatus, "a task group is still open on stream " + std::to_string(lane.stream->id()) +
+                                            " (aclmdlRICaptureTaskGrpEnd first)");
+      }
+    }
+    for (auto& a : active_) {
+      if (a->parent_ == g.get()) {
+        return Status(kSubGraphCapturing,
+                      "a sub-graph of model runtime instance " + std::to_string(g->id()) + " is still being captured");
+      }
+    }
     close_capture_locked(*g);
     if (g->invalidated_) {
-      graphs_.remove(g->handle());  // a failed capture's partial instance goes (our choice)
+      // A failed capture's partial instance goes (our choice); a sub-graph stays, empty, with its parent.
+      if (!g->subgraph()) graphs_.remove(g->handle());
       return Status(kCaptureInvalidated, "the capture was invalidated: " + g->invalid_reason_);
     }
     // Every node must be an ancestor of the origin's frontier: otherwise a forked stream never joined back.
@@ -155,7 +214,7 @@ Status GraphTable::end(Stream& stream, void** handle) {
     for (size_t i = 0; i < g->nodes_.size(); ++i) {
       if (!reached[i]) {
         const auto& lane = g->lanes_[g->nodes_[i].lane];
-        graphs_.remove(g->handle());
+        if (!g->subgraph()) graphs_.remove(g->handle());
         return Status(kStreamUnjoined, "stream " + std::to_string(lane.stream->id()) +
                                            " forked from the capture but was not joined back into stream " +
                                            std::to_string(stream.id()) + " before aclmdlRICaptureEnd");
@@ -163,8 +222,9 @@ Status GraphTable::end(Stream& stream, void** handle) {
     }
   }
   finish_plan(*g);
+  g->filled_ = true;
   g->capturing_.store(false, std::memory_order_release);  // executable from here on
-  *handle = g->handle();
+  if (handle != nullptr) *handle = g->handle();
   return Status::Ok();
 }
 
@@ -180,9 +240,14 @@ void GraphTable::finish_plan(Graph& g) {
       g.edge_events_.push_back(std::make_shared<Event>(g.context(), Event::kCreatedPlain));
     }
   };
-  for (size_t i = 0; i < n; ++i)
-    for (int32_t d : g.nodes_[i].deps) mark(d, g.nodes_[i].lane);
-  for (int32_t d : g.lanes_[0].frontier) mark(d, 0);
+  auto live = [&](int32_t d) { return d < 0 || g.planned(g.nodes_[static_cast<size_t>(d)]); };
+  for (size_t i = 0; i < n; ++i) {
+    if (!g.planned(g.nodes_[i])) continue;
+    for (int32_t d : g.nodes_[i].deps)
+      if (live(d)) mark(d, g.nodes_[i].lane);
+  }
+  for (int32_t d : g.lanes_[0].frontier)
+    if (live(d)) mark(d, 0);
   const int32_t start_event = need_start ? static_cast<int32_t>(g.edge_events_.size()) : -2;
   if (need_start) g.edge_events_.push_back(std::make_shared<Event>(g.context(), Event::kCreatedPlain));
   g.done_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
@@ -190,12 +255,17 @@ void GraphTable::finish_plan(Graph& g) {
   auto& plan = g.plan_;
   plan.push_back({Graph::StepOp::Wait, 0, kExecStart});
   plan.push_back({Graph::StepOp::Wait, 0, -1});
+  // Condition words with ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT get their value before anything runs.
+  for (size_t c = 0; c < g.conds_.size(); ++c)
+    if (g.conds_[c]->assign_default) plan.push_back({Graph::StepOp::CondInit, 0, static_cast<int32_t>(c)});
   if (need_start) plan.push_back({Graph::StepOp::Record, 0, start_event});
   std::vector<int32_t> waited;
   for (size_t i = 0; i < n; ++i) {
     const GraphNode& node = g.nodes_[i];
+    if (!g.planned(node)) continue;
     waited.clear();
     for (int32_t d : node.deps) {
+      if (!live(d)) continue;
       int32_t ev = d == Graph::kStart ? (node.lane != 0 ? start_event : -2)
                                       : (lane_of(d) != node.lane ? g.nodes_[static_cast<size_t>(d)].edge_event : -2);
       if (ev < 0 || std::find(waited.begin(), waited.end(), ev) != waited.end()) continue;
@@ -206,7 +276,7 @@ void GraphTable::finish_plan(Graph& g) {
     if (node.edge_event >= 0) plan.push_back({Graph::StepOp::Record, node.lane, node.edge_event});
   }
   for (int32_t d : g.lanes_[0].frontier) {
-    if (d >= 0 && lane_of(d) != 0)
+    if (d >= 0 && live(d) && lane_of(d) != 0)
       plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
   }
   plan.push_back({Graph::StepOp::Record, 0, -1});
@@ -229,7 +299,13 @@ Status GraphTable::capture(Task* task, bool* taken) {
   *taken = false;
   std::lock_guard lock(mu_);
   Stream* s = task->stream;
+  if (s->update_group) {
+    *taken = true;
+    return stage_update_locked(task);
+  }
   std::shared_ptr<Graph> g = s->capture_graph;
+  const bool building = !g && s->bound_graph;
+  if (building) g = s->bound_graph;
   if (!g) {
     // A stream outside every capture that waits on an event recorded in one joins it (a fork).
     if (task->task_kind != TaskKind::EventWait || !task->event) return Status::Ok();
@@ -262,6 +338,16 @@ Status GraphTable::capture(Task* task, bool* taken) {
   uint32_t li = 0;
   while (li < G.lanes_.size() && G.lanes_[li].stream.get() != s) ++li;
   auto& lane = G.lanes_[li];
+  if (building && (G.build_done_ || lane.ended)) {
+    return Status(kStreamModel, "stream " + std::to_string(s->id()) + " is bound to model runtime instance " +
+                                    std::to_string(G.id()) +
+                                    (G.build_done_ ? ", which is built: no task can be added"
+                                                   : " and its task sequence was ended (aclmdlRIEndTask)"));
+  }
+  if (lane.open_group && !(task->task_kind == TaskKind::Work && task->kind == plugin::WorkKind::Kernel)) {
+    return Status(kTaskTypeNotSupport,
+                  "only kernel launches can be captured inside a task group (stream " + std::to_string(s->id()) + ")");
+  }
   switch (task->task_kind) {
     case TaskKind::EventRecord:
       G.records_[task->event.get()] = {task->event, lane.frontier};
@@ -288,20 +374,32 @@ Status GraphTable::capture(Task* task, bool* taken) {
     default:
       break;
   }
+  const bool kernel = task->task_kind == TaskKind::Work && task->kind == plugin::WorkKind::Kernel;
+  add_node_locked(G, li, std::move(owned));
+  GraphNode& node = G.nodes_.back();
+  if (kernel && t_kernel_info != nullptr) node.kernel = copy_kernel_info(*t_kernel_info);
+  if (lane.open_group) {
+    lane.open_group->nodes.push_back(static_cast<int32_t>(G.nodes_.size() - 1));
+    node.group = lane.open_group->handle();
+  }
+  return Status::Ok();
+}
+
+void GraphTable::add_node_locked(Graph& g, uint32_t li, std::unique_ptr<Task> task) {
+  auto& lane = g.lanes_[li];
   GraphNode node;
   node.lane = li;
   node.seq_in_lane = 0;
-  for (auto it = G.nodes_.rbegin(); it != G.nodes_.rend(); ++it) {
+  for (auto it = g.nodes_.rbegin(); it != g.nodes_.rend(); ++it) {
     if (it->lane == li) {
       node.seq_in_lane = it->seq_in_lane + 1;
       break;
     }
   }
   node.deps = lane.frontier;
-  node.task = std::move(owned);
-  lane.frontier.assign(1, static_cast<int32_t>(G.nodes_.size()));
-  G.nodes_.push_back(std::move(node));
-  return Status::Ok();
+  node.task = std::move(task);
+  lane.frontier.assign(1, static_cast<int32_t>(g.nodes_.size()));
+  g.nodes_.push_back(std::move(node));
 }
 
 void GraphTable::info(const Stream& stream, int* status, void** handle) {
@@ -367,7 +465,7 @@ Status GraphTable::check_default_stream(const Stream& stream) {
   return Status::Ok();
 }
 
-Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
+Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std::shared_ptr<EventRecord>* end_out) {
   if (g.capturing()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
   }
@@ -394,6 +492,13 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream) {
       return st;
     }
     if (!launcher_.joinable()) launcher_ = std::thread([this] { launcher_loop(); });
+    if (end_out != nullptr) *end_out = launch.end;
+    if (g.built_) {
+      // aclmdlRIAbort completes the end records of executions it drops.
+      auto& ends = g.inflight_ends_;
+      ends.erase(std::remove_if(ends.begin(), ends.end(), [](const auto& r) { return r->done.load(); }), ends.end());
+      ends.push_back(launch.end);
+    }
     launches_.push_back(std::move(launch));
   }
   launch_cv_.notify_one();
@@ -408,7 +513,18 @@ void GraphTable::submit_launch(Launch& launch) {
   for (const Graph::Step& step : g.plan_) {
     Stream* lane = g.exec_lanes_[step.lane].get();
     if (step.op == Graph::StepOp::Node) {
-      tasks.push_back(clone_task(*g.nodes_[static_cast<size_t>(step.index)].task, lane));
+      const GraphNode& node = g.nodes_[static_cast<size_t>(step.index)];
+      if (!node.disabled) tasks.push_back(clone_task(*node.task, lane));  // its edge records stay
+      continue;
+    }
+    if (step.op == Graph::StepOp::CondInit) {
+      const GraphCond& c = *g.conds_[static_cast<size_t>(step.index)];
+      auto* t = new Task();
+      t->task_kind = TaskKind::ValueWrite;
+      t->stream = lane;
+      t->value_addr = reinterpret_cast<uint64_t>(c.word);
+      t->value = c.default_value;
+      tasks.push_back(t);
       continue;
     }
     const bool record = step.op == Graph::StepOp::Record;
@@ -455,10 +571,18 @@ void GraphTable::stop_launcher() {
 Status GraphTable::destroy(void* handle) {
   std::shared_ptr<Graph> g = graphs_.find(handle);
   if (!g) return Status(Errc::rt_invalid_handle, "modelRI is not a live model runtime instance");
-  if (g->capturing()) {
+  if (g->subgraph()) {
+    return Status(Errc::rt_feature_not_support, "model runtime instance " + std::to_string(g->id()) +
+                                                    " is a sub-graph of a conditional task: it goes with its parent");
+  }
+  return destroy_graph(g);
+}
+
+Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
+  if (g->capturing() && !g->built_ && !g->subgraph()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g->id()) + " is still being captured");
   }
-  if (!graphs_.remove(handle)) return Status(Errc::rt_invalid_handle, "modelRI was destroyed meanwhile");
+  if (!graphs_.remove(g->handle())) return Status(Errc::rt_invalid_handle, "modelRI was destroyed meanwhile");
   std::vector<std::pair<void (*)(void*), void*>> callbacks;
   {
     std::lock_guard lock(g->mu);
@@ -471,13 +595,53 @@ Status GraphTable::destroy(void* handle) {
     g->destroying_ = true;
     drained_cv_.wait(lock, [&] { return g->pending_ == 0; });
   }
-  std::unique_lock exec(g->exec_mu);
-  Scheduler* sched = g->context()->slot()->scheduler();
-  if (g->done_event_) {
-    if (auto record = sched->latest_record(*g->done_event_)) sched->wait_record(*record, -1);
+  {
+    std::unique_lock exec(g->exec_mu);
+    Scheduler* sched = g->context()->slot()->scheduler();
+    if (g->done_event_) {
+      if (auto record = sched->latest_record(*g->done_event_)) sched->wait_record(*record, -1);
+    }
+    for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
+    if (g->exec_stream_) sched->remove_stream(g->exec_stream_, false);
   }
-  for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
+  std::vector<std::shared_ptr<Graph>> children;
+  {
+    std::lock_guard lock(mu_);
+    unbind_all_locked(*g);
+    // A sub-graph still being filled stops capturing with its parent.
+    for (auto& c : g->children_) {
+      auto it = std::find(active_.begin(), active_.end(), c);
+      if (it != active_.end()) close_capture_locked(*c);
+    }
+    children = g->children_;
+    forget_parts(*g);
+  }
+  for (auto& c : children) (void)destroy_graph(c);
+  for (auto& c : g->conds_) {
+    if (c->word != nullptr) (void)rt::device_free(c->word);
+    c->word = nullptr;
+  }
+  g->cond_worker_.reset();  // runs nothing more: every execution is done
   return Status::Ok();
+}
+
+void GraphTable::unbind_all_locked(Graph& g) {
+  for (auto& lane : g.lanes_) {
+    if (!lane.bound) continue;
+    lane.bound = false;
+    lane.stream->bound_graph.reset();
+    lane.stream->routed.store(false, std::memory_order_release);
+    routed_count_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
+void GraphTable::forget_parts(Graph& g) {
+  for (auto& n : g.nodes_)
+    if (n.task_handle != nullptr) task_refs_.remove(n.task_handle);
+  for (auto& l : g.lanes_)
+    if (l.handle != nullptr) lane_refs_.remove(l.handle);
+  for (auto& t : g.groups_) groups_.remove(t->handle());
+  for (auto& c : g.conds_) conds_.remove(c->handle());
 }
 
 void GraphTable::release(const Context* context) {

@@ -30,7 +30,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "acl/acl_mdl.h"
+#include "acl/acl_rt.h"
 #include "arun/core/status.hpp"
+#include "host/host_queue.hpp"
 #include "runtime/event.hpp"
 #include "runtime/handle_table.hpp"
 #include "runtime/stream.hpp"
@@ -57,27 +60,111 @@ constexpr Errc kModelContext = static_cast<Errc>(107004);
 constexpr Errc kStreamModel = static_cast<Errc>(107005);
 constexpr Errc kFileOpen = static_cast<Errc>(107009);
 constexpr Errc kCaptureInvalidated = static_cast<Errc>(507903);
+constexpr Errc kTaskGroupStatus = static_cast<Errc>(107033);
+constexpr Errc kTaskGroupIntr = static_cast<Errc>(107034);
+constexpr Errc kInsufficientArray = static_cast<Errc>(107039);
+constexpr Errc kModelUpdateFailed = static_cast<Errc>(107040);
+constexpr Errc kSubGraphCapturing = static_cast<Errc>(107045);
+constexpr Errc kTaskTypeNotSupport = static_cast<Errc>(507009);
+constexpr Errc kSyncTimeout = static_cast<Errc>(507046);
 }  // namespace graph_errc
 
 // Capture modes (aclmdlRICaptureMode): lower is more restrictive.
 enum class CaptureMode : uint32_t { Global = 0, ThreadLocal = 1, Relaxed = 2 };
 
+class Graph;
+class GraphTable;
+
+// What aclmdlRITaskGetParams / aclmdlRIKernelTaskGetAttribute report of a kernel launched through
+// aclrtLaunchKernel* (a C++ kernel, arun::launch, has no function handle and no cfg). `args`
+// points into the node's template (its packed argument bytes) or is the caller's device address.
+struct KernelLaunchInfo {
+  void* function = nullptr;
+  const void* args = nullptr;
+  size_t args_size = 0;
+  uint32_t host_args = 1;
+  uint32_t blocks = 0;
+  std::vector<aclrtLaunchKernelAttr> attrs;
+  aclrtLaunchKernelCfg cfg{};  // points into attrs (what GetParams hands out)
+};
+// The kernel-binary launches (front/kernel_binaries.cpp) announce their facts for the duration of
+// their rt::launch_kernel call; a capture that takes the task keeps a copy. Thread-local.
+void set_pending_kernel_info(const KernelLaunchInfo* info);
+const KernelLaunchInfo* pending_kernel_info();
+std::unique_ptr<KernelLaunchInfo> copy_kernel_info(const KernelLaunchInfo& info);
+
+// aclmdlRICondHandleCreate: an 8-byte device word owned by an instance.
+struct GraphCond {
+  void* handle_ = nullptr;
+  void* handle() const { return handle_; }
+  void set_handle(void* h) { handle_ = h; }
+  std::weak_ptr<Graph> graph;
+  uint64_t* word = nullptr;  // device address
+  uint64_t default_value = 0;
+  bool assign_default = false;
+  bool used = false;  // drives a conditional node already
+};
+
+// A conditional node (aclmdlRIAddCondTask): at replay a blocking host call on the owner's
+// condition worker reads the word and runs the chosen sub-graph to completion.
+struct CondNode {
+  uint32_t type = 0;  // aclmdlRICondTaskType
+  std::vector<std::shared_ptr<Graph>> branches;
+  std::shared_ptr<GraphCond> cond;
+  Graph* owner = nullptr;
+  GraphTable* table = nullptr;
+};
+
+// aclmdlRICaptureTaskGrpBegin/End: nodes captured together; an update replaces them as a unit.
+struct GraphTaskGroup {
+  void* handle_ = nullptr;
+  void* handle() const { return handle_; }
+  void set_handle(void* h) { handle_ = h; }
+  std::weak_ptr<Graph> graph;
+  std::vector<int32_t> nodes;
+  bool open = true;
+  // aclmdlRICaptureTaskUpdateBegin/End: the stream collecting replacements, and what it collected.
+  Stream* updating = nullptr;
+  std::vector<std::unique_ptr<Task>> staged;
+  std::vector<std::unique_ptr<KernelLaunchInfo>> staged_info;
+  size_t overflow = 0;  // tasks beyond the group's count (only counted)
+};
+
+// The handle of one node (aclmdlRITask) or one lane (a captured instance's aclrtStream).
+struct GraphPartRef {
+  void* handle_ = nullptr;
+  void* handle() const { return handle_; }
+  void set_handle(void* h) { handle_ = h; }
+  std::weak_ptr<Graph> graph;
+  int32_t index = 0;
+};
+
 struct GraphNode {
   std::unique_ptr<Task> task;  // the template each replay clones
   uint32_t lane = 0;
-  uint32_t seq_in_lane = 0;   // position in its lane, from 0
-  std::vector<int32_t> deps;  // earlier nodes; kStart: the work before the capture
-  int32_t edge_event = -1;    // index into Graph::edge_events_ when a node of another lane waits for it
+  uint32_t seq_in_lane = 0;                  // position in its lane, from 0
+  std::vector<int32_t> deps;                 // earlier nodes; kStart: the work before the capture
+  int32_t edge_event = -1;                   // index into Graph::edge_events_ when a node of another lane waits for it
+  std::unique_ptr<KernelLaunchInfo> kernel;  // kernel-binary launches
+  std::shared_ptr<CondNode> cond;            // conditional nodes
+  void* task_handle = nullptr;               // aclmdlRITask, made on first listing
+  void* group = nullptr;                     // its aclrtTaskGrp, if any
+  bool disabled = false;                     // skipped by replays (aclmdlRITaskDisable + aclmdlRIUpdate)
+  bool removed = false;                      // aclrtPersistentTaskClean dropped it
+  // Staged by aclmdlRITaskSetParams / aclmdlRITaskDisable until aclmdlRIUpdate.
+  std::unique_ptr<Task> staged_task;
+  std::unique_ptr<KernelLaunchInfo> staged_kernel;
+  bool staged_disable = false;
 };
 
 class Graph {
  public:
   static constexpr int32_t kStart = -1;
-  enum class StepOp : uint8_t { Node, Record, Wait };
+  enum class StepOp : uint8_t { Node, Record, Wait, CondInit };
   struct Step {
     StepOp op;
     uint32_t lane;
-    int32_t index;  // Node: node index; Record / Wait: edge event index (-1: the done event)
+    int32_t index;  // Node: node index; Record / Wait: edge event index (-1: the done event); CondInit: conds_ index
   };
 
   Graph(Context* context, uint32_t id) : context_(context), id_(id) {}
@@ -87,6 +174,8 @@ class Graph {
   void* handle() const { return handle_; }
   void set_handle(void* h) { handle_ = h; }
   bool capturing() const { return capturing_.load(std::memory_order_acquire); }
+  bool built() const { return built_; }
+  bool subgraph() const { return parent_ != nullptr; }
 
   std::mutex mu;  // name and callbacks
   // Shared by executions while they build and submit their tasks; destroy takes it exclusively.
@@ -97,9 +186,18 @@ class Graph {
  private:
   friend class GraphTable;
   struct Lane {
+    Lane() = default;
+    Lane(std::shared_ptr<Stream> s, std::vector<int32_t> f) : stream(std::move(s)), frontier(std::move(f)) {}
     std::shared_ptr<Stream> stream;  // the captured stream
     std::vector<int32_t> frontier;   // what its next node depends on
+    std::shared_ptr<GraphTaskGroup> open_group;
+    void* handle = nullptr;  // captured instances: the lane's aclrtStream for aclmdlRIGetStreams
+    // Built instances: ACL_MODEL_STREAM_FLAG_*, aclmdlRIEndTask seen, still bound.
+    uint32_t bind_flag = 0;
+    bool ended = false;
+    bool bound = false;
   };
+  bool planned(const GraphNode& n) const;
   Context* context_;
   uint32_t id_;
   void* handle_ = nullptr;
@@ -127,6 +225,23 @@ class Graph {
   uint32_t pending_ = 0;
   bool destroying_ = false;
   bool plan_needs_start_ = false;
+
+  // Explicit build (aclmdlRIBuild*): built_ from BuildBegin; capturing_ stays true until BuildEnd.
+  bool built_ = false;
+  bool build_done_ = false;
+  // Sub-graphs (aclmdlRIAddCondTask): the parent, whether a capture filled it, and while a
+  // capture on the parent's stream fills it, the parent to return the stream to.
+  Graph* parent_ = nullptr;
+  bool filled_ = false;
+  std::shared_ptr<Graph> outer_;
+  std::vector<std::shared_ptr<Graph>> children_;
+  std::vector<std::shared_ptr<GraphCond>> conds_;
+  std::vector<std::shared_ptr<GraphTaskGroup>> groups_;
+  std::unique_ptr<HostWorker> cond_worker_;  // runs this instance's conditional nodes
+  bool update_fault_ = false;                // a SetParams failed: aclmdlRIUpdate answers 107040
+  std::shared_ptr<Stream> exec_stream_;      // aclmdlRIExecute's stream (built instances)
+  // End records of executions submitted and maybe unfinished (aclmdlRIAbort completes them).
+  std::vector<std::shared_ptr<EventRecord>> inflight_ends_;
 };
 
 // The runtime's graphs and active captures.
@@ -137,7 +252,9 @@ class GraphTable {
   // Joins the launcher thread (teardown, after every graph was released).
   void stop_launcher();
   // True while some capture is open anywhere (the fast-path test of Runtime::submit).
-  bool any_active() const { return active_count_.load(std::memory_order_acquire) != 0; }
+  bool any_active() const {
+    return active_count_.load(std::memory_order_acquire) != 0 || routed_count_.load(std::memory_order_acquire) != 0;
+  }
 
   Status begin(Stream& stream, std::shared_ptr<Stream> owner, CaptureMode mode, void** handle);
   Status end(Stream& stream, void** handle);
@@ -157,7 +274,40 @@ class GraphTable {
   // The default stream of a context with an open capture (implicit dependency).
   Status check_default_stream(const Stream& stream);
 
-  Status execute(Graph& graph, const std::shared_ptr<Stream>& stream);
+  // `end_out`: the execution's end record (aclmdlRIExecute waits for it).
+  Status execute(Graph& graph, const std::shared_ptr<Stream>& stream, std::shared_ptr<EventRecord>* end_out = nullptr);
+  // aclmdlRIExecute / aclmdlRIAbort of a built instance.
+  Status execute_sync(Graph& graph, int32_t timeout_ms);
+  Status abort(Graph& graph);
+
+  // Explicit build (runtime/graph_build.cpp).
+  Status build_begin(Context* context, void** handle);
+  Status bind(Graph& g, const std::shared_ptr<Stream>& stream, uint32_t flag);
+  Status end_task(Graph& g, Stream& stream);
+  Status build_end(Graph& g);
+  Status unbind(Graph& g, Stream& stream);
+  Status persistent_clean(Stream& stream);
+  // aclmdlRICaptureToModelRIBegin: fills sub-graph `sub` from `stream`.
+  Status begin_sub(Stream& stream, std::shared_ptr<Stream> owner, Graph& sub, CaptureMode mode);
+  // Task groups and their update.
+  Status group_begin(Stream& stream);
+  Status group_end(Stream& stream, void** handle);
+  Status update_begin(Stream& stream, void* group);
+  Status update_end(Stream& stream);
+  // Per-task inspection and update.
+  Status get_streams(Graph& g, void** streams, uint32_t* count);
+  Status tasks_by_stream(void* stream, void** tasks, uint32_t* count);
+  Status task_type(void* task, uint32_t* type);
+  Status task_seq(void* task, uint32_t* seq);
+  Status task_get_params(void* task, aclmdlRITaskParams* params);
+  Status task_set_params(void* task, const aclmdlRITaskParams* params);
+  Status task_disable(void* task);
+  Status kernel_attribute(void* task, int32_t attr, aclrtLaunchKernelAttrValue* value);
+  Status update(Graph& g);
+  // Conditions.
+  Status cond_create(Graph& g, uint64_t default_value, bool assign_default, uint64_t* word, void** handle);
+  Status cond_ptr(void* handle, uint64_t** ptr);
+  Status add_cond(Stream& stream, void* cond, uint32_t type, uint32_t size, void** branches);
   // Runs the destroy callbacks, waits for pending executions and drops the graph.
   Status destroy(void* handle);
   // aclmdlRIDebugJsonPrint's Chrome-tracing document and aclmdlRIDebugPrint's text.
@@ -168,6 +318,19 @@ class GraphTable {
 
  private:
   void finish_plan(Graph& g);
+  // Waits until no execution of `g` is queued or running; returns holding g.exec_mu exclusively.
+  std::unique_lock<std::shared_mutex> quiesce(Graph& g);
+  // Drops the replay plan and its hidden streams (aclrtPersistentTaskClean rebuilds it).
+  void drop_plan(Graph& g);
+  // Runs a sub-graph to completion from a condition worker.
+  void run_sync(Graph& g);
+  static void run_cond(void* node);
+  Status resolve_task(void* handle, std::shared_ptr<Graph>* g, int32_t* node, bool for_update);
+  Status stage_update_locked(Task* task);
+  void add_node_locked(Graph& g, uint32_t lane, std::unique_ptr<Task> task);
+  void forget_parts(Graph& g);
+  Status destroy_graph(const std::shared_ptr<Graph>& g);
+  void unbind_all_locked(Graph& g);
   void close_capture_locked(Graph& g);
   void invalidate_locked(Graph& g, const std::string& why);
   uint32_t thread_mode() const;
@@ -189,6 +352,11 @@ class GraphTable {
 
   mutable std::mutex mu_;
   HandleTable<Graph> graphs_{HandleKind::Graph};
+  HandleTable<GraphPartRef> task_refs_{HandleKind::GraphTask};
+  HandleTable<GraphPartRef> lane_refs_{HandleKind::GraphStream};
+  HandleTable<GraphTaskGroup> groups_{HandleKind::TaskGroup};
+  HandleTable<GraphCond> conds_{HandleKind::CondHandle};
+  std::atomic<int> routed_count_{0};            // bound streams and streams collecting an update
   std::vector<std::shared_ptr<Graph>> active_;  // open captures
   std::atomic<int> active_count_{0};
   std::atomic<uint32_t> next_id_{0};

@@ -20,7 +20,13 @@ enum class HandleKind : uint64_t {
   Notify = 4,
   Binary = 5,
   Function = 6,
-  Graph = 7
+  Graph = 7,
+  // Model runtime instance parts (runtime/graph.hpp): tasks, instance streams, task groups,
+  // condition handles.
+  GraphTask = 8,
+  GraphStream = 9,
+  TaskGroup = 10,
+  CondHandle = 11
 };
 
 template <class T>

@@ -798,7 +798,8 @@ Status Runtime::submit(Task* task, uint64_t* seq) {
   Stream* stream = task->stream;
   if (graphs_.any_active()) [[unlikely]] {
     // A capturing stream records instead of running; an event wait may fork a stream into a capture.
-    if (stream->capturing.load(std::memory_order_acquire) || task->task_kind == TaskKind::EventWait) {
+    if (stream->capturing.load(std::memory_order_acquire) || stream->routed.load(std::memory_order_acquire) ||
+        task->task_kind == TaskKind::EventWait) {
       bool taken = false;
       Status st = graphs_.capture(task, &taken);
       if (taken) {

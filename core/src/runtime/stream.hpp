@@ -15,6 +15,7 @@ namespace arun {
 
 class Context;
 class Graph;
+struct GraphTaskGroup;
 
 // A user allocator bound to a stream (aclrtAllocatorRegister): a copy of the descriptor's fields,
 // so the descriptor may be destroyed afterwards. Callbacks are kept type-erased; the C API layer
@@ -74,6 +75,12 @@ class Stream {
   // GraphTable's mutex; `capturing` mirrors it for Runtime::submit's fast path.
   std::atomic<bool> capturing{false};
   std::shared_ptr<Graph> capture_graph;
+  // Explicit build (aclmdlRIBindStream): the instance this persistent stream is bound to; and a
+  // task-group update (aclmdlRICaptureTaskUpdateBegin) whose replacement tasks it collects. Both
+  // guarded by the GraphTable's mutex; `routed` mirrors "either is set" for Runtime::submit.
+  std::shared_ptr<Graph> bound_graph;
+  std::shared_ptr<GraphTaskGroup> update_group;
+  std::atomic<bool> routed{false};
 
   void set_user_allocator(std::optional<UserAllocator> a) {
     std::lock_guard lock(user_allocator_mu_);

@@ -245,6 +245,27 @@ void Scheduler::prepare(Task* task) {
   }
 }
 
+int Scheduler::admit_locked(std::unique_lock<std::mutex>& lock, Stream* s, Batch* pending) {
+  // Backlog: wait for room before anything else, then decide on the stream's state as it is after
+  // the wait (it may have been stopped or aborted meanwhile, which also wakes us).
+  if (s->queue_.size() >= queue_depth_ && s->stop_error_ == 0 && !s->aborting_) {
+    if (pending != nullptr) {
+      dispatch(*pending);
+      lock.unlock();
+      flush(*pending);
+      *pending = Batch{};
+      lock.lock();
+    }
+    ++s->room_waiters_;
+    room_.wait(lock, [&] { return s->queue_.size() < queue_depth_ || s->stop_error_ != 0 || s->aborting_; });
+    --s->room_waiters_;
+  }
+  if (s->stop_error_ != 0) return s->stop_error_;
+  if (s->aborting_) return -1;
+  if (s->abnormal_.load(std::memory_order_relaxed)) return static_cast<int>(Errc::rt_internal_error);
+  return 0;
+}
+
 uint64_t Scheduler::submit(Task* task, Status* refused) {
   prepare(task);
   uint64_t seq = 0;
@@ -252,19 +273,8 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   Batch batch;
   {
     std::unique_lock lock(mu_);
-    Stream* s = task->stream;
-    // Backlog: wait for room before anything else, then decide on the stream's state as it is
-    // after the wait (it may have been stopped or aborted meanwhile, which also wakes us).
-    if (s->queue_.size() >= queue_depth_ && s->stop_error_ == 0 && !s->aborting_) {
-      ++s->room_waiters_;
-      room_.wait(lock, [&] { return s->queue_.size() < queue_depth_ || s->stop_error_ != 0 || s->aborting_; });
-      --s->room_waiters_;
-    }
-    if (s->stop_error_ != 0 || s->aborting_) {
-      stop_error = s->stop_error_;  // 0: submitted while the stream is being aborted, dropped silently
-    } else if (s->abnormal_.load(std::memory_order_relaxed)) {
-      stop_error = static_cast<int>(Errc::rt_internal_error);
-    } else {
+    stop_error = admit_locked(lock, task->stream, nullptr);
+    if (stop_error == 0) {
       enqueue_locked(task, batch);
       seq = task->seq;
     }
@@ -278,7 +288,7 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
     *refused =
         Status(Errc::rt_internal_error, "stream " + std::to_string(id) +
                                             " is abnormal after aclrtStreamStop; call aclrtStreamAbort or destroy it");
-  } else if (stop_error != 0 && refused != nullptr) {
+  } else if (stop_error > 0 && refused != nullptr) {
     *refused = Status(static_cast<Errc>(stop_error),
                       "stream " + std::to_string(id) + " stopped after a task failed with error " +
                           std::to_string(stop_error) + " (ACL_STOP_ON_FAILURE); call aclrtStreamAbort or destroy it");
@@ -294,29 +304,11 @@ Status Scheduler::submit_batch(const std::vector<Task*>& tasks) {
   {
     std::unique_lock lock(mu_);
     for (Task* t : tasks) {
-      Stream* s = t->stream;
-      if (s->queue_.size() >= queue_depth_ && s->stop_error_ == 0 && !s->aborting_) {
-        // Launch what this batch made ready before blocking: the full stream only drains through
-        // the device, which may need those tasks.
-        dispatch(batch);
-        lock.unlock();
-        flush(batch);
-        batch = Batch{};
-        lock.lock();
-        ++s->room_waiters_;
-        room_.wait(lock, [&] { return s->queue_.size() < queue_depth_ || s->stop_error_ != 0 || s->aborting_; });
-        --s->room_waiters_;
-      }
-      int stop_error = 0;
-      if (s->stop_error_ != 0) {
-        stop_error = s->stop_error_;
-      } else if (s->abnormal_.load(std::memory_order_relaxed)) {
-        stop_error = static_cast<int>(Errc::rt_internal_error);
-      }
-      if (stop_error != 0 || s->aborting_) {
-        if (stop_error != 0 && first.ok()) {
-          first = Status(static_cast<Errc>(stop_error),
-                         "stream " + std::to_string(s->id()) + " refused the graph's tasks (stopped or abnormal)");
+      const int stop_error = admit_locked(lock, t->stream, &batch);
+      if (stop_error != 0) {
+        if (stop_error > 0 && first.ok()) {
+          first = Status(static_cast<Errc>(stop_error), "stream " + std::to_string(t->stream->id()) +
+                                                            " refused the graph's tasks (stopped or abnormal)");
         }
         refused.push_back(t);
         continue;

@@ -128,6 +128,11 @@ class Scheduler {
   struct Batch;
   void prepare(Task* task);
   void enqueue_locked(Task* task, Batch& batch);
+  // Admission of one task to `s`, mu_ held (submit and submit_batch): waits for room in its queue,
+  // first launching what `pending` made ready (the full stream may drain only through it). Returns
+  // 0 to enqueue, -1 for a stream being aborted (the task is dropped silently), else the refusal
+  // code: the stop-on-failure error, or ACL_ERROR_RT_INTERNAL_ERROR for an abnormal stream.
+  int admit_locked(std::unique_lock<std::mutex>& lock, Stream* s, Batch* pending);
   bool discard_locked(Stream* stream, Batch& batch);
   void advance(Stream* stream, Batch& batch);
   void dispatch(Batch& batch);

@@ -36,4 +36,34 @@ Status graph_debug_json_print(aclmdlRI graph, const char* path, uint32_t flags);
 Status graph_register_destroy_callback(aclmdlRI graph, aclrtCallback fn, void* user);
 Status graph_unregister_destroy_callback(aclmdlRI graph, aclrtCallback fn);
 
+// aclmdlRICaptureToModelRIBegin: fills the sub-graph `sub` (aclmdlRIAddCondTask) from `stream`.
+Status capture_to_subgraph_begin(aclrtStream stream, aclmdlRI sub, uint32_t mode);
+// Explicit build. `flag` of BindStream is ACL_MODEL_STREAM_FLAG_HEAD or _DEFAULT (checked by the caller).
+Status graph_build_begin(aclmdlRI* out);
+Status graph_bind_stream(aclmdlRI graph, aclrtStream stream, uint32_t flag);
+Status graph_end_task(aclmdlRI graph, aclrtStream stream);
+Status graph_build_end(aclmdlRI graph);
+Status graph_unbind_stream(aclmdlRI graph, aclrtStream stream);
+// aclrtPersistentTaskClean: empties a bound stream of a built instance, which must be built again.
+Status persistent_task_clean(aclrtStream stream);
+// Task groups (capturing stream) and their update (non-capturing stream).
+Status task_group_begin(aclrtStream stream);
+Status task_group_end(aclrtStream stream, aclrtTaskGrp* out);
+Status task_update_begin(aclrtStream stream, aclrtTaskGrp group);
+Status task_update_end(aclrtStream stream);
+// Per-task inspection and update; `count` is the capacity in and the count out.
+Status graph_update(aclmdlRI graph);
+Status graph_get_streams(aclmdlRI graph, aclrtStream* streams, uint32_t* count);
+Status graph_tasks_by_stream(aclrtStream stream, aclmdlRITask* tasks, uint32_t* count);
+Status graph_task_type(aclmdlRITask task, aclmdlRITaskType* type);
+Status graph_task_seq(aclmdlRITask task, uint32_t* id);
+Status graph_task_get_params(aclmdlRITask task, aclmdlRITaskParams* params);
+Status graph_task_set_params(aclmdlRITask task, const aclmdlRITaskParams* params);
+Status graph_task_disable(aclmdlRITask task);
+Status graph_kernel_task_attribute(aclmdlRITask task, int32_t attr, aclrtLaunchKernelAttrValue* value);
+// Conditions: `flag` 0..1, `type` 0..2 and the branch count are checked by the caller.
+Status cond_handle_create(aclmdlRI graph, uint32_t default_value, uint32_t flag, aclmdlRICondHandle* out);
+Status cond_handle_ptr(aclmdlRICondHandle handle, uint64_t** ptr);
+Status add_cond_task(aclmdlRICondHandle handle, uint32_t type, uint32_t size, aclmdlRI* branches, aclrtStream stream);
+
 }  // namespace arun::rt
