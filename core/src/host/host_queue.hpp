@@ -8,6 +8,7 @@
 // unsubscribe() hands back the calls it leaves unrun so the caller can complete their tasks.
 #pragma once
 
+#include "sanitizer/stream_sanitizer.hpp"
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -37,6 +38,7 @@ struct HostCall {
   int32_t device = -1;
   int32_t stream_id = -1;
   uint32_t prof_depth = 0;
+  std::shared_ptr<san::TaskState> san = nullptr;  // stream sanitizer: the call runs with its task's clock
 };
 
 class HostQueue {
