@@ -83,6 +83,7 @@ class StreamSanitizer : public ::testing::Test {
     ACL_OK(aclrtMalloc(&out, 256, ACL_MEM_MALLOC_HUGE_FIRST));
   }
   void TearDown() override {
+    (void)aclrtSynchronizeDevice();  // the tests' own clean-up is ordered
     if (buf != nullptr) (void)aclrtFree(buf);
     (void)aclrtFree(out);
     (void)aclrtDestroyStream(s1);
