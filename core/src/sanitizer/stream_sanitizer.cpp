@@ -175,8 +175,16 @@ struct Report {
   uint64_t count = 0;
 };
 
+struct HostState {
+  uint32_t agent = 0;
+  Clock clock;
+  std::shared_ptr<const Clock> snap;
+  bool snap_given = false;
+};
+
 struct State {
   std::mutex mu;
+  HostState host;
   Mode mode = Mode::Off;
   uint64_t generation = 0;
   std::unordered_map<const void*, Space> spaces;
@@ -197,27 +205,20 @@ State& state() {
   return *s;
 }
 
-struct ThreadState {
-  uint64_t generation = 0;
-  uint32_t agent = 0;
-  Clock clock;
-  std::shared_ptr<const Clock> snap;
-  bool snap_given = false;
-};
-thread_local ThreadState t_state;
 thread_local TaskState* t_host_task = nullptr;
 thread_local int t_runtime_access = 0;
 
-ThreadState& thread_state() {
-  ThreadState& t = t_state;
-  const uint64_t gen = g_generation.load(std::memory_order_relaxed);
-  if (t.generation != gen) {
-    t = ThreadState{};
-    t.generation = gen;
-    t.agent = g_next_agent.fetch_add(1);
-    t.clock.tick(t.agent);
+// The host's clock (under State::mu). Host threads share it: the runtime cannot see how they order
+// themselves (a join, a mutex), so it assumes they do, and checks host against device work only;
+// races between host threads are ThreadSanitizer's business. `snap` is the clock a submission
+// carries; once one was given out, the next host access ticks first, so it is not ordered before
+// the submitted task.
+HostState& host_state(State& s) {
+  if (s.host.agent == 0) {
+    s.host.agent = g_next_agent.fetch_add(1);
+    s.host.clock.tick(s.host.agent);
   }
-  return t;
+  return s.host;
 }
 
 std::string thread_name() {
@@ -694,6 +695,7 @@ void enable(Mode mode) {
     s.reports.clear();
     s.by_key.clear();
     s.occurrences = 0;
+    s.host = HostState{};
     s.mode = mode;
     s.generation = g_generation.fetch_add(1) + 1;
   }
@@ -749,15 +751,16 @@ void on_submit(Task* task) {
   site.device = task->scheduler != nullptr ? task->scheduler->device_id() : -1;
   site.correlation = task->correlation;
   site.nframes = backtrace(site.frames, kFrames);
-  if (TaskState* ht = t_host_task) {
-    st->submit_clock = ht->clock;
-  } else {
-    ThreadState& th = thread_state();
-    if (!th.snap) th.snap = std::make_shared<const Clock>(th.clock);
-    th.snap_given = true;
-    st->submit_clock = th.snap;
-  }
   task->san = st;
+  if (TaskState* ht = t_host_task) st->submit_clock = ht->clock;
+  State& s = state();
+  std::lock_guard lock(s.mu);
+  if (!st->submit_clock) {
+    HostState& h = host_state(s);
+    if (!h.snap) h.snap = std::make_shared<const Clock>(h.clock);
+    h.snap_given = true;
+    st->submit_clock = h.snap;
+  }
   if (task->task_kind != TaskKind::Work || task->kind == plugin::WorkKind::Kernel) return;
   // Copies and fills know their ranges now: kept for free checks until the task is ready.
   auto extent = [&](bool dst) -> uint64_t {
@@ -771,8 +774,6 @@ void on_submit(Task* task) {
     st->ranges.push_back({task->src.device, task->src.addr, task->src.addr + extent(false), false});
   }
   Runtime* rt = Runtime::instance();
-  State& s = state();
-  std::lock_guard lock(s.mu);
   s.pending.insert(st.get());
   if (rt == nullptr) return;
   for (const TaskState::Range& r : st->ranges) {
@@ -895,36 +896,44 @@ void kernel_access(Task* task, const void* space, uint64_t addr, uint64_t bytes,
 }
 
 namespace {
-// The calling thread's (or host call's) clock and position, ticking past any snapshot it gave out.
-void host_position(uint32_t* agent, uint32_t* epoch, std::shared_ptr<const Clock>* vc) {
+// The calling thread's (or host call's) clock and position, ticking past any snapshot the host
+// gave out (under State::mu).
+void host_position(State& s, uint32_t* agent, uint32_t* epoch, std::shared_ptr<const Clock>* vc) {
   if (TaskState* ht = t_host_task) {
     *agent = ht->agent;
     *epoch = ht->epoch;
     *vc = ht->clock;
     return;
   }
-  ThreadState& th = thread_state();
-  if (th.snap_given) {
-    th.clock.tick(th.agent);
-    th.snap.reset();
-    th.snap_given = false;
+  HostState& h = host_state(s);
+  if (h.snap_given) {
+    h.clock.tick(h.agent);
+    h.snap.reset();
+    h.snap_given = false;
   }
-  *agent = th.agent;
-  *epoch = th.clock.get(th.agent);
-  if (!th.snap) th.snap = std::make_shared<const Clock>(th.clock);
-  *vc = th.snap;  // not "given": no task carries it
+  *agent = h.agent;
+  *epoch = h.clock.get(h.agent);
+  if (!h.snap) h.snap = std::make_shared<const Clock>(h.clock);
+  *vc = h.snap;  // not "given": no task carries it
+}
+
+void host_join(State& s, const Clock& c) {
+  if (t_host_task != nullptr) return;  // a host call's clock is its task's
+  HostState& h = host_state(s);
+  h.clock.join(c);
+  h.snap.reset();
 }
 }  // namespace
 
 void host_access(const char* what, const HostRange* ranges, int count) {
-  uint32_t agent, epoch;
-  std::shared_ptr<const Clock> vc;
-  host_position(&agent, &epoch, &vc);
   std::shared_ptr<Site> site = host_site(what);
   State& s = state();
   std::vector<Race> races;
   {
     std::lock_guard lock(s.mu);
+    uint32_t agent, epoch;
+    std::shared_ptr<const Clock> vc;
+    host_position(s, &agent, &epoch, &vc);
     for (int i = 0; i < count; ++i) {
       Access a;
       a.begin = ranges[i].addr;
@@ -940,15 +949,15 @@ void host_access(const char* what, const HostRange* ranges, int count) {
 }
 
 void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, const Stream* stream) {
-  uint32_t agent, epoch;
-  std::shared_ptr<const Clock> vc;
-  host_position(&agent, &epoch, &vc);
   std::shared_ptr<Site> site = host_site(what);
   const uint64_t end = addr + bytes;
   State& s = state();
   std::vector<Race> races;
   {
     std::lock_guard lock(s.mu);
+    uint32_t agent, epoch;
+    std::shared_ptr<const Clock> vc;
+    host_position(s, &agent, &epoch, &vc);
     std::set<uint32_t> recorded;
     if (auto it = s.recorded_streams.find({space, addr}); it != s.recorded_streams.end()) {
       recorded = std::move(it->second);
@@ -1007,43 +1016,25 @@ void record_stream(const void* space, uint64_t addr, const Stream* stream) {
 
 void synced_stream(const Stream& stream) {
   State& s = state();
-  Clock c;
-  {
-    std::lock_guard lock(s.mu);
-    c = stream_state(s, &stream).clock;
-  }
-  if (TaskState* ht = t_host_task; ht != nullptr) return;
-  ThreadState& th = thread_state();
-  th.clock.join(c);
-  th.snap.reset();
+  std::lock_guard lock(s.mu);
+  Clock c = stream_state(s, &stream).clock;
+  host_join(s, c);
 }
 
 void synced_device(int32_t device_id) {
   State& s = state();
+  std::lock_guard lock(s.mu);
   Clock c;
-  {
-    std::lock_guard lock(s.mu);
-    for (auto& [uid, ss] : s.streams) {
-      if (ss.device == device_id) c.join(ss.clock);
-    }
+  for (auto& [uid, ss] : s.streams) {
+    if (ss.device == device_id) c.join(ss.clock);
   }
-  if (t_host_task != nullptr) return;
-  ThreadState& th = thread_state();
-  th.clock.join(c);
-  th.snap.reset();
+  host_join(s, c);
 }
 
 void synced_record(const EventRecord& record) {
   State& s = state();
-  std::shared_ptr<const Clock> c;
-  {
-    std::lock_guard lock(s.mu);
-    c = record.san_clock;
-  }
-  if (!c || t_host_task != nullptr) return;
-  ThreadState& th = thread_state();
-  th.clock.join(*c);
-  th.snap.reset();
+  std::lock_guard lock(s.mu);
+  if (record.san_clock) host_join(s, *record.san_clock);
 }
 
 HostCallScope::HostCallScope(const std::shared_ptr<TaskState>& st) : saved_(t_host_task) {
