@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "acl/acl_rt.h"
@@ -138,7 +138,8 @@ Status free_on(Runtime& rt, void* devPtr, plugin::StreamId stream, const Stream*
     if (san::on()) [[unlikely]] {
       // Checked before the block goes: work still using it is a report, not a fault later.
       DeviceAllocator::Block block;
-      if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block) && block.addr == reinterpret_cast<DevAddr>(devPtr))
+      if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block) &&
+          block.addr == reinterpret_cast<DevAddr>(devPtr))
         san::freed(san_stream != nullptr ? "arunFreeAsync" : "aclrtFree", slot->device(), block.addr, block.size,
                    san_stream);
     }
@@ -247,7 +248,8 @@ Status run_now(const CopyPlan& plan) {
     const bool d2 = work.kind == plugin::WorkKind::Copy2D;
     const uint64_t dext = d2 ? (work.height == 0 ? 0 : work.dpitch * (work.height - 1) + work.width) : work.bytes;
     const uint64_t sext = d2 ? (work.height == 0 ? 0 : work.spitch * (work.height - 1) + work.width) : work.bytes;
-    san::HostRange ranges[2] = {{work.dst.device, work.dst.addr, dext, true}, {work.src.device, work.src.addr, sext, false}};
+    san::HostRange ranges[2] = {{work.dst.device, work.dst.addr, dext, true},
+                                {work.src.device, work.src.addr, sext, false}};
     const bool fill = work.kind == plugin::WorkKind::Memset;
     san::host_access(fill ? "synchronous memset" : "synchronous copy", ranges, fill ? 1 : 2);
     san_scope.emplace();
@@ -460,7 +462,8 @@ Status record_stream_use(void* ptr, aclrtStream stream) {
     if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
     if (san::on()) [[unlikely]] {
       DeviceAllocator::Block block;
-      if (allocator->find(reinterpret_cast<DevAddr>(ptr), 1, &block)) san::record_stream(p.slot->device(), block.addr, s.get());
+      if (allocator->find(reinterpret_cast<DevAddr>(ptr), 1, &block))
+        san::record_stream(p.slot->device(), block.addr, s.get());
     }
     return allocator->record_use(reinterpret_cast<DevAddr>(ptr), s->uid());
   });

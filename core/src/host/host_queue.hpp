@@ -8,7 +8,6 @@
 // unsubscribe() hands back the calls it leaves unrun so the caller can complete their tasks.
 #pragma once
 
-#include "sanitizer/stream_sanitizer.hpp"
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -17,6 +16,8 @@
 #include <set>
 #include <thread>
 #include <vector>
+
+#include "sanitizer/stream_sanitizer.hpp"
 
 namespace arun {
 

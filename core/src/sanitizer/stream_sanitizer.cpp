@@ -386,8 +386,8 @@ std::string fix_for(const Race& r) {
              ") before freeing, or free with arunFreeAsync on that stream";
     case Kind::Reuse:
       return "before freeing on " + (r.free_site ? r.free_site->agent_name : std::string("its stream")) +
-             ", call arunMemRecordStream for " + a.agent_name + ", or make that stream wait for an event recorded after the " +
-             a.what;
+             ", call arunMemRecordStream for " + a.agent_name +
+             ", or make that stream wait for an event recorded after the " + a.what;
     default:
       break;
   }
@@ -396,8 +396,10 @@ std::string fix_for(const Race& r) {
            ") and make " + b.agent_name + " wait on it (aclrtStreamWaitEvent) before the " + b.what;
   }
   if (a.on_stream) {
-    return "synchronize with " + a.agent_name + " (aclrtSynchronizeStream, or aclrtSynchronizeEvent on an event "
-           "recorded after the " + a.what + ") before the " + b.what;
+    return "synchronize with " + a.agent_name +
+           " (aclrtSynchronizeStream, or aclrtSynchronizeEvent on an event "
+           "recorded after the " +
+           a.what + ") before the " + b.what;
   }
   return "issue the " + b.what + " from " + a.agent_name + " after the " + a.what +
          ", or order the two threads and synchronize before submitting";
@@ -411,8 +413,8 @@ std::string format_race(const Race& r) {
   if (r.kind == Kind::Reuse && r.free_site) {
     std::string api, at;
     describe_stack(*r.free_site, &api, &at);
-    text += "\n  the block was freed by " + (api.empty() ? r.free_site->what : api) + " on " +
-            r.free_site->agent_name + " while the first access was unordered with it" + at;
+    text += "\n  the block was freed by " + (api.empty() ? r.free_site->what : api) + " on " + r.free_site->agent_name +
+            " while the first access was unordered with it" + at;
   }
   text += "\n  nothing orders them. Fix: " + fix_for(r);
   return text;
@@ -633,14 +635,12 @@ bool handle_fault(uint64_t addr, void* uctx) {
 }
 
 void on_segv(int sig, siginfo_t* info, void* uctx) {
-  if (rt::stream_sanitizer_on() && info != nullptr &&
-      handle_fault(reinterpret_cast<uint64_t>(info->si_addr), uctx)) {
+  if (rt::stream_sanitizer_on() && info != nullptr && handle_fault(reinterpret_cast<uint64_t>(info->si_addr), uctx)) {
     return;
   }
   if ((g_old_segv.sa_flags & SA_SIGINFO) != 0 && g_old_segv.sa_sigaction != nullptr) {
     g_old_segv.sa_sigaction(sig, info, uctx);
-  } else if (g_old_segv.sa_handler != SIG_IGN && g_old_segv.sa_handler != SIG_DFL &&
-             g_old_segv.sa_handler != nullptr) {
+  } else if (g_old_segv.sa_handler != SIG_IGN && g_old_segv.sa_handler != SIG_DFL && g_old_segv.sa_handler != nullptr) {
     g_old_segv.sa_handler(sig);
   } else {
     signal(sig, SIG_DFL);  // the access faults again, and the default action runs
@@ -649,7 +649,7 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
 
 void install_handler() {
   if (g_handler_installed.exchange(true)) return;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = &on_segv;
   sa.sa_flags = SA_SIGINFO | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
