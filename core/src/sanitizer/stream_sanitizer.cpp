@@ -627,7 +627,7 @@ bool handle_fault(uint64_t addr, void* uctx) {
       if (u.revealed || addr < (u.begin & ~(kPage - 1)) || addr >= u.end) continue;
       u.revealed = true;
       ranges.push_back({u.begin, u.end});
-      if (t_runtime_access > 0) continue;  // the runtime's own synchronous copy: checked as such
+      if (t_runtime_access > 0) continue;        // the runtime's own synchronous copy: checked as such
       if (!write && !u.device_writes) continue;  // both read
       TaskState* ht = t_host_task;
       if (ht != nullptr) {
