@@ -1,5 +1,7 @@
 // ascend-run extensions (arun/arun_ext.h).
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,29 @@ extern "C" aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t* depth,
   return api_call("arunStreamGetQueueDepth", [&] {
     if (depth == nullptr) return invalid_param("depth is NULL");
     return rt::stream_queue_depth(stream, depth, capacity);
+  });
+}
+
+extern "C" aclError arunStreamSanitizerReportCount(uint32_t* count) {
+  return api_call_no_runtime("arunStreamSanitizerReportCount", [&] {
+    if (count == nullptr) return invalid_param("count is NULL");
+    *count = rt::sanitizer_report_count();
+    return Status::Ok();
+  });
+}
+
+extern "C" aclError arunStreamSanitizerGetReport(uint32_t index, char* buf, size_t bufLen, uint64_t* occurrences) {
+  return api_call_no_runtime("arunStreamSanitizerGetReport", [&] {
+    if (buf == nullptr || bufLen == 0) return invalid_param("buf is NULL or bufLen is 0");
+    std::string text;
+    if (!rt::sanitizer_report(index, &text, occurrences)) {
+      return invalid_param("index " + std::to_string(index) + " is not below the report count " +
+                           std::to_string(rt::sanitizer_report_count()));
+    }
+    const size_t n = std::min(text.size(), bufLen - 1);
+    std::memcpy(buf, text.data(), n);
+    buf[n] = '\0';
+    return Status::Ok();
   });
 }
 

@@ -45,6 +45,11 @@ extern "C" void* arunBlockMap(arunBlock* block, const void* devPtr, size_t bytes
   return rt::block_map(block, devPtr, bytes);
 }
 
+extern "C" const void* arunBlockMapRead(arunBlock* block, const void* devPtr, size_t bytes) {
+  if (block == nullptr) return nullptr;
+  return rt::block_map(block, devPtr, bytes, false);
+}
+
 extern "C" void arunBlockFault(arunBlock* block, aclError code, const char* message) {
   if (block == nullptr) return;
   rt::block_fault(block, code, message != nullptr ? message : "kernel reported a fault");

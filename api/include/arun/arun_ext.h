@@ -126,6 +126,18 @@ ACL_FUNC_VISIBILITY aclError arunSetSchedulerPolicy(const char *spec);
  */
 ACL_FUNC_VISIBILITY aclError arunStreamGetQueueDepth(aclrtStream stream, uint32_t *depth, uint32_t *capacity);
 
+/*
+ * The stream-order sanitizer ([runtime] stream_sanitizer = off | report | abort, or
+ * ASCEND_RUN_STREAM_SANITIZER): unique races reported since the last aclInit (each is one pair of
+ * call sites, however often it occurred), readable after aclFinalize too.
+ * arunStreamSanitizerGetReport copies report `index`'s text (NUL-terminated, truncated to bufLen - 1)
+ * and how many times it occurred (occurrences may be NULL).
+ * Errors: count / buf NULL or bufLen 0 -> ACL_ERROR_INVALID_PARAM; index >= count -> ACL_ERROR_INVALID_PARAM.
+ */
+ACL_FUNC_VISIBILITY aclError arunStreamSanitizerReportCount(uint32_t *count);
+ACL_FUNC_VISIBILITY aclError arunStreamSanitizerGetReport(uint32_t index, char *buf, size_t bufLen,
+                                                          uint64_t *occurrences);
+
 /* Version string of the ascend-run runtime ("0.1.0"). */
 ACL_FUNC_VISIBILITY const char *arunGetVersion(void);
 

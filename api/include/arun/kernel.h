@@ -50,6 +50,11 @@ ACL_FUNC_VISIBILITY uint32_t arunBlockDim(const arunBlock *block);
  * fails with ACL_ERROR_RT_AICORE_EXCEPTION) if the range is not inside one live allocation.
  */
 ACL_FUNC_VISIBILITY void *arunBlockMap(arunBlock *block, const void *devPtr, size_t bytes);
+/*
+ * As arunBlockMap, for a view the block only reads: the stream-order sanitizer counts it as a read
+ * (arunBlockMap's views count as writes). arun::Block::map of a const type uses it.
+ */
+ACL_FUNC_VISIBILITY const void *arunBlockMapRead(arunBlock *block, const void *devPtr, size_t bytes);
 
 /*
  * Fails the launch with `code` (e.g. ACL_ERROR_RT_AICORE_TRAP_EXCEPTION for a trap; 0 means

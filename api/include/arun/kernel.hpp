@@ -113,7 +113,12 @@ class Block {
   template <class T>
   DeviceSpan<T> map(T* device, size_t n) const {
     if (n > SIZE_MAX / sizeof(T)) fail(ACL_ERROR_RT_AICORE_EXCEPTION, "AI Core exception: view size overflows");
-    void* host = arunBlockMap(native_, device, n * sizeof(T));
+    void* host;
+    if constexpr (std::is_const_v<T>) {
+      host = const_cast<void*>(arunBlockMapRead(native_, device, n * sizeof(T)));  // a read-only view
+    } else {
+      host = arunBlockMap(native_, device, n * sizeof(T));
+    }
     if (host == nullptr) throw KernelFault(ACL_ERROR_RT_AICORE_EXCEPTION);
     return DeviceSpan<T>(static_cast<T*>(host), n, native_);
   }

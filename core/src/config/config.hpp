@@ -49,6 +49,9 @@ struct RuntimeConfig {
   // How long aclFinalize waits for the work still queued (a blocked host function) before it gives
   // up with an error, in ms; 0 = without a bound.
   int64_t finalize_timeout_ms = 30000;
+  // The stream-order sanitizer (issue 25): "off", "report" or "abort"; ASCEND_RUN_STREAM_SANITIZER
+  // overrides it.
+  std::string stream_sanitizer = "off";
   // [[plugin]]
   std::vector<PluginEntry> plugins;
   // [scheduler]

@@ -199,13 +199,21 @@ Status parse_runtime(const std::string& origin, const std::string& base, const t
       ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->leak_call_sites));
     } else if (key == "memory_report") {
       ARUN_RETURN_IF_ERROR(read_bool(origin, node, path, &cfg->memory_report));
+    } else if (key == "stream_sanitizer") {
+      std::string mode;
+      ARUN_RETURN_IF_ERROR(read_string(origin, node, path, &mode));
+      if (mode != "off" && mode != "report" && mode != "abort") {
+        return error_at(Errc::file_attr_invalid, origin, node.source(), path,
+                        quote(mode) + " is not a stream sanitizer mode (valid: off, report, abort)");
+      }
+      cfg->stream_sanitizer = mode;
     } else if (key == "finalize_timeout_ms") {
       ARUN_RETURN_IF_ERROR(read_integer(origin, node, path, 0, INT32_MAX, &cfg->finalize_timeout_ms));
     } else {
       return unknown_key(
           origin, key, path,
           "log_level, plugin_search_paths, allow_insecure_plugins, leak_report, leak_call_sites, memory_report, "
-          "finalize_timeout_ms");
+          "finalize_timeout_ms, stream_sanitizer");
     }
   }
   return Status::Ok();

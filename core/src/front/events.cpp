@@ -7,6 +7,7 @@
 #include "runtime/context.hpp"
 #include "runtime/event.hpp"
 #include "runtime/ipc_event.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 #include "sched/scheduler.hpp"
 
 namespace arun::rt {
@@ -51,7 +52,11 @@ Status reject_ex(const Event& e, const char* what) {
 // Whether the event's latest record has completed (never recorded counts as complete).
 bool latest_done(const Event& e) {
   auto record = e.context()->slot()->scheduler()->latest_record(e);
-  return !record || record->done.load(std::memory_order_acquire);
+  if (!record) return true;
+  if (!record->done.load(std::memory_order_acquire)) return false;
+  if (san::on()) [[unlikely]]
+    san::synced_record(*record);  // a query that says "complete" orders like a synchronize
+  return true;
 }
 
 // Completion and timestamp of the event's latest record, for elapsed-time and timestamp queries.
@@ -165,6 +170,8 @@ Status query_event_recorded(aclrtEvent event, aclrtEventRecordedStatus* status) 
   bool complete = false;
   if (record) {
     complete = record->done.load(std::memory_order_acquire);
+    if (complete && san::on()) [[unlikely]]
+      san::synced_record(*record);  // a query that says "complete" orders like a synchronize
   } else {
     // Spec part 2, R2: without a record, only aclrtCreateEventExWithFlag events report COMPLETE.
     complete = (e->flags() & Event::kCreatedEx) != 0;

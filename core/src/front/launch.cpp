@@ -15,6 +15,7 @@
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
 #include "runtime/task.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 
 namespace arun::rt {
 
@@ -76,8 +77,10 @@ Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, vo
   if (s->overflow_switch.load(std::memory_order_relaxed) != 0) [[unlikely]]
     task->overflow_sink = &s->context()->slot()->overflow_status;
   task->max_compute_units = detail::kernel_core_limit(*rt, *s);
-  if (attrs.op_name != nullptr && prof::on(prof::kTasks)) [[unlikely]]
-    task->prof_name = prof::intern(attrs.op_name);
+  if (attrs.op_name != nullptr) [[unlikely]] {
+    if (prof::on(prof::kTasks)) task->prof_name = prof::intern(attrs.op_name);
+    if (san::on()) san::name_task(task, attrs.op_name);
+  }
   return rt->submit(task);
 }
 
@@ -85,6 +88,18 @@ void block_report_overflow(arunBlock* block) {
   (void)block;
   Task* task = t_running;
   if (task != nullptr && task->overflow_sink != nullptr) task->overflow_sink->store(1, std::memory_order_relaxed);
+}
+
+void sanitizer_block_access(arunBlock* block, const void* dev_ptr, uint64_t bytes, bool write) {
+  (void)block;
+  Task* task = t_running;
+  if (task == nullptr || !task->san) return;
+  // The memory's own space: the launching device's, a peer's, or host memory the device reaches.
+  const void* space = nullptr;
+  if (Runtime* rt = Runtime::instance()) {
+    if (DeviceSlot* slot = rt->device_owning(dev_ptr)) space = slot->device();
+  }
+  san::kernel_access(task, space, reinterpret_cast<uint64_t>(dev_ptr), bytes, write);
 }
 
 bool block_cancelled() {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "acl/acl_rt.h"
@@ -16,6 +17,7 @@
 #include "runtime/ipc_broker.hpp"
 #include "runtime/managed_memory.hpp"
 #include "runtime/runtime.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 
 namespace arun::rt {
 namespace {
@@ -123,7 +125,7 @@ Status malloc_on(Runtime& rt, void** devPtr, size_t size, uint32_t policy, const
 }
 
 // Frees a device block; `stream` as DeviceAllocator::free.
-Status free_on(Runtime& rt, void* devPtr, plugin::StreamId stream) {
+Status free_on(Runtime& rt, void* devPtr, plugin::StreamId stream, const Stream* san_stream = nullptr) {
   if (devPtr == nullptr) return invalid_param("devPtr is NULL");
   // The allocator knows its blocks: it rejects anything but the start of one (207002).
   DeviceSlot* slot = rt.device_owning(devPtr);
@@ -134,6 +136,14 @@ Status free_on(Runtime& rt, void* devPtr, plugin::StreamId stream) {
     if (prof::on(prof::kMemory)) [[unlikely]] {
       DeviceAllocator::Block block;
       if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block)) freed = block.requested;
+    }
+    if (san::on()) [[unlikely]] {
+      // Checked before the block goes: work still using it is a report, not a fault later.
+      DeviceAllocator::Block block;
+      if (allocator->find(reinterpret_cast<DevAddr>(devPtr), 1, &block) &&
+          block.addr == reinterpret_cast<DevAddr>(devPtr))
+        san::freed(san_stream != nullptr ? "arunFreeAsync" : "aclrtFree", slot->device(), block.addr, block.size,
+                   san_stream);
     }
     return allocator->free(reinterpret_cast<DevAddr>(devPtr), stream);
   });
@@ -244,6 +254,18 @@ Status run_now(const CopyPlan& plan) {
   if (Runtime* rt = Runtime::instance(); rt != nullptr && rt->graphs().any_active()) [[unlikely]]
     ARUN_RETURN_IF_ERROR(rt->graphs().check_unsafe(rt->current_context(), false, "a synchronous copy or memset"));
   plugin::Work work = plan.work;
+  std::optional<san::RuntimeAccessScope> san_scope;
+  if (san::on()) [[unlikely]] {
+    // The calling thread reads and writes these ranges now: a race with queued work is reported.
+    const bool d2 = work.kind == plugin::WorkKind::Copy2D;
+    const uint64_t dext = d2 ? (work.height == 0 ? 0 : work.dpitch * (work.height - 1) + work.width) : work.bytes;
+    const uint64_t sext = d2 ? (work.height == 0 ? 0 : work.spitch * (work.height - 1) + work.width) : work.bytes;
+    san::HostRange ranges[2] = {{work.dst.device, work.dst.addr, dext, true},
+                                {work.src.device, work.src.addr, sext, false}};
+    const bool fill = work.kind == plugin::WorkKind::Memset;
+    san::host_access(fill ? "synchronous memset" : "synchronous copy", ranges, fill ? 1 : 2);
+    san_scope.emplace();
+  }
   const bool profiled = prof::on(prof::kTasks);
   const uint64_t start = profiled ? prof::now_ns() : 0;
   plugin::WorkResult r = plan.exec->device()->execute_now(&work);
@@ -439,7 +461,7 @@ Status device_free_async(void* ptr, aclrtStream stream) {
   ARUN_RUNTIME(rt);
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
-  return free_on(rt, ptr, s->uid());
+  return free_on(rt, ptr, s->uid(), s.get());
 }
 
 Status record_stream_use(void* ptr, aclrtStream stream) {
@@ -450,6 +472,11 @@ Status record_stream_use(void* ptr, aclrtStream stream) {
   if (!is_device(p)) return invalid_param("pointer is not device memory allocated by aclrtMalloc");
   return p.slot->with_allocator([&](DeviceAllocator* allocator) {
     if (allocator == nullptr) return Status(Errc::rt_memory_free, "the device of this pointer is not open");
+    if (san::on()) [[unlikely]] {
+      DeviceAllocator::Block block;
+      if (allocator->find(reinterpret_cast<DevAddr>(ptr), 1, &block))
+        san::record_stream(p.slot->device(), block.addr, s.get());
+    }
     return allocator->record_use(reinterpret_cast<DevAddr>(ptr), s->uid());
   });
 }
@@ -460,7 +487,8 @@ Status host_malloc(void** out, size_t size, const void* site) {
   ARUN_RUNTIME(rt);
   void* p = nullptr;
   // Page-aligned (beyond the 64 bytes promised) so the block can also be registered with the device.
-  if (posix_memalign(&p, 4096, size) != 0 || p == nullptr) {
+  // While the stream sanitizer is on, whole pages, so that it can protect them (in flight copies).
+  if (posix_memalign(&p, 4096, san::pinned_size(size)) != 0 || p == nullptr) {
     return Status(Errc::rt_memory_allocation, "cannot allocate " + std::to_string(size) + " bytes of host memory");
   }
   // Pinned memory is resident: fault it in now rather than during the first copy.
@@ -476,6 +504,12 @@ Status host_malloc(void** out, size_t size, const void* site) {
 
 Status host_free(void* ptr) {
   ARUN_RUNTIME(rt);
+  if (san::on()) [[unlikely]] {
+    uint64_t size = 0;
+    void* base = nullptr;
+    if (rt.pinned().find(ptr, 1, &base, &size) && base == ptr)
+      san::freed("aclrtFreeHost", nullptr, reinterpret_cast<uint64_t>(ptr), size, nullptr);
+  }
   if (!rt.pinned().remove(ptr)) {
     return Status(Errc::rt_memory_free, "pointer was not returned by aclrtMallocHost (or was already freed)");
   }

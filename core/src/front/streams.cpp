@@ -6,6 +6,7 @@
 #include "front/stream_access.hpp"
 #include "runtime/process_hooks.hpp"
 #include "runtime/stream.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 #include "sched/scheduler.hpp"
 
 namespace arun::rt {
@@ -52,6 +53,8 @@ Status query_stream(aclrtStream stream, aclrtStreamStatus* status) {
   if (s->capturing.load(std::memory_order_acquire)) [[unlikely]]
     ARUN_RETURN_IF_ERROR(rt->graphs().refuse_on_capturing(*s, "aclrtStreamQuery"));
   *status = s->idle() ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+  if (*status == ACL_STREAM_STATUS_COMPLETE && san::on()) [[unlikely]]
+    san::synced_stream(*s);  // a query that says "complete" orders like a synchronize
   return Status::Ok();
 }
 

@@ -95,6 +95,7 @@ const Stream* HostQueue::running() {
 
 void HostQueue::run(const HostCall& call) {
   RunningScope scope(call.stream);
+  san::HostCallScope san_scope(call.san);
   if (call.prof_enqueue != 0 && prof::on(prof::kTasks)) [[unlikely]] {
     const uint64_t start = prof::ticks();
     call.fn(call.user);

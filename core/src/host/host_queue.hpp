@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "sanitizer/stream_sanitizer.hpp"
+
 namespace arun {
 
 class Stream;
@@ -37,6 +39,7 @@ struct HostCall {
   int32_t device = -1;
   int32_t stream_id = -1;
   uint32_t prof_depth = 0;
+  std::shared_ptr<san::TaskState> san = nullptr;  // stream sanitizer: the call runs with its task's clock
 };
 
 class HostQueue {

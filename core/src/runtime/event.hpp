@@ -10,6 +10,10 @@
 
 namespace arun {
 
+namespace san {
+struct Clock;
+}
+
 class Context;
 class IpcEventShare;
 class Stream;
@@ -22,6 +26,8 @@ struct EventRecord {
   uint64_t device_ns = 0;            // device clock when the captured work had completed
   uint64_t prof_id = 0;              // profiling: links the record to its waits (0: not profiled)
   std::vector<Stream*> blocked;      // streams whose head waits for this record
+  // Stream sanitizer: the recording stream's vector clock (guarded by the sanitizer's mutex).
+  std::shared_ptr<const san::Clock> san_clock;
 };
 
 class Event {

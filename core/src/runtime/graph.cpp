@@ -9,6 +9,7 @@
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/runtime.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 #include "sched/scheduler.hpp"
 
 namespace arun {
@@ -599,7 +600,11 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
     std::unique_lock exec(g->exec_mu);
     Scheduler* sched = g->context()->slot()->scheduler();
     if (g->done_event_) {
-      if (auto record = sched->latest_record(*g->done_event_)) sched->wait_record(*record, -1);
+      if (auto record = sched->latest_record(*g->done_event_)) {
+        sched->wait_record(*record, -1);
+        if (san::on()) [[unlikely]]
+          san::synced_record(*record);  // aclmdlRIDestroy returns after the executions: ordered
+      }
     }
     for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
     if (g->exec_stream_) sched->remove_stream(g->exec_stream_, false);

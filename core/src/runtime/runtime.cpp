@@ -18,6 +18,7 @@
 #include "plugins/host_services.hpp"
 #include "prof/session.hpp"
 #include "runtime/visible_devices.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 #include "runtime/managed_memory.hpp"
 #include "sched/plugin_policy.hpp"
 
@@ -179,6 +180,7 @@ Status Runtime::setup(RuntimeConfig config) {
   config_ = std::move(config);  // moved: TOML++ keeps source positions only in the original tables
   ARUN_RETURN_IF_ERROR(choose_scheduler());
   ARUN_RETURN_IF_ERROR(choose_allocator());
+  ARUN_RETURN_IF_ERROR(choose_stream_sanitizer());
   // Devices check every access against the blocks the program holds, not only their own
   // allocations: a policy may carve many blocks out of one chunk, and even `direct` keeps a freed
   // chunk until the work in flight that may use it is done.
@@ -198,6 +200,20 @@ Status Runtime::setup(RuntimeConfig config) {
   expose_visible_devices();
   if (scheduler_.plugin) ARUN_RETURN_IF_ERROR(load_scheduler_plugin());
   return start_configured_profiling();
+}
+
+// [runtime] stream_sanitizer, overridden by ASCEND_RUN_STREAM_SANITIZER (setting.hpp's precedence).
+Status Runtime::choose_stream_sanitizer() {
+  const SettingChoice from =
+      choose_setting("", std::nullopt, "ASCEND_RUN_STREAM_SANITIZER", config_.stream_sanitizer != "off");
+  std::string text = from.from == SettingChoice::From::Environment ? from.text : config_.stream_sanitizer;
+  san::Mode mode = san::Mode::Off;
+  if (!san::parse_mode(text, &mode)) {
+    return Status(Errc::invalid_param, "ASCEND_RUN_STREAM_SANITIZER=\"" + text +
+                                           "\" is not a stream sanitizer mode (valid: off, report, abort)");
+  }
+  san::enable(mode);
+  return Status::Ok();
 }
 
 Status Runtime::start_configured_profiling() {
@@ -445,6 +461,7 @@ void Runtime::teardown(LeakReport* leaks) {
   // Every stream is drained: no work touches mapped virtual memory any more. Physical memory goes
   // back to its device (whose hold it drops) before the devices close.
   vmm_.clear();
+  san::disable();  // before pinned memory goes: no page stays protected
   host_calls_.shutdown();
   streams_.clear();
   events_.clear();
@@ -754,6 +771,8 @@ Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
                                                     std::to_string(timeout_ms) + " ms");
   }
   if (allocator_->trace) allocator_->trace->synchronized(sched->device_id(), stream.uid());
+  if (san::on()) [[unlikely]]
+    san::synced_stream(stream);
   // Spec part 2, R3, in CANN's order: the stream's own state (abnormal after aclrtStreamStop, then
   // a task error), then the context's sticky stop-on-failure error.
   if (stream.abnormal()) {
@@ -783,6 +802,8 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
                                                     " did not finish within " + std::to_string(timeout_ms) + " ms");
   }
   if (allocator_->trace) allocator_->trace->synchronized(ctx->slot()->id(), 0);
+  if (san::on()) [[unlikely]]
+    san::synced_device(sched->device_id());
   if (int e = sched->take_any_error()) {
     return Status(static_cast<Errc>(e),
                   "a task on device " + std::to_string(ctx->slot()->id()) + " failed with error " + std::to_string(e));
@@ -902,6 +923,8 @@ Status Runtime::synchronize_event(Event& event, int32_t timeout_ms) {
     return Status(Errc::rt_event_sync_timeout,
                   "the event's recorded work did not finish within " + std::to_string(timeout_ms) + " ms");
   }
+  if (san::on()) [[unlikely]]
+    san::synced_record(*record);
   return Status::Ok();
 }
 

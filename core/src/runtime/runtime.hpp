@@ -158,7 +158,8 @@ class Runtime {
   // HostServices::host_mapped: a mapped host registration or managed memory?
   static bool host_mapped(uint64_t addr, uint64_t bytes);
   Status load_scheduler_plugin();
-  Status start_configured_profiling();  // [profiler] enabled or ASCEND_RUN_PROFILING
+  Status start_configured_profiling();
+  Status choose_stream_sanitizer();  // [profiler] enabled or ASCEND_RUN_PROFILING
   void release_context(const std::shared_ptr<Context>& context, LeakReport* leaks = nullptr);
   std::shared_ptr<Stream> make_stream(Context* context, uint32_t priority, uint32_t flags, bool is_default);
 

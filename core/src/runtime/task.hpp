@@ -12,6 +12,7 @@
 
 #include "arun/plugin/device.hpp"
 #include "arun/runtime/task_observer.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 
 struct arunBlock;  // what a user kernel sees of its block (arun/kernel.h): a plugin::KernelContext
 
@@ -96,6 +97,8 @@ struct Task : plugin::Work {
   // task completes, or here when it is destroyed unrun.
   std::shared_ptr<rt::TaskObserver> observer;
   uint64_t observer_cookie = 0;
+  // Stream sanitizer (sanitizer/stream_sanitizer.hpp): set at submission while it is on, else null.
+  std::shared_ptr<san::TaskState> san;
 
   Task() = default;
   Task(const Task&) = delete;
@@ -103,6 +106,8 @@ struct Task : plugin::Work {
   ~Task() {
     if (observer) observer->task_finished(observer_cookie, false, 0, 0);
     if (free_user_args != nullptr) free_user_args(user_args);
+    if (san) [[unlikely]]
+      san::task_destroyed(san.get());
   }
 };
 

@@ -235,6 +235,8 @@ void Scheduler::prepare(Task* task) {
     task->prof_enqueue = span_start != 0 ? span_start : prof::ticks();
     task->correlation = prof::current_correlation();
   }
+  if (san::on()) [[unlikely]]
+    san::on_submit(task);
   if (task->task_kind == TaskKind::Work) {
     uint64_t cookie = 0;
     if (rt::TaskObserver* observer = rt::current_task_observer(&cookie)) [[unlikely]] {
@@ -357,10 +359,14 @@ void Scheduler::advance(Stream* first, Batch& batch) {
       switch (t->task_kind) {
         case TaskKind::Work:
           s->head_busy_ = true;
+          if (t->san) [[unlikely]]
+            san::on_ready(t);
           if (t->prof_enqueue != 0 && t->prof_ready == 0) t->prof_ready = prof::ticks();
           policy_->ready(t);
           break;
         case TaskKind::EventRecord: {
+          if (t->san) [[unlikely]]
+            san::on_retire(t);  // before `done`: a waiter on another device may retire at once
           EventRecord& r = *t->record;
           r.device_ns = device_->now_ns();
           r.done.store(true, std::memory_order_seq_cst);
@@ -399,6 +405,10 @@ void Scheduler::advance(Stream* first, Batch& batch) {
         case TaskKind::HostCall: {
           // Posted under the mutex so that the calls of a stream reach their thread in order.
           HostCall call{t->host_fn, t->host_user, s, t->host_blocking ? t : nullptr};
+          if (t->san) [[unlikely]] {
+            san::on_ready(t);
+            call.san = t->san;
+          }
           if (t->prof_enqueue != 0) {
             call.prof_enqueue = t->prof_enqueue;
             call.prof_posted = prof::ticks();
@@ -423,6 +433,9 @@ void Scheduler::advance(Stream* first, Batch& batch) {
 }
 
 void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
+  if (t->san && t->task_kind != TaskKind::Work && t->task_kind != TaskKind::HostCall &&
+      t->task_kind != TaskKind::EventRecord) [[unlikely]]
+    san::on_retire(t);
   s->queue_.pop_front();
   if (s->room_waiters_ != 0) batch.room = true;
   s->head_busy_ = false;
@@ -467,6 +480,8 @@ void Scheduler::dispatch(Batch& batch) {
       if (t == nullptr) break;
       t->unit = free.back();
       t->dispatched = true;
+      if (t->san) [[unlikely]]
+        san::on_dispatch(t);
       free.pop_back();
       policy_->started(*t);
       batch.launches.push_back({kind, t->unit, t});
@@ -487,6 +502,8 @@ void Scheduler::on_complete(plugin::Work* work, const plugin::WorkResult& result
 }
 
 void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
+  if (task->san) [[unlikely]]
+    san::on_complete(task);  // pinned pages open before anyone can see the completion
   // A task halted on request (aclrtStreamStop / aclrtStreamAbort) did not fail.
   bool halted = result.status == static_cast<int>(Errc::rt_device_task_abort) &&
                 task->cancel_requested.load(std::memory_order_acquire);

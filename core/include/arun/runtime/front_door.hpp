@@ -34,3 +34,4 @@
 #include "arun/runtime/task_observer.hpp"
 #include "arun/runtime/ipc.hpp"
 #include "arun/runtime/virtual_memory.hpp"
+#include "arun/runtime/stream_sanitizer.hpp"

@@ -10,6 +10,7 @@
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
 #include "arun/runtime/call.hpp"
+#include "arun/runtime/stream_sanitizer.hpp"
 
 // The kernel types of arun/kernel.h (the C API's extension header), repeated here so that this
 // header stays self-contained; identical typedefs may be declared twice.
@@ -66,9 +67,13 @@ inline uint32_t block_count(const arunBlock* block) {
 // halt (a long block polls it; the device itself stops between blocks). False outside a block.
 bool block_cancelled();
 // A host view of [dev_ptr, dev_ptr + bytes) of device memory, or nullptr after faulting the launch
-// (ACL_ERROR_RT_AICORE_EXCEPTION) when the range is not inside one live allocation.
-inline void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes) {
-  return block_context(block).map(static_cast<plugin::DevAddr>(reinterpret_cast<uintptr_t>(dev_ptr)), bytes);
+// (ACL_ERROR_RT_AICORE_EXCEPTION) when the range is not inside one live allocation. `write`: the
+// block may write through the view (what the stream sanitizer records).
+inline void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes, bool write = true) {
+  void* host = block_context(block).map(static_cast<plugin::DevAddr>(reinterpret_cast<uintptr_t>(dev_ptr)), bytes);
+  if (stream_sanitizer_on() && host != nullptr) [[unlikely]]
+    sanitizer_block_access(block, dev_ptr, bytes, write);
+  return host;
 }
 // Fails the launch with `code` and `message` (never nullptr).
 inline void block_fault(arunBlock* block, aclError code, const char* message) {
