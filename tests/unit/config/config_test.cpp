@@ -294,7 +294,8 @@ TEST(ConfigTomlErrors, UnknownRuntimeKey) {
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
   EXPECT_EQ(s.message(),
             "t.toml:3:1: runtime.loglevel: unknown key (valid: log_level, plugin_search_paths, "
-            "allow_insecure_plugins, leak_report, leak_call_sites, memory_report, finalize_timeout_ms)");
+            "allow_insecure_plugins, leak_report, leak_call_sites, memory_report, finalize_timeout_ms, "
+            "stream_sanitizer)");
 }
 
 TEST(ConfigToml, FinalizeTimeout) {
@@ -562,7 +563,8 @@ TEST(ConfigTomlErrors, ErrorsReportTheOriginGiven) {
   Status s = arun::parse_config_toml("[runtime]\nx = 1\n", "/etc/ascend-run/site.toml", "/etc", &cfg);
   EXPECT_EQ(s.message(),
             "/etc/ascend-run/site.toml:2:1: runtime.x: unknown key (valid: log_level, plugin_search_paths, "
-            "allow_insecure_plugins, leak_report, leak_call_sites, memory_report, finalize_timeout_ms)");
+            "allow_insecure_plugins, leak_report, leak_call_sites, memory_report, finalize_timeout_ms, "
+            "stream_sanitizer)");
 }
 
 // ============================================================================================
