@@ -61,6 +61,33 @@ std::string graph_name(const Graph& g) {
   return "model runtime instance " + std::to_string(g.id());
 }
 
+// The array convention of aclmdlRIGetStreams / aclmdlRIGetTasksByStream: a NULL array asks for the
+// count; a short one is 107039, naming both sizes.
+Status copy_out_handles(const std::vector<void*>& out, void** array, uint32_t* count, const std::string& owner,
+                        const char* what) {
+  const auto n = static_cast<uint32_t>(out.size());
+  if (array != nullptr) {
+    if (*count < n) {
+      return Status(kInsufficientArray, owner + " has " + std::to_string(n) + " " + what + "(s); the array holds " +
+                                            std::to_string(*count));
+    }
+    std::copy(out.begin(), out.end(), array);
+  }
+  *count = n;
+  return Status::Ok();
+}
+
+// The handle of part `index` of `g` (a lane or a node), made on first use and kept in `*slot`.
+void* part_handle(HandleTable<GraphPartRef>& refs, const std::shared_ptr<Graph>& g, size_t index, void** slot) {
+  if (*slot == nullptr) {
+    auto ref = std::make_shared<GraphPartRef>();
+    ref->graph = g;
+    ref->index = static_cast<int32_t>(index);
+    *slot = refs.add(std::move(ref));
+  }
+  return *slot;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- shared helpers
@@ -580,24 +607,9 @@ Status GraphTable::get_streams(Graph& g, void** streams, uint32_t* count) {
       if (lane.bound) out.push_back(lane.stream->handle());  // a built instance's streams are the user's
       continue;
     }
-    if (lane.handle == nullptr) {
-      auto ref = std::make_shared<GraphPartRef>();
-      ref->graph = self;
-      ref->index = static_cast<int32_t>(l);
-      lane.handle = lane_refs_.add(std::move(ref));
-    }
-    out.push_back(lane.handle);
+    out.push_back(part_handle(lane_refs_, self, l, &lane.handle));
   }
-  const auto n = static_cast<uint32_t>(out.size());
-  if (streams != nullptr) {
-    if (*count < n) {
-      return Status(kInsufficientArray,
-                    "the instance has " + std::to_string(n) + " stream(s); the array holds " + std::to_string(*count));
-    }
-    std::copy(out.begin(), out.end(), streams);
-  }
-  *count = n;
-  return Status::Ok();
+  return copy_out_handles(out, streams, count, "the instance", "stream");
 }
 
 Status GraphTable::tasks_by_stream(void* stream, void** tasks, uint32_t* count) {
@@ -627,24 +639,9 @@ Status GraphTable::tasks_by_stream(void* stream, void** tasks, uint32_t* count) 
   for (size_t i = 0; i < g->nodes_.size(); ++i) {
     GraphNode& n = g->nodes_[i];
     if (n.lane != static_cast<uint32_t>(lane) || n.removed) continue;
-    if (n.task_handle == nullptr) {
-      auto ref = std::make_shared<GraphPartRef>();
-      ref->graph = g;
-      ref->index = static_cast<int32_t>(i);
-      n.task_handle = task_refs_.add(std::move(ref));
-    }
-    out.push_back(n.task_handle);
+    out.push_back(part_handle(task_refs_, g, i, &n.task_handle));
   }
-  const auto n = static_cast<uint32_t>(out.size());
-  if (tasks != nullptr) {
-    if (*count < n) {
-      return Status(kInsufficientArray,
-                    "the stream has " + std::to_string(n) + " task(s); the array holds " + std::to_string(*count));
-    }
-    std::copy(out.begin(), out.end(), tasks);
-  }
-  *count = n;
-  return Status::Ok();
+  return copy_out_handles(out, tasks, count, "the stream", "task");
 }
 
 Status GraphTable::resolve_task(void* handle, std::shared_ptr<Graph>* g, int32_t* node, bool for_update) {
