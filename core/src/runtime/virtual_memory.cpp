@@ -118,6 +118,9 @@ Status VirtualMemory::release(uint64_t base) {
     const Reservation* in = find_reservation(base);
     return param_invalid(hex(base) + (in ? " is inside a reservation but not its start" : " is not a reservation"));
   }
+  if (it->second.pool_device >= 0) {
+    return param_invalid(hex(base) + " is the device allocator's memory: aclrtFree its blocks instead");
+  }
   if (it->second.internal) return param_invalid(hex(base) + " is imported memory: aclrtIpcMemClose releases it");
   if (!it->second.mappings.empty()) {
     return param_invalid("the reservation at " + hex(base) + " still has " +
@@ -436,7 +439,7 @@ Status VirtualMemory::unmap_shared(uint64_t addr) {
   std::shared_ptr<Physical> last;
   std::unique_lock lock(mu_);
   const Reservation* r = find_reservation(addr);
-  if (r == nullptr || !r->internal) return param_invalid(hex(addr) + " is not imported memory");
+  if (r == nullptr || !r->internal || r->pool_device >= 0) return param_invalid(hex(addr) + " is not imported memory");
   auto it = std::prev(reservations_.upper_bound(addr));
   ::munmap(it->second.shadow, it->second.span);
   ::munmap(reinterpret_cast<void*>(it->first), it->second.span);
@@ -458,6 +461,91 @@ Status VirtualMemory::share_physical(uint64_t handle, int* fd, uint64_t* size, a
   *size = it->second->size;
   *prop = it->second->prop;
   return Status::Ok();
+}
+
+Status VirtualMemory::reserve_pool(uint64_t size, uint64_t alignment, int32_t device, uint64_t* out) {
+  if (device < 0 || device >= 64) return param_invalid("device " + std::to_string(device) + " cannot map memory");
+  uint64_t base = 0;
+  ARUN_RETURN_IF_ERROR(reserve(size, 0, alignment, &base));
+  std::unique_lock lock(mu_);
+  Reservation& r = reservations_.at(base);
+  r.internal = true;
+  r.pool_device = device;
+  *out = base;
+  return Status::Ok();
+}
+
+Status VirtualMemory::map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOrigin origin) {
+  auto phys = std::make_shared<Physical>();  // closes fd and gives the memory back if anything fails
+  phys->fd = fd;
+  phys->size = size;
+  phys->origin = std::move(origin);
+  phys->user_refs = 0;
+  std::unique_lock lock(mu_);
+  Reservation* r = find_reservation(addr);
+  if (r == nullptr || r->pool_device < 0 || r->pool_device != phys->origin.device) {
+    return param_invalid(hex(addr) + " is not inside an allocator range of device " +
+                         std::to_string(phys->origin.device));
+  }
+  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
+  const uint64_t offset = addr - base;
+  if (size == 0 || offset % page_size() != 0 || size % page_size() != 0 || size > r->size - offset) {
+    return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is not page-aligned inside the range");
+  }
+  auto next = r->mappings.lower_bound(addr);
+  const bool overlaps = (next != r->mappings.end() && next->first < addr + size) ||
+                        (next != r->mappings.begin() && std::prev(next)->first + std::prev(next)->second.size > addr);
+  if (overlaps) return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is mapped already");
+  void* at = r->shadow + offset;
+  if (::mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    const int err = errno;
+    map_hole(at, size, true);
+    return Status(Errc::rt_memory_allocation, std::string("cannot map physical memory: ") + std::strerror(err));
+  }
+  Mapping m;
+  m.size = size;
+  m.device_access = uint64_t{1} << phys->origin.device;
+  phys->mappings = 1;
+  m.phys = std::move(phys);
+  r->mappings.emplace(addr, std::move(m));
+  return Status::Ok();
+}
+
+Status VirtualMemory::unmap_pool(uint64_t addr) {
+  std::shared_ptr<Physical> last;  // destroyed after the lock is released
+  std::unique_lock lock(mu_);
+  Reservation* r = find_reservation(addr);
+  auto it = r != nullptr && r->pool_device >= 0 ? r->mappings.find(addr) : decltype(r->mappings.end()){};
+  if (r == nullptr || r->pool_device < 0 || it == r->mappings.end()) {
+    return param_invalid("no allocator mapping starts at " + hex(addr));
+  }
+  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
+  // A hole again: the allocator unmaps only pages no block the program holds lies in.
+  map_hole(r->shadow + (addr - base), it->second.size, true);
+  last = std::move(it->second.phys);
+  r->mappings.erase(it);
+  lock.unlock();
+  return Status::Ok();
+}
+
+void VirtualMemory::release_pool(uint64_t base) {
+  std::vector<std::shared_ptr<Physical>> dead;  // destroyed after the lock is released
+  std::unique_lock lock(mu_);
+  auto it = reservations_.find(base);
+  if (it == reservations_.end() || it->second.pool_device < 0) return;  // cleared at teardown already
+  for (auto& [a, m] : it->second.mappings) dead.push_back(std::move(m.phys));
+  ::munmap(it->second.shadow, it->second.span);
+  ::munmap(reinterpret_cast<void*>(base), it->second.span);
+  reservations_.erase(it);
+  g_reservations.fetch_sub(1, std::memory_order_relaxed);
+  lock.unlock();
+}
+
+int32_t VirtualMemory::pool_device(uint64_t addr) const {
+  if (g_reservations.load(std::memory_order_relaxed) == 0) return -1;
+  std::shared_lock lock(mu_);
+  const Reservation* r = find_reservation(addr);
+  return r != nullptr ? r->pool_device : -1;
 }
 
 void VirtualMemory::clear() {

@@ -97,6 +97,18 @@ class VirtualMemory {
   // properties and size (aclrtMemExportToShareableHandle).
   Status share_physical(uint64_t handle, int* fd, uint64_t* size, aclrtPhysicalMemProp* prop) const;
 
+  // Ranges an allocator policy grows (plugin::VirtualRanges, the caching policy's expandable
+  // segments): reserved for `device`'s allocator and not the program's to map, unmap or release.
+  // map_pool takes ownership of `fd` (closed on failure too) and maps it with `origin.device`'s
+  // access; unmap_pool unmaps the mapping starting at `addr`; release_pool unmaps the rest too.
+  Status reserve_pool(uint64_t size, uint64_t alignment, int32_t device, uint64_t* out);
+  Status map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOrigin origin);
+  Status unmap_pool(uint64_t addr);
+  void release_pool(uint64_t base);
+  // The device whose allocator owns the pool range holding `addr`, or -1 (no lock when no range
+  // is reserved at all).
+  int32_t pool_device(uint64_t addr) const;
+
   // Unmaps and releases everything (runtime teardown).
   void clear();
 
@@ -126,7 +138,8 @@ class VirtualMemory {
     uint64_t size = 0;  // bytes the program asked for
     uint64_t span = 0;  // bytes mapped (size rounded up to the host page)
     unsigned char* shadow = nullptr;
-    bool internal = false;                 // made by map_shared: not the program's to release
+    bool internal = false;                 // made by map_shared or reserve_pool: not the program's
+    int32_t pool_device = -1;              // reserve_pool: the device whose allocator grows it
     std::map<uint64_t, Mapping> mappings;  // by address
   };
 
