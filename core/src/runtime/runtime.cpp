@@ -395,7 +395,8 @@ void Runtime::expose_visible_devices() {
         id, d.backend->device(d.index), d.backend, d.backend_name, [this] { return policy_factory_(); },
         scheduler_.queue_depth));
     devices_.back()->set_allocator_choice(allocator_);
-    devices_.back()->set_virtual_memory(&vmm_, d.abi_minor >= 6 ? d.backend->device(d.index)->physical_memory() : nullptr);
+    devices_.back()->set_virtual_memory(&vmm_,
+                                        d.abi_minor >= 6 ? d.backend->device(d.index)->physical_memory() : nullptr);
     device_abi_minor_.push_back(d.abi_minor);
     visible_physical_ids_.push_back(physical);
   }

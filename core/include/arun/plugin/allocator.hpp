@@ -104,20 +104,22 @@ struct Gauge {
 // `reserved` is what the policy holds from the device (chunk footprints).
 struct AllocatorStats {
   Gauge requested, allocated, active, reserved;
-  uint64_t cached_free = 0;   // free bytes inside reserved chunks
-  uint64_t largest_free = 0;  // largest block that could be handed out without a new chunk
+  uint64_t cached_free = 0;       // free bytes inside reserved chunks
+  uint64_t largest_free = 0;      // largest block that could be handed out without a new chunk
   uint64_t allocations = 0, frees = 0;
   uint64_t chunk_acquires = 0, chunk_releases = 0;
-  uint64_t cache_hits = 0;  // allocations served without acquiring a chunk
+  uint64_t cache_hits = 0;        // allocations served without acquiring a chunk
   uint64_t ooms = 0;
-  uint64_t pending_frees = 0;  // blocks freed but not yet reusable (their streams have not caught up)
+  uint64_t pending_frees = 0;     // blocks freed but not yet reusable (their streams have not caught up)
 
   // 1 - largest free / total free over the reserved chunks (0 when nothing is free).
-  double fragmentation() const { return cached_free == 0 ? 0.0 : 1.0 - double(largest_free) / double(cached_free); }
+  double fragmentation() const {
+    return cached_free == 0 ? 0.0 : 1.0 - double(largest_free) / double(cached_free);
+  }
 };
 
 struct AllocRequest {
-  uint64_t bytes = 0;      // as the program asked (> 0)
+  uint64_t bytes = 0;     // as the program asked (> 0)
   uint64_t alignment = 0;  // power of two; the block's address is a multiple of it
   PageKind page = PageKind::Normal;
   bool page_fallback = true;  // HUGE_FIRST: a normal-page chunk will do when huge pages are short
