@@ -465,19 +465,30 @@ Status VirtualMemory::share_physical(uint64_t handle, int* fd, uint64_t* size, a
 
 Status VirtualMemory::reserve_pool(uint64_t size, uint64_t alignment, int32_t device, uint64_t* out) {
   if (device < 0 || device >= 64) return param_invalid("device " + std::to_string(device) + " cannot map memory");
+  const int fd = ::memfd_create("arun-pool", MFD_CLOEXEC);  // sparse: pages exist only where touched
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(align_up(size, page_size()))) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    return Status(Errc::rt_memory_allocation, std::string("cannot create the allocator range: ") + std::strerror(err));
+  }
   uint64_t base = 0;
-  ARUN_RETURN_IF_ERROR(reserve(size, 0, alignment, &base));
+  Status st = reserve(size, 0, alignment, &base);
+  if (!st.ok()) {
+    ::close(fd);
+    return st;
+  }
   std::unique_lock lock(mu_);
   Reservation& r = reservations_.at(base);
   r.internal = true;
   r.pool_device = device;
+  r.pool_fd = fd;
   *out = base;
   return Status::Ok();
 }
 
 Status VirtualMemory::map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOrigin origin) {
-  auto phys = std::make_shared<Physical>();  // closes fd and gives the memory back if anything fails
-  phys->fd = fd;
+  if (fd >= 0) ::close(fd);                  // the pool's own memfd holds the pages
+  auto phys = std::make_shared<Physical>();  // gives the device memory back if anything fails
   phys->size = size;
   phys->origin = std::move(origin);
   phys->user_refs = 0;
@@ -497,13 +508,15 @@ Status VirtualMemory::map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOri
                         (next != r->mappings.begin() && std::prev(next)->first + std::prev(next)->second.size > addr);
   if (overlaps) return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is mapped already");
   void* at = r->shadow + offset;
-  if (::mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+  if (::mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->pool_fd, static_cast<off_t>(offset)) ==
+      MAP_FAILED) {
     const int err = errno;
     map_hole(at, size, true);
     return Status(Errc::rt_memory_allocation, std::string("cannot map physical memory: ") + std::strerror(err));
   }
   Mapping m;
   m.size = size;
+  m.fd_offset = offset;
   m.device_access = uint64_t{1} << phys->origin.device;
   phys->mappings = 1;
   m.phys = std::move(phys);
@@ -520,8 +533,11 @@ Status VirtualMemory::unmap_pool(uint64_t addr) {
     return param_invalid("no allocator mapping starts at " + hex(addr));
   }
   const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
-  // A hole again: the allocator unmaps only pages no block the program holds lies in.
+  // A hole again: the allocator unmaps only pages no block the program holds lies in. The pages
+  // go back to the host; mapped again later they read as zero.
   map_hole(r->shadow + (addr - base), it->second.size, true);
+  (void)::fallocate(r->pool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(addr - base),
+                    static_cast<off_t>(it->second.size));
   last = std::move(it->second.phys);
   r->mappings.erase(it);
   lock.unlock();
@@ -536,9 +552,30 @@ void VirtualMemory::release_pool(uint64_t base) {
   for (auto& [a, m] : it->second.mappings) dead.push_back(std::move(m.phys));
   ::munmap(it->second.shadow, it->second.span);
   ::munmap(reinterpret_cast<void*>(base), it->second.span);
+  ::close(it->second.pool_fd);
   reservations_.erase(it);
   g_reservations.fetch_sub(1, std::memory_order_relaxed);
   lock.unlock();
+}
+
+Status VirtualMemory::share_pool(uint64_t addr, uint64_t size, int* fd, uint64_t* offset) const {
+  std::shared_lock lock(mu_);
+  const Reservation* r = find_reservation(addr);
+  if (r == nullptr || r->pool_device < 0) return param_invalid(hex(addr) + " is not in an allocator range");
+  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
+  // Mapped from the mapping holding addr through contiguous ones to the end of the range asked for.
+  auto it = r->mappings.upper_bound(addr);
+  uint64_t at = 0;
+  if (it != r->mappings.begin()) {
+    --it;
+    for (at = it->first; it != r->mappings.end() && it->first == at && at < addr + size; ++it) at += it->second.size;
+  }
+  if (at < addr + size) return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is not mapped");
+  const int f = ::fcntl(r->pool_fd, F_DUPFD_CLOEXEC, 0);
+  if (f < 0) return Status(Errc::rt_internal_error, std::string("cannot share the memory: ") + std::strerror(errno));
+  *fd = f;
+  *offset = addr - base;
+  return Status::Ok();
 }
 
 int32_t VirtualMemory::pool_device(uint64_t addr) const {
@@ -553,6 +590,7 @@ void VirtualMemory::clear() {
   std::unique_lock lock(mu_);
   for (auto& [base, r] : reservations_) {
     for (auto& [a, m] : r.mappings) dead.push_back(std::move(m.phys));
+    if (r.pool_fd >= 0) ::close(r.pool_fd);
     ::munmap(r.shadow, r.span);
     ::munmap(reinterpret_cast<void*>(base), r.span);
   }
