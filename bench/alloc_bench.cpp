@@ -279,7 +279,7 @@ void register_all() {
           ->Unit(benchmark::kMillisecond);
     }
   }
-  for (const char* policy : {"direct", "caching", "bins"}) {
+  for (const char* policy : {"direct", "caching", "caching:expandable_segments=true", "bins"}) {
     benchmark::RegisterBenchmark(("Alloc/mixed/" + std::string(policy)).c_str(), BM_Mixed, device, std::string(policy))
         ->Iterations(std::string(policy) == "direct" ? 20000 : 200000);
   }
@@ -290,15 +290,17 @@ void register_all() {
   benchmark::RegisterBenchmark("Alloc/mixed/mimalloc", BM_Mixed, Allocator{&mi_alloc, &mi_release}, std::string())
       ->Iterations(200000);
 #endif
-  for (const char* policy : {"direct", "caching", "bins"}) {
+  for (const char* policy : {"direct", "caching", "caching:expandable_segments=true", "bins"}) {
     benchmark::RegisterBenchmark(("Alloc/train/" + std::string(policy)).c_str(), BM_Train, std::string(policy))
         ->Iterations(1)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
   // caching:small_size=512KiB: 1 MiB blocks (gradients here) share large chunks with activations
-  // instead of filling small chunks while their streams catch up.
-  for (const char* policy : {"direct", "caching", "caching:small_size=512KiB", "bins"}) {
+  // instead of filling small chunks while their streams catch up. expandable_segments: large blocks
+  // from one growing range, so no chunk tail is stranded.
+  for (const char* policy : {"direct", "caching", "caching:small_size=512KiB", "caching:expandable_segments=true",
+                             "caching:expandable_segments=true,small_size=512KiB", "bins"}) {
     benchmark::RegisterBenchmark(("Alloc/replay/" + std::string(policy)).c_str(), BM_Replay, std::string(policy))
         ->Iterations(3)
         ->Unit(benchmark::kMillisecond);

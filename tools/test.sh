@@ -68,7 +68,7 @@ conformance_matrix ASCEND_RUN_SCHED "priority:aging_us=100 fifo round_robin wrr:
 
 # And under each allocator policy beyond the default `direct` (plugin-built, with options).
 section "conformance under each allocator policy"
-conformance_matrix ASCEND_RUN_ALLOC "caching caching:max_split=40MiB,release_threshold=64MiB,round=1KiB bins bins:max_bin=64KiB" \
+conformance_matrix ASCEND_RUN_ALLOC "caching caching:max_split=40MiB,release_threshold=64MiB,round=1KiB caching:expandable_segments=true bins bins:max_bin=64KiB" \
   "$cfgdir/default.toml" "$cfgdir/null.toml"
 
 # The sanitizer passes and the fuzzers are built with clang at -O1 with line tables: clang compiles an

@@ -236,7 +236,9 @@ TEST_P(MemoryDiagnosticsTest, TrimGivesCachedMemoryBackAndKeepsLiveBlocks) {
   EXPECT_EQ(before.reserved.current - after.reserved.current, released);
   EXPECT_GE(after.reserved.current, after.allocated.current) << "the live block's memory stays";
   EXPECT_EQ(uint64_t(30) << 20, after.requested.current);
-  EXPECT_LE(after.reserved.current, (uint64_t(32) << 20)) << "only the live block's chunk remains";
+  // The live block's chunk (30 MiB in 2 MiB pages); under caching:expandable_segments the mappings
+  // it spans in the range, the first shared with freed blocks (only the range's end is unmapped).
+  EXPECT_LE(after.reserved.current, (uint64_t(34) << 20)) << "only the live block's memory remains";
   // The block that stayed is intact and usable.
   ASSERT_ACL_OK(aclrtMemset(kept, 4096, 0x5a, 4096));
   EXPECT_EQ(std::vector<uint8_t>(4096, 0x5a), readDevice(kept, 4096));

@@ -6,6 +6,7 @@
 
 #include "alloc/direct_policy.hpp"
 #include "runtime/stream.hpp"
+#include "runtime/virtual_memory.hpp"
 
 namespace arun {
 
@@ -34,8 +35,11 @@ DeviceAllocator::~DeviceAllocator() {
 }
 
 Status DeviceAllocator::create(int32_t device_id, plugin::Device* device, const AllocatorChoice& choice,
-                               std::shared_ptr<DeviceAllocator>* out) {
+                               std::shared_ptr<DeviceAllocator>* out, VirtualMemory* vmm,
+                               plugin::PhysicalMemorySource* physical) {
   auto a = std::make_shared<DeviceAllocator>(device_id, device);
+  a->vmm_ = vmm;  // before the policy starts: it may ask for virtual_ranges() at once
+  a->physical_ = physical;
   if (choice.plugin) {
     char error[256] = {0};
     plugin::AllocatorPolicy* p = nullptr;
@@ -77,6 +81,49 @@ Status DeviceAllocator::acquire(uint64_t bytes, plugin::PageKind page, plugin::C
 void DeviceAllocator::release(const plugin::Chunk& chunk) {
   chunks_.erase(chunk.base);
   (void)device_->release(chunk.base);
+}
+
+plugin::VirtualRanges* DeviceAllocator::virtual_ranges() {
+  return vmm_ != nullptr && physical_ != nullptr ? this : nullptr;
+}
+
+uint64_t DeviceAllocator::granularity() const {
+  return uint64_t{2} << 20;  // the device's huge page, as aclrtMemGetAllocationGranularity's recommendation
+}
+
+Status DeviceAllocator::reserve(uint64_t bytes, plugin::DevAddr* base) {
+  if (bytes == 0 || bytes % granularity() != 0) {
+    return Status(Errc::rt_param_invalid, "an allocator range of " + std::to_string(bytes) +
+                                              " bytes is not a non-zero multiple of " + std::to_string(granularity()));
+  }
+  ARUN_RETURN_IF_ERROR(vmm_->reserve_pool(bytes, granularity(), device_id_, base));
+  chunks_[*base].size = bytes;  // every address of the range is the allocator's, mapped or not
+  return Status::Ok();
+}
+
+Status DeviceAllocator::map(plugin::DevAddr addr, uint64_t bytes, uint64_t* footprint) {
+  // As in acquire(): the drop in the device's free memory is what the mapping occupies.
+  const uint64_t free_before = device_->memory_usage().free;
+  int fd = -1;
+  uint64_t id = 0;
+  ARUN_RETURN_IF_ERROR(physical_->create_physical(bytes, plugin::PageKind::Normal, &fd, &id));
+  VirtualMemory::PhysicalOrigin origin;
+  origin.device = device_id_;
+  origin.source = physical_;
+  origin.source_id = id;
+  ARUN_RETURN_IF_ERROR(vmm_->map_pool(addr, fd, bytes, std::move(origin)));  // gives it back on failure
+  const uint64_t free_after = device_->memory_usage().free;
+  *footprint = std::max(bytes, free_before > free_after ? free_before - free_after : 0);
+  return Status::Ok();
+}
+
+void DeviceAllocator::unmap(plugin::DevAddr addr) {
+  (void)vmm_->unmap_pool(addr);
+}
+
+void DeviceAllocator::release_range(plugin::DevAddr base) {
+  chunks_.erase(base);
+  vmm_->release_pool(base);  // quietly nothing when the runtime's teardown cleared it already
 }
 
 DeviceAllocator::ChunkBlocks* DeviceAllocator::chunk_of(plugin::DevAddr addr) {

@@ -23,6 +23,7 @@
 namespace arun {
 
 class Stream;
+class VirtualMemory;
 
 // Which allocator policy each device gets: the built-in `direct`, or one from an allocator plugin.
 struct AllocatorChoice {
@@ -34,7 +35,7 @@ struct AllocatorChoice {
   bool report_at_close = false;                     // print the allocator report when the device closes
 };
 
-class DeviceAllocator final : private plugin::ChunkSource, private plugin::StreamOrder {
+class DeviceAllocator final : private plugin::ChunkSource, private plugin::StreamOrder, private plugin::VirtualRanges {
  public:
   // A block the program holds.
   struct Block {
@@ -47,9 +48,11 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
     bool used_elsewhere = false;  // arunMemRecordStream named another stream
   };
 
-  // A device's allocator with the chosen policy; fails if the plugin cannot build one.
+  // A device's allocator with the chosen policy; fails if the plugin cannot build one. With `vmm`
+  // and the device's `physical` memory, policies may grow ranges (plugin::VirtualRanges) there.
   static Status create(int32_t device_id, plugin::Device* device, const AllocatorChoice& choice,
-                       std::shared_ptr<DeviceAllocator>* out);
+                       std::shared_ptr<DeviceAllocator>* out, VirtualMemory* vmm = nullptr,
+                       plugin::PhysicalMemorySource* physical = nullptr);
   DeviceAllocator(int32_t device_id, plugin::Device* device);  // the built-in direct policy
   ~DeviceAllocator();
 
@@ -84,6 +87,15 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   Status acquire(uint64_t bytes, plugin::PageKind page, plugin::Chunk* out) override;
   void release(const plugin::Chunk& chunk) override;
   plugin::MemoryUsage device_usage() const override;
+  plugin::VirtualRanges* virtual_ranges() override;
+
+  // plugin::VirtualRanges: pool ranges in the runtime's VirtualMemory over the device's physical
+  // memory. A range counts as one chunk for find(), so its blocks are found like any.
+  uint64_t granularity() const override;
+  Status reserve(uint64_t bytes, plugin::DevAddr* base) override;
+  Status map(plugin::DevAddr addr, uint64_t bytes, uint64_t* footprint) override;
+  void unmap(plugin::DevAddr addr) override;
+  void release_range(plugin::DevAddr base) override;
 
   // plugin::StreamOrder
   uint64_t mark(plugin::StreamId stream) override;
@@ -93,6 +105,8 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
 
   const int32_t device_id_;
   plugin::Device* const device_;
+  VirtualMemory* vmm_ = nullptr;  // both set, or virtual_ranges() is nullptr
+  plugin::PhysicalMemorySource* physical_ = nullptr;
   mutable std::mutex mu_;
   std::shared_ptr<plugin::AllocatorPlugin> plugin_;  // declared first: the policy's code lives in its library
   std::unique_ptr<plugin::AllocatorPolicy> policy_;

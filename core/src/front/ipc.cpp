@@ -60,6 +60,9 @@ Status ipc_export_key(void* ptr, uint64_t size, bool pid_check, char* key, size_
       return param_invalid("the exported memory was freed");
     }
     g->size = size;
+    // A block of the allocator's growable range (expandable segments): the range's own memfd.
+    if (r->virtual_memory().pool_device(addr) >= 0)
+      return r->virtual_memory().share_pool(addr, size, &g->fd, &g->offset);
     return slot->device()->physical_memory()->export_range(addr, size, &g->fd, &g->offset);
   };
   std::string name;

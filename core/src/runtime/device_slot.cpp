@@ -31,8 +31,9 @@ Status DeviceSlot::acquire() {
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::move(policy), id_, queue_depth_);
     std::shared_ptr<DeviceAllocator> allocator;
-    Status made = allocator_choice_ ? DeviceAllocator::create(id_, device_, *allocator_choice_, &allocator)
-                                    : DeviceAllocator::create(id_, device_, AllocatorChoice{}, &allocator);
+    Status made = allocator_choice_
+                      ? DeviceAllocator::create(id_, device_, *allocator_choice_, &allocator, vmm_, physical_)
+                      : DeviceAllocator::create(id_, device_, AllocatorChoice{}, &allocator, vmm_, physical_);
     if (!made.ok()) {
       scheduler_.reset();
       device_->close();

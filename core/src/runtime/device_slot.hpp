@@ -51,6 +51,12 @@ class DeviceSlot {
   int32_t next_stream_id() { return stream_ids_.fetch_add(1); }
   // The allocator policy the device gets when it opens (set once, before first use).
   void set_allocator_choice(std::shared_ptr<const AllocatorChoice> choice) { allocator_choice_ = std::move(choice); }
+  // Where the allocator may grow ranges (expandable segments): the runtime's virtual memory and
+  // the device's physical memory (nullptr: the device has none). Set once, before first use.
+  void set_virtual_memory(VirtualMemory* vmm, plugin::PhysicalMemorySource* physical) {
+    vmm_ = vmm;
+    physical_ = physical;
+  }
 
   // Peer access (aclrtDeviceEnablePeerAccess): the devices whose memory this one's copy engines may
   // reach. remove_peer is false when `peer` was not enabled.
@@ -93,6 +99,8 @@ class DeviceSlot {
   std::shared_ptr<const AllocatorChoice> allocator_choice_;
   mutable std::mutex allocator_mu_;
   std::shared_ptr<DeviceAllocator> allocator_;
+  VirtualMemory* vmm_ = nullptr;
+  plugin::PhysicalMemorySource* physical_ = nullptr;
   std::atomic<int32_t> stream_ids_{0};
 };
 

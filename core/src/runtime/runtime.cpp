@@ -415,6 +415,8 @@ void Runtime::expose_visible_devices() {
         id, d.backend->device(d.index), d.backend, d.backend_name, [this] { return policy_factory_(); },
         scheduler_.queue_depth));
     devices_.back()->set_allocator_choice(allocator_);
+    devices_.back()->set_virtual_memory(&vmm_,
+                                        d.abi_minor >= 6 ? d.backend->device(d.index)->physical_memory() : nullptr);
     device_abi_minor_.push_back(d.abi_minor);
     visible_physical_ids_.push_back(physical);
   }
@@ -597,7 +599,11 @@ void* Runtime::vmm_map(const plugin::Device* device, uint64_t addr, uint64_t byt
   Runtime* rt = instance();
   if (rt == nullptr) return nullptr;
   for (const auto& slot : rt->devices_) {
-    if (slot->device() == device) return rt->vmm_.device_view(slot->id(), addr, bytes);
+    if (slot->device() != device) continue;
+    void* view = rt->vmm_.device_view(slot->id(), addr, bytes);
+    // An allocator's growable range: like the device's own memory, only blocks the program holds.
+    if (view != nullptr && rt->vmm_.pool_device(addr) >= 0 && !memory_live(device, addr, bytes)) return nullptr;
+    return view;
   }
   return nullptr;
 }
@@ -934,6 +940,8 @@ DeviceSlot* Runtime::device_owning(const void* ptr) const {
   const auto addr = reinterpret_cast<uint64_t>(ptr);
   for (const auto& slot : devices_)
     if (slot->device()->owns(addr)) return slot.get();
+  // Ranges an allocator grows (expandable segments) hold ordinary blocks of their device.
+  if (const int32_t id = vmm_.pool_device(addr); id >= 0) return device(id);
   return nullptr;
 }
 

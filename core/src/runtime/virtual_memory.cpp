@@ -118,6 +118,9 @@ Status VirtualMemory::release(uint64_t base) {
     const Reservation* in = find_reservation(base);
     return param_invalid(hex(base) + (in ? " is inside a reservation but not its start" : " is not a reservation"));
   }
+  if (it->second.pool_device >= 0) {
+    return param_invalid(hex(base) + " is the device allocator's memory: aclrtFree its blocks instead");
+  }
   if (it->second.internal) return param_invalid(hex(base) + " is imported memory: aclrtIpcMemClose releases it");
   if (!it->second.mappings.empty()) {
     return param_invalid("the reservation at " + hex(base) + " still has " +
@@ -436,7 +439,7 @@ Status VirtualMemory::unmap_shared(uint64_t addr) {
   std::shared_ptr<Physical> last;
   std::unique_lock lock(mu_);
   const Reservation* r = find_reservation(addr);
-  if (r == nullptr || !r->internal) return param_invalid(hex(addr) + " is not imported memory");
+  if (r == nullptr || !r->internal || r->pool_device >= 0) return param_invalid(hex(addr) + " is not imported memory");
   auto it = std::prev(reservations_.upper_bound(addr));
   ::munmap(it->second.shadow, it->second.span);
   ::munmap(reinterpret_cast<void*>(it->first), it->second.span);
@@ -460,11 +463,134 @@ Status VirtualMemory::share_physical(uint64_t handle, int* fd, uint64_t* size, a
   return Status::Ok();
 }
 
+Status VirtualMemory::reserve_pool(uint64_t size, uint64_t alignment, int32_t device, uint64_t* out) {
+  if (device < 0 || device >= 64) return param_invalid("device " + std::to_string(device) + " cannot map memory");
+  const int fd = ::memfd_create("arun-pool", MFD_CLOEXEC);  // sparse: pages exist only where touched
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(align_up(size, page_size()))) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    return Status(Errc::rt_memory_allocation, std::string("cannot create the allocator range: ") + std::strerror(err));
+  }
+  uint64_t base = 0;
+  Status st = reserve(size, 0, alignment, &base);
+  if (!st.ok()) {
+    ::close(fd);
+    return st;
+  }
+  std::unique_lock lock(mu_);
+  Reservation& r = reservations_.at(base);
+  r.internal = true;
+  r.pool_device = device;
+  r.pool_fd = fd;
+  *out = base;
+  return Status::Ok();
+}
+
+Status VirtualMemory::map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOrigin origin) {
+  if (fd >= 0) ::close(fd);                  // the pool's own memfd holds the pages
+  auto phys = std::make_shared<Physical>();  // gives the device memory back if anything fails
+  phys->size = size;
+  phys->origin = std::move(origin);
+  phys->user_refs = 0;
+  std::unique_lock lock(mu_);
+  Reservation* r = find_reservation(addr);
+  if (r == nullptr || r->pool_device < 0 || r->pool_device != phys->origin.device) {
+    return param_invalid(hex(addr) + " is not inside an allocator range of device " +
+                         std::to_string(phys->origin.device));
+  }
+  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
+  const uint64_t offset = addr - base;
+  if (size == 0 || offset % page_size() != 0 || size % page_size() != 0 || size > r->size - offset) {
+    return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is not page-aligned inside the range");
+  }
+  auto next = r->mappings.lower_bound(addr);
+  const bool overlaps = (next != r->mappings.end() && next->first < addr + size) ||
+                        (next != r->mappings.begin() && std::prev(next)->first + std::prev(next)->second.size > addr);
+  if (overlaps) return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is mapped already");
+  void* at = r->shadow + offset;
+  if (::mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->pool_fd, static_cast<off_t>(offset)) ==
+      MAP_FAILED) {
+    const int err = errno;
+    map_hole(at, size, true);
+    return Status(Errc::rt_memory_allocation, std::string("cannot map physical memory: ") + std::strerror(err));
+  }
+  Mapping m;
+  m.size = size;
+  m.fd_offset = offset;
+  m.device_access = uint64_t{1} << phys->origin.device;
+  phys->mappings = 1;
+  m.phys = std::move(phys);
+  r->mappings.emplace(addr, std::move(m));
+  return Status::Ok();
+}
+
+Status VirtualMemory::unmap_pool(uint64_t addr) {
+  std::shared_ptr<Physical> last;  // destroyed after the lock is released
+  std::unique_lock lock(mu_);
+  Reservation* r = find_reservation(addr);
+  auto it = r != nullptr && r->pool_device >= 0 ? r->mappings.find(addr) : decltype(r->mappings.end()){};
+  if (r == nullptr || r->pool_device < 0 || it == r->mappings.end()) {
+    return param_invalid("no allocator mapping starts at " + hex(addr));
+  }
+  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
+  // A hole again: the allocator unmaps only pages no block the program holds lies in. The pages
+  // go back to the host; mapped again later they read as zero.
+  map_hole(r->shadow + (addr - base), it->second.size, true);
+  (void)::fallocate(r->pool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(addr - base),
+                    static_cast<off_t>(it->second.size));
+  last = std::move(it->second.phys);
+  r->mappings.erase(it);
+  lock.unlock();
+  return Status::Ok();
+}
+
+void VirtualMemory::release_pool(uint64_t base) {
+  std::vector<std::shared_ptr<Physical>> dead;  // destroyed after the lock is released
+  std::unique_lock lock(mu_);
+  auto it = reservations_.find(base);
+  if (it == reservations_.end() || it->second.pool_device < 0) return;  // cleared at teardown already
+  for (auto& [a, m] : it->second.mappings) dead.push_back(std::move(m.phys));
+  ::munmap(it->second.shadow, it->second.span);
+  ::munmap(reinterpret_cast<void*>(base), it->second.span);
+  ::close(it->second.pool_fd);
+  reservations_.erase(it);
+  g_reservations.fetch_sub(1, std::memory_order_relaxed);
+  lock.unlock();
+}
+
+Status VirtualMemory::share_pool(uint64_t addr, uint64_t size, int* fd, uint64_t* offset) const {
+  std::shared_lock lock(mu_);
+  const Reservation* r = find_reservation(addr);
+  if (r == nullptr || r->pool_device < 0) return param_invalid(hex(addr) + " is not in an allocator range");
+  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
+  // Mapped from the mapping holding addr through contiguous ones to the end of the range asked for.
+  auto it = r->mappings.upper_bound(addr);
+  uint64_t at = 0;
+  if (it != r->mappings.begin()) {
+    --it;
+    for (at = it->first; it != r->mappings.end() && it->first == at && at < addr + size; ++it) at += it->second.size;
+  }
+  if (at < addr + size) return param_invalid("[" + hex(addr) + ", +" + std::to_string(size) + ") is not mapped");
+  const int f = ::fcntl(r->pool_fd, F_DUPFD_CLOEXEC, 0);
+  if (f < 0) return Status(Errc::rt_internal_error, std::string("cannot share the memory: ") + std::strerror(errno));
+  *fd = f;
+  *offset = addr - base;
+  return Status::Ok();
+}
+
+int32_t VirtualMemory::pool_device(uint64_t addr) const {
+  if (g_reservations.load(std::memory_order_relaxed) == 0) return -1;
+  std::shared_lock lock(mu_);
+  const Reservation* r = find_reservation(addr);
+  return r != nullptr ? r->pool_device : -1;
+}
+
 void VirtualMemory::clear() {
   std::vector<std::shared_ptr<Physical>> dead;  // destroyed after the lock is released
   std::unique_lock lock(mu_);
   for (auto& [base, r] : reservations_) {
     for (auto& [a, m] : r.mappings) dead.push_back(std::move(m.phys));
+    if (r.pool_fd >= 0) ::close(r.pool_fd);
     ::munmap(r.shadow, r.span);
     ::munmap(reinterpret_cast<void*>(base), r.span);
   }

@@ -97,6 +97,25 @@ class VirtualMemory {
   // properties and size (aclrtMemExportToShareableHandle).
   Status share_physical(uint64_t handle, int* fd, uint64_t* size, aclrtPhysicalMemProp* prop) const;
 
+  // Ranges an allocator policy grows (plugin::VirtualRanges, the caching policy's expandable
+  // segments): reserved for `device`'s allocator and not the program's to map, unmap or release.
+  // The range is backed by one memfd of its size, at the same offsets, so that any block in it can
+  // be shared with another process as one (descriptor, offset) like the device's own memory
+  // (share_pool). map_pool maps [addr, +size) of it with `origin.device`'s access; `origin` is the
+  // device memory the pages count against (its `fd`, which the pool does not need, is closed at
+  // once); unmap_pool unmaps the mapping starting at `addr` and drops its pages; release_pool
+  // unmaps the rest too.
+  Status reserve_pool(uint64_t size, uint64_t alignment, int32_t device, uint64_t* out);
+  Status map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOrigin origin);
+  Status unmap_pool(uint64_t addr);
+  void release_pool(uint64_t base);
+  // The device whose allocator owns the pool range holding `addr`, or -1 (no lock when no range
+  // is reserved at all).
+  int32_t pool_device(uint64_t addr) const;
+  // A duplicate of the pool's descriptor (the caller closes it) and the offset of `addr` in it,
+  // when [addr, +size) lies in mapped pages of one pool range.
+  Status share_pool(uint64_t addr, uint64_t size, int* fd, uint64_t* offset) const;
+
   // Unmaps and releases everything (runtime teardown).
   void clear();
 
@@ -126,7 +145,9 @@ class VirtualMemory {
     uint64_t size = 0;  // bytes the program asked for
     uint64_t span = 0;  // bytes mapped (size rounded up to the host page)
     unsigned char* shadow = nullptr;
-    bool internal = false;                 // made by map_shared: not the program's to release
+    bool internal = false;                 // made by map_shared or reserve_pool: not the program's
+    int32_t pool_device = -1;              // reserve_pool: the device whose allocator grows it
+    int pool_fd = -1;                      // reserve_pool: the memfd behind the whole range
     std::map<uint64_t, Mapping> mappings;  // by address
   };
 

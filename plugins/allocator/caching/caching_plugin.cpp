@@ -30,23 +30,32 @@ const OptionSpec kOptions[] = {
     {"memory_limit", OptionType::Bytes, 0, kMaxBytes, "0", "most memory the allocator reserves (0: the device's)"},
     {"reclaim_on_miss", OptionType::Boolean, 0, 1, "true",
      "a large request no cached block fits first returns whole free large chunks to the device"},
+    {"expandable_segments", OptionType::Boolean, 0, 1, "false",
+     "requests above small_size come from one device range that grows by mapping pages at its end"},
 };
 
 class CachingPlugin final : public plugin::AllocatorPlugin {
  public:
-  explicit CachingPlugin(const CachingOptions& o) : options_(o) {}
+  CachingPlugin(const CachingOptions& o, plugin::HostServices* host) : options_(o), host_(host) {}
   plugin::AllocatorPolicy* create(plugin::ChunkSource* source, plugin::StreamOrder* order, char* error,
                                   size_t error_size) override {
     auto* p = new (std::nothrow) CachingPolicy(source, order, options_);
     if (p == nullptr) std::snprintf(error, error_size, "out of host memory");
+    if (p != nullptr && options_.expandable_segments && !p->expandable() && host_ != nullptr) {
+      // As PyTorch on a driver without virtual memory: carry on with ordinary chunks, but say so.
+      host_->log(plugin::LogLevel::Warning, "caching",
+                 "expandable_segments is on, but this device has no physical memory to map "
+                 "(no virtual memory support): large blocks use ordinary chunks");
+    }
     return p;
   }
 
  private:
   CachingOptions options_;
+  plugin::HostServices* host_;
 };
 
-plugin::PluginObject* create(plugin::HostServices*, const plugin::OptionValues* values, char* error,
+plugin::PluginObject* create(plugin::HostServices* host, const plugin::OptionValues* values, char* error,
                              size_t error_size) {
   CachingOptions o;
   auto bytes = [&](const char* key, uint64_t* field) { *field = static_cast<uint64_t>(values->get_int(key, *field)); };
@@ -60,12 +69,13 @@ plugin::PluginObject* create(plugin::HostServices*, const plugin::OptionValues* 
   bytes("memory_limit", &o.memory_limit);
   o.gc_threshold = values->get_double("gc_threshold", o.gc_threshold);
   o.reclaim_on_miss = values->get_bool("reclaim_on_miss", o.reclaim_on_miss);
+  o.expandable_segments = values->get_bool("expandable_segments", o.expandable_segments);
   std::string why;
   if (!o.validate(&why)) {
     std::snprintf(error, error_size, "%s", why.c_str());
     return nullptr;
   }
-  return new (std::nothrow) CachingPlugin(o);
+  return new (std::nothrow) CachingPlugin(o, host);
 }
 
 }  // namespace

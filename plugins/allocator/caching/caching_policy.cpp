@@ -45,7 +45,8 @@ std::string CachingOptions::describe() const {
          ", large_round = " + plugin::size_text(large_round) + ", max_split = " + plugin::size_text(max_split) +
          ", release_threshold = " + plugin::size_text(release_threshold) + ", gc_threshold = " + gc +
          ", memory_limit = " + plugin::size_text(memory_limit) +
-         ", reclaim_on_miss = " + (reclaim_on_miss ? "true" : "false");
+         ", reclaim_on_miss = " + (reclaim_on_miss ? "true" : "false") +
+         ", expandable_segments = " + (expandable_segments ? "true" : "false");
 }
 
 bool CachingPolicy::BySize::operator()(const Block& a, const Block& b) const {
@@ -55,7 +56,13 @@ bool CachingPolicy::BySize::operator()(const Block& a, const Block& b) const {
 }
 
 CachingPolicy::CachingPolicy(plugin::ChunkSource* source, plugin::StreamOrder* order, const CachingOptions& options)
-    : source_(source), order_(order), options_(options) {}
+    : source_(source), order_(order), options_(options) {
+  if (options_.expandable_segments) ranges_ = source_->virtual_ranges();
+  if (ranges_ != nullptr) {
+    const uint64_t g = std::max<uint64_t>(ranges_->granularity(), 1);
+    step_ = round_up(std::max(options_.large_round, g), g);
+  }
+}
 
 CachingPolicy::~CachingPolicy() {
   // The free sets link the blocks: unlink them before the blocks go.
@@ -67,7 +74,11 @@ CachingPolicy::~CachingPolicy() {
       delete b;
       b = next;
     }
-    source_->release(seg->chunk);
+    if (seg->expandable) {
+      ranges_->release_range(base);
+    } else {
+      source_->release(seg->chunk);
+    }
   }
 }
 
@@ -108,10 +119,13 @@ bool CachingPolicy::reusable_by_all(const Block* b) const {
 }
 
 template <class Enough>
-uint64_t CachingPolicy::release_free_segments(Enough enough, bool large_only) {
+uint64_t CachingPolicy::release_free_segments(Enough enough, bool large_only, bool shrink_range) {
+  uint64_t released = 0;
+  if (shrink_range && expandable_ != nullptr) released += shrink_expandable(enough);
   // Candidates: segments that are one free block no stream's work can still be using.
   std::vector<Segment*> whole;
   for (auto& [base, seg] : segments_) {
+    if (seg->expandable) continue;
     Block* b = seg->first;
     if (b->next == nullptr && reusable_by_all(b) && !(large_only && seg->pool == Pool::Small)) {
       whole.push_back(seg.get());
@@ -119,7 +133,6 @@ uint64_t CachingPolicy::release_free_segments(Enough enough, bool large_only) {
   }
   std::sort(whole.begin(), whole.end(),
             [](const Segment* a, const Segment* b) { return a->chunk.size > b->chunk.size; });
-  uint64_t released = 0;
   for (Segment* seg : whole) {
     if (enough()) break;
     released += seg->chunk.footprint;  // what the reserve drops by
@@ -138,7 +151,119 @@ void CachingPolicy::release_segment(Segment* seg) {
   segments_.erase(seg->chunk.base);
 }
 
-Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, Block** out) {
+CachingPolicy::Block* CachingPolicy::segment_tail() const {
+  Block* b = expandable_ != nullptr ? expandable_->first : nullptr;
+  while (b != nullptr && b->next != nullptr) b = b->next;
+  return b;
+}
+
+template <class Enough>
+uint64_t CachingPolicy::shrink_expandable(Enough enough) {
+  uint64_t released = 0;
+  while (!extents_.empty() && !enough()) {
+    Block* tail = segment_tail();
+    if (tail == nullptr || !reusable_by_all(tail) || tail->migrating) break;
+    const Extent e = extents_.back();
+    if (e.addr < tail->addr) break;  // the last mapping still holds (part of) a block in use
+    remove_free(tail);
+    ranges_->unmap(e.addr);
+    extents_.pop_back();
+    expandable_->chunk.size -= e.size;
+    expandable_->chunk.footprint -= e.footprint;
+    stats_.reserved.sub(e.footprint);
+    ++stats_.chunk_releases;
+    released += e.footprint;
+    tail->size -= e.size;
+    if (tail->size != 0) {
+      insert_free(tail);
+      continue;
+    }
+    if (tail->prev != nullptr) {
+      tail->prev->next = nullptr;
+    } else {
+      expandable_->first = nullptr;
+    }
+    delete tail;
+  }
+  return released;
+}
+
+Status CachingPolicy::grow_expandable(uint64_t size, StreamId stream, Block** out) {
+  if (expandable_ == nullptr) {
+    // As PyTorch: address space for 1 1/8 of the device, so the range never runs out before the
+    // device's memory does (what is mapped is always a prefix of the range).
+    const uint64_t bytes = round_up(std::max<uint64_t>(source_->device_usage().total / 8 * 9, step_), step_);
+    plugin::DevAddr base = 0;
+    Status st = ranges_->reserve(bytes, &base);
+    if (!st.ok()) return Status(st.code(), "cannot reserve the expandable segment's range: " + st.message());
+    auto seg = std::make_unique<Segment>();
+    seg->chunk = {base, 0, 0};
+    seg->pool = Pool::Large;
+    seg->expandable = true;
+    expandable_ = seg.get();
+    range_bytes_ = bytes;
+    segments_[base] = std::move(seg);
+  }
+  // A free block at the end that this stream may use grows in place: it and the new pages are one block.
+  Block* tail = segment_tail();
+  const bool extend = tail != nullptr && tail->free_hook.is_linked() && (tail->stream == 0 || tail->stream == stream);
+  const uint64_t need = round_up(size - (extend ? tail->size : 0), step_);
+  const uint64_t mapped = expandable_->chunk.size;
+  if (need > range_bytes_ - mapped) {
+    // Only when the device itself is (nearly) full: the range is 1 1/8 of it.
+    return Status(Errc::rt_memory_allocation, "growing the expandable segment by " + plugin::size_text(need) + " (" +
+                                                  plugin::size_text(mapped) + " mapped) would pass its range of " +
+                                                  plugin::size_text(range_bytes_));
+  }
+  if (would_exceed_limit(need)) {
+    release_free_segments([&] { return !would_exceed_limit(need); }, false, /*shrink_range=*/false);
+    if (would_exceed_limit(need)) {
+      return Status(Errc::rt_memory_allocation, "memory_limit " + plugin::size_text(options_.memory_limit) +
+                                                    " reached (" + plugin::size_text(stats_.reserved.current) +
+                                                    " reserved)");
+    }
+  }
+  const plugin::DevAddr at = expandable_->chunk.base + mapped;
+  uint64_t footprint = 0;
+  Status st = ranges_->map(at, need, &footprint);
+  if (!st.ok()) {
+    // The device is full: give back every cached chunk and try once more. (The range's own free
+    // end is the block being extended, or in use by a stream that has not caught up.)
+    if (release_free_segments([] { return false; }, false, /*shrink_range=*/false) != 0) {
+      st = ranges_->map(at, need, &footprint);
+    }
+    if (!st.ok()) {
+      return Status(st.code(), "growing the expandable segment by " + plugin::size_text(need) + " (" +
+                                   plugin::size_text(mapped) + " mapped): " + st.message());
+    }
+  }
+  extents_.push_back({at, need, footprint});
+  expandable_->chunk.size += need;
+  expandable_->chunk.footprint += footprint;
+  stats_.reserved.add(footprint);
+  ++stats_.chunk_acquires;
+  Block* b = nullptr;
+  if (extend) {
+    remove_free(tail);  // out of the size-ordered set before its size changes
+    tail->size += need;
+    b = tail;
+  } else {
+    b = new Block();
+    b->addr = at;
+    b->size = need;
+    b->segment = expandable_;
+    b->prev = tail;
+    if (tail != nullptr) {
+      tail->next = b;
+    } else {
+      expandable_->first = b;
+    }
+  }
+  *out = b;
+  return Status::Ok();
+}
+
+Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, StreamId stream, Block** out) {
   const bool small = pool == Pool::Small;
   // Before asking the device: blocks other streams freed may have become reusable.
   migrate_reached();
@@ -148,6 +273,7 @@ Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, Bloc
     *out = b;
     return Status::Ok();
   }
+  if (!small && expandable()) return grow_expandable(size, stream, out);
   uint64_t chunk = small                 ? options_.small_chunk
                    : pool == Pool::Large ? options_.large_chunk
                                          : round_up(size, options_.large_round);
@@ -201,10 +327,12 @@ void CachingPolicy::split(Block* b, uint64_t size) {
   const uint64_t rest = b->size - size;
   // Small blocks split down to `round`; large and huge ones only when the remainder could serve a
   // request of their pool, so the pools are not filled with slivers.
+  // In the expandable segment any remainder is worth keeping apart: it merges back with its
+  // neighbours, and at the end of the range it is the start of the next grown block.
   const Pool pool = b->segment->pool;
-  const bool worth = pool == Pool::Small   ? rest >= options_.round
-                     : pool == Pool::Large ? rest > options_.small_size
-                                           : rest > options_.large_chunk;
+  const bool worth = pool == Pool::Small || b->segment->expandable ? rest >= options_.round
+                     : pool == Pool::Large                         ? rest > options_.small_size
+                                                                   : rest > options_.large_chunk;
   if (!worth || (options_.max_split != 0 && b->size > options_.max_split)) return;
   auto* r = new Block();
   r->addr = b->addr + size;
@@ -307,7 +435,7 @@ Status CachingPolicy::allocate(const plugin::AllocRequest& request, plugin::Allo
     remove_free(b);
     ++stats_.cache_hits;
   } else {
-    Status st = grow(size, pool, request.page, &b);
+    Status st = grow(size, pool, request.page, request.stream, &b);
     if (!st.ok()) {
       ++stats_.ooms;
       return st;

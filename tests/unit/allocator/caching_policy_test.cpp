@@ -17,8 +17,8 @@ using arun::Errc;
 using arun::Status;
 using arun::caching::CachingOptions;
 using arun::caching::CachingPolicy;
-using arun::plugin::AllocRequest;
 using arun::plugin::Allocation;
+using arun::plugin::AllocRequest;
 using arun::plugin::BlockInfo;
 using arun::plugin::Chunk;
 using arun::plugin::DevAddr;
@@ -26,13 +26,13 @@ using arun::plugin::MemoryUsage;
 using arun::plugin::PageKind;
 using arun::plugin::StreamId;
 using arun::testing::FakeSource;
-using arun::testing::ManualOrder;
 using arun::testing::KiB;
+using arun::testing::ManualOrder;
 using arun::testing::MiB;
 
 struct Fixture {
   explicit Fixture(CachingOptions o = {}, uint64_t capacity = 1024 * MiB)
-      : source(capacity), policy(&source, &order, o) {}
+      : source(capacity, o.expandable_segments), policy(&source, &order, o) {}
   DevAddr alloc(uint64_t bytes, StreamId stream = 0) {
     AllocRequest r;
     r.bytes = bytes;
@@ -67,16 +67,19 @@ struct Fixture {
     EXPECT_EQ(covered.size(), source.live.size());
     DevAddr prev_end = 0, prev_chunk = 0;
     for (const BlockInfo& b : blocks()) {
-      if (b.chunk == prev_chunk) EXPECT_EQ(prev_end, b.addr) << "gap or overlap";
-      else EXPECT_EQ(b.chunk, b.addr) << "a chunk's first block starts at its base";
+      if (b.chunk == prev_chunk)
+        EXPECT_EQ(prev_end, b.addr) << "gap or overlap";
+      else
+        EXPECT_EQ(b.chunk, b.addr) << "a chunk's first block starts at its base";
       prev_chunk = b.chunk;
       prev_end = b.addr + b.size;
     }
     // The gauges agree with the blocks.
     uint64_t free_bytes = 0, live_bytes = 0, pending_bytes = 0, chunk_bytes = 0;
     for (const BlockInfo& b : blocks()) {
-      (b.state == BlockInfo::State::Free ? free_bytes : b.state == BlockInfo::State::Live ? live_bytes : pending_bytes) +=
-          b.size;
+      (b.state == BlockInfo::State::Free   ? free_bytes
+       : b.state == BlockInfo::State::Live ? live_bytes
+                                           : pending_bytes) += b.size;
     }
     for (auto& [base, size] : source.live) chunk_bytes += size;
     const auto st = policy.stats();
@@ -356,11 +359,13 @@ TEST(CachingPolicy, PendingMemoryIsNeverReturnedToTheDevice) {
 
 // Random allocate/free on a few streams against a reference model: live blocks never overlap, are
 // aligned, keep their contents' ownership (no block is handed out twice), and the chunks stay tiled.
-TEST(CachingPolicy, RandomizedAgainstAReferenceModel) {
+void randomized_against_a_reference_model(bool expandable) {
   CachingOptions o;
   o.max_split = 64 * MiB;
   o.release_threshold = 256 * MiB;
+  o.expandable_segments = expandable;
   Fixture f(o, 2048 * MiB);
+  ASSERT_EQ(expandable, f.policy.expandable());
   std::mt19937_64 rng(20261203);
   struct Live {
     uint64_t size;
@@ -413,6 +418,181 @@ TEST(CachingPolicy, RandomizedAgainstAReferenceModel) {
   f.order.finish_all();
   f.policy.trim(0);
   EXPECT_EQ(0u, f.source.used()) << "everything can be given back";
+  if (expandable) {
+    EXPECT_TRUE(f.source.live.empty()) << "no chunk and no mapping is left";
+    EXPECT_TRUE(f.source.mappings.empty());
+    EXPECT_GT(f.source.unmaps, 0);
+  }
+}
+
+TEST(CachingPolicy, RandomizedAgainstAReferenceModel) {
+  randomized_against_a_reference_model(false);
+}
+
+TEST(CachingPolicy, RandomizedAgainstAReferenceModelWithExpandableSegments) {
+  randomized_against_a_reference_model(true);
+}
+
+// ---------------------------------------------------------------- expandable segments
+
+CachingOptions expandable() {
+  CachingOptions o;
+  o.expandable_segments = true;
+  return o;
+}
+
+TEST(CachingExpandable, OffOrWithoutRangesItUsesChunks) {
+  Fixture off;
+  EXPECT_FALSE(off.policy.expandable());
+  arun::testing::FakeSource no_ranges(1024 * MiB, /*ranges=*/false);
+  ManualOrder order;
+  CachingPolicy p(&no_ranges, &order, expandable());
+  EXPECT_FALSE(p.expandable()) << "a chunk source without ranges: ordinary chunks";
+  AllocRequest r;
+  r.bytes = 30 * MiB;
+  r.alignment = 64;
+  Allocation a;
+  ASSERT_TRUE(p.allocate(r, &a).ok());
+  EXPECT_EQ(1, no_ranges.acquires);
+  EXPECT_NE(std::string::npos, p.describe().find("expandable_segments = true"));
+}
+
+TEST(CachingExpandable, LargeAndHugeRequestsShareOneRangeSmallOnesKeepChunks) {
+  Fixture f(expandable());
+  const DevAddr a = f.alloc(3 * MiB);
+  const DevAddr b = f.alloc(100 * MiB);  // above large_chunk: a huge chunk of its own without the option
+  EXPECT_EQ(a + 3 * MiB, b) << "one contiguous range";
+  EXPECT_EQ(1, f.source.reserves);
+  EXPECT_EQ(0, f.source.acquires);
+  EXPECT_EQ(0u, f.source.reserved.begin()->second % (2 * MiB)) << "range in whole pages";
+  EXPECT_GE(f.source.reserved.begin()->second, 1024 * MiB) << "1 1/8 of the device";
+  f.alloc(1000);
+  EXPECT_EQ(1, f.source.acquires) << "small requests keep the small pool's chunks";
+  // 3 MiB + 100 MiB need 104 MiB of 2 MiB pages; the 1 MiB left at the end is a free block.
+  EXPECT_EQ(104 * MiB + 2 * MiB, f.policy.stats().reserved.current);
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, AFreeTailGrowsInPlace) {
+  Fixture f(expandable());
+  const DevAddr a = f.alloc(30 * MiB);
+  EXPECT_EQ(1, f.source.maps);
+  f.policy.deallocate(a, 0);
+  const DevAddr b = f.alloc(50 * MiB);
+  EXPECT_EQ(a, b) << "the free 30 MiB at the end and 20 MiB of new pages are one block";
+  EXPECT_EQ(2, f.source.maps);
+  EXPECT_EQ(20 * MiB, f.source.mappings.rbegin()->second) << "only the missing pages were mapped";
+  EXPECT_EQ(50 * MiB, f.policy.stats().reserved.current);
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, AFreedTailIsReusedBeforeMappingMore) {
+  Fixture f(expandable());
+  const DevAddr a = f.alloc(10 * MiB);
+  const DevAddr b = f.alloc(10 * MiB);
+  EXPECT_EQ(a + 10 * MiB, b);
+  f.policy.deallocate(b, 0);
+  EXPECT_EQ(b, f.alloc(6 * MiB)) << "the freed tail is cached";
+  EXPECT_EQ(2, f.source.maps);
+  const DevAddr c = f.alloc(8 * MiB);  // 4 MiB free at the end: extended by 4 MiB
+  EXPECT_EQ(b + 6 * MiB, c);
+  EXPECT_EQ(3, f.source.maps);
+  EXPECT_EQ(24 * MiB, f.policy.stats().reserved.current);
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, AFreeTailOfAnotherStreamIsNotExtended) {
+  Fixture f(expandable());
+  const DevAddr a = f.alloc(10 * MiB, 1);
+  f.order.submit(1);
+  f.policy.deallocate(a, 1);  // stream 1 may reuse it at once, others only after stream 1 caught up
+  const DevAddr b = f.alloc(16 * MiB, 2);
+  EXPECT_EQ(a + 10 * MiB, b) << "stream 2 gets new pages after it";
+  EXPECT_EQ(a, f.alloc(10 * MiB, 1)) << "stream 1 still reuses its block";
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, TrimUnmapsTheFreeEndOnly) {
+  Fixture f(expandable());
+  const DevAddr a = f.alloc(10 * MiB);
+  const DevAddr b = f.alloc(20 * MiB, 1);
+  f.order.submit(1);
+  f.policy.deallocate(b, 1);
+  EXPECT_EQ(0u, f.policy.trim(0)) << "stream 1's work may still use the end";
+  EXPECT_EQ(30 * MiB, f.source.used());
+  f.order.finish(1);
+  EXPECT_EQ(20 * MiB, f.policy.trim(0)) << "the end's mapping is unmapped";
+  EXPECT_EQ(1, f.source.unmaps);
+  EXPECT_EQ(10 * MiB, f.policy.stats().reserved.current);
+  EXPECT_EQ(10 * MiB, f.source.used());
+  f.check_tiling();
+  f.policy.deallocate(a, 0);
+  EXPECT_EQ(10 * MiB, f.policy.trim(0));
+  EXPECT_EQ(0u, f.source.used());
+  EXPECT_EQ(0u, f.policy.stats().reserved.current);
+  f.check_tiling();
+  EXPECT_EQ(a, f.alloc(12 * MiB)) << "the range grows again from its start";
+  EXPECT_EQ(1, f.source.reserves) << "the range itself stays reserved";
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, TrimKeepsAMappingThatStillHoldsALiveBlock) {
+  Fixture f(expandable());
+  const DevAddr a = f.alloc(3 * MiB);  // one 4 MiB mapping: a, and 1 MiB free after it
+  EXPECT_EQ(4 * MiB, f.source.used());
+  f.policy.trim(0);
+  EXPECT_EQ(4 * MiB, f.source.used()) << "a live block lies in that mapping";
+  f.policy.deallocate(a, 0);
+  f.policy.trim(0);
+  EXPECT_EQ(0u, f.source.used());
+}
+
+TEST(CachingExpandable, ReleaseThresholdUnmapsOnFree) {
+  CachingOptions o = expandable();
+  o.release_threshold = 8 * MiB;
+  Fixture f(o);
+  const DevAddr a = f.alloc(4 * MiB);
+  const DevAddr b = f.alloc(32 * MiB);
+  f.policy.deallocate(b, 0);
+  EXPECT_EQ(4 * MiB, f.source.used()) << "32 MiB cached is above the threshold: unmapped at the free";
+  f.policy.deallocate(a, 0);
+  EXPECT_EQ(4 * MiB, f.source.used()) << "4 MiB cached is under it: kept";
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, OutOfPhysicalMemoryIsAClearOom) {
+  Fixture f(expandable(), 64 * MiB);
+  const DevAddr a = f.alloc(40 * MiB);
+  DevAddr b = 0;
+  Status st = f.try_alloc(30 * MiB, &b);
+  EXPECT_EQ(Errc::rt_memory_allocation, st.code());
+  EXPECT_NE(std::string::npos, st.message().find("growing the expandable segment by 30MiB (40MiB mapped)"))
+      << st.message();
+  EXPECT_NE(std::string::npos, st.message().find("fake device full")) << st.message();
+  EXPECT_EQ(1u, f.policy.stats().ooms);
+  st = f.try_alloc(40 * MiB, &b);  // beyond even the range (1 1/8 of the device)
+  EXPECT_EQ(Errc::rt_memory_allocation, st.code());
+  EXPECT_NE(std::string::npos, st.message().find("would pass its range of 72MiB")) << st.message();
+  // Cached small chunks are given back before the device is declared full.
+  const DevAddr small = f.alloc(1000);
+  f.policy.deallocate(small, 0);
+  EXPECT_EQ(42 * MiB, f.source.used());
+  f.policy.deallocate(a, 0);
+  EXPECT_EQ(a, f.alloc(64 * MiB)) << "the free 40 MiB grew by 24 MiB once the small chunk went back";
+  EXPECT_EQ(64 * MiB, f.source.used());
+  EXPECT_EQ(1, f.source.releases);
+  f.check_tiling();
+}
+
+TEST(CachingExpandable, MemoryLimitCountsMappedPages) {
+  CachingOptions o = expandable();
+  o.memory_limit = 32 * MiB;
+  Fixture f(o);
+  f.alloc(20 * MiB);
+  DevAddr b = 0;
+  Status st = f.try_alloc(20 * MiB, &b);
+  EXPECT_EQ(Errc::rt_memory_allocation, st.code());
+  EXPECT_NE(std::string::npos, st.message().find("memory_limit")) << st.message();
 }
 
 }  // namespace

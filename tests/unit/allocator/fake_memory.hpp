@@ -21,9 +21,55 @@ using arun::plugin::StreamId;
 constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
 
 // Hands out address ranges from a bump pointer (2 MiB aligned, never reused) up to a capacity.
-class FakeSource final : public arun::plugin::ChunkSource {
+// With `ranges`, also growable ranges (VirtualRanges): mapped bytes count against the capacity and
+// appear in `live` under their range's base.
+class FakeSource final : public arun::plugin::ChunkSource, public arun::plugin::VirtualRanges {
  public:
-  explicit FakeSource(uint64_t capacity) : capacity_(capacity) {}
+  explicit FakeSource(uint64_t capacity, bool ranges = false) : capacity_(capacity), ranges_(ranges) {}
+  arun::plugin::VirtualRanges* virtual_ranges() override { return ranges_ ? this : nullptr; }
+  uint64_t granularity() const override { return 2 * MiB; }
+  Status reserve(uint64_t bytes, DevAddr* base) override {
+    ++reserves;
+    EXPECT_EQ(0u, bytes % granularity());
+    *base = next_;
+    next_ += bytes;
+    reserved[*base] = bytes;
+    return Status::Ok();
+  }
+  Status map(DevAddr addr, uint64_t bytes, uint64_t* footprint) override {
+    ++maps;
+    auto r = range_of(addr);
+    EXPECT_NE(reserved.end(), r) << "mapped outside a reserved range";
+    EXPECT_EQ(0u, (addr - r->first) % granularity());
+    EXPECT_EQ(0u, bytes % granularity());
+    EXPECT_LE(addr + bytes, r->first + r->second) << "runs past the range";
+    auto next = mappings.lower_bound(addr);
+    if (next != mappings.end()) EXPECT_LE(addr + bytes, next->first) << "maps over a mapping";
+    if (used_ + bytes > capacity_) return Status(Errc::rt_memory_allocation, "fake device full");
+    mappings[addr] = bytes;
+    used_ += bytes;
+    live[r->first] += bytes;
+    *footprint = bytes;
+    return Status::Ok();
+  }
+  void unmap(DevAddr addr) override {
+    ++unmaps;
+    auto m = mappings.find(addr);
+    ASSERT_NE(mappings.end(), m) << "unmapped what was not mapped there";
+    const DevAddr base = range_of(addr)->first;
+    used_ -= m->second;
+    if ((live[base] -= m->second) == 0) live.erase(base);
+    mappings.erase(m);
+  }
+  void release_range(DevAddr base) override {
+    const uint64_t size = reserved.at(base);
+    for (auto m = mappings.lower_bound(base); m != mappings.end() && m->first < base + size;) {
+      used_ -= m->second;
+      m = mappings.erase(m);
+    }
+    live.erase(base);
+    reserved.erase(base);
+  }
   Status acquire(uint64_t bytes, PageKind, Chunk* out) override {
     ++acquires;
     if (used_ + bytes > capacity_) return Status(Errc::rt_memory_allocation, "fake device full");
@@ -45,9 +91,16 @@ class FakeSource final : public arun::plugin::ChunkSource {
 
   std::map<DevAddr, uint64_t> live;
   int acquires = 0, releases = 0;
+  std::map<DevAddr, uint64_t> reserved, mappings;  // growable ranges and what is mapped in them
+  int reserves = 0, maps = 0, unmaps = 0;
 
  private:
+  std::map<DevAddr, uint64_t>::iterator range_of(DevAddr addr) {
+    auto r = reserved.upper_bound(addr);
+    return r == reserved.begin() || addr >= std::prev(r)->first + std::prev(r)->second ? reserved.end() : std::prev(r);
+  }
   uint64_t capacity_;
+  bool ranges_;
   uint64_t used_ = 0;
   DevAddr next_ = 1ull << 40;
 };
@@ -72,7 +125,7 @@ class ManualOrder final : public arun::plugin::StreamOrder {
       if (completed[id] < pos) return false;
     return true;
   }
-  void submit(StreamId s) { ++submitted[s]; }            // work that uses memory is in flight on s
+  void submit(StreamId s) { ++submitted[s]; }               // work that uses memory is in flight on s
   void finish(StreamId s) { completed[s] = submitted[s]; }  // s has completed it
   void finish_all() {
     for (auto& [id, pos] : submitted) completed[id] = pos;

@@ -32,6 +32,31 @@ struct Chunk {
   uint64_t footprint = 0;  // device memory it occupies (>= size: the device rounds and pads)
 };
 
+// Growable device address ranges (plugin ABI minor 7, optional; ChunkSource::virtual_ranges).
+// A policy reserves a range of device addresses that holds no memory, then maps the device's
+// physical memory at page-aligned addresses inside it and unmaps it again, so one range can grow
+// and shrink at its end (expandable segments). Memory mapped here is ordinary device memory to the
+// rest of the runtime: the blocks a policy hands out from it are freed, copied and checked like any.
+class VirtualRanges {
+ public:
+  // Page size: every address and size given to map() is a multiple of it.
+  virtual uint64_t granularity() const = 0;
+  // A range of `bytes` (a multiple of granularity()) with nothing mapped; its base is aligned to
+  // granularity(). Errc::rt_memory_allocation when no address space is left.
+  virtual Status reserve(uint64_t bytes, DevAddr* base) = 0;
+  // Maps `bytes` of fresh physical memory at `addr` inside a reserved range, where nothing is
+  // mapped; *footprint is the device memory it occupies. Errc::rt_memory_allocation (with the
+  // device's reason) when the device has no room.
+  virtual Status map(DevAddr addr, uint64_t bytes, uint64_t* footprint) = 0;
+  // Unmaps the mapping map() made at `addr` (whole) and gives its memory back to the device.
+  virtual void unmap(DevAddr addr) = 0;
+  // Unmaps what is still mapped in the range reserved at `base` and releases it.
+  virtual void release_range(DevAddr base) = 0;
+
+ protected:
+  ~VirtualRanges() = default;
+};
+
 // Raw device memory, as the device plugin provides it. acquire() fails with
 // Errc::rt_memory_allocation when the device has no room; the message says why.
 class ChunkSource {
@@ -39,6 +64,9 @@ class ChunkSource {
   virtual Status acquire(uint64_t bytes, PageKind page, Chunk* out) = 0;
   virtual void release(const Chunk& chunk) = 0;
   virtual MemoryUsage device_usage() const = 0;
+  // ABI minor 7: growable ranges over the device's physical memory, or nullptr when the device
+  // has none (no physical-memory support). Appended last so the earlier entries keep their slots.
+  virtual VirtualRanges* virtual_ranges() { return nullptr; }
 
  protected:
   ~ChunkSource() = default;

@@ -34,7 +34,9 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 6: virtual memory management: Device::physical_memory (PhysicalMemorySource, device.hpp)
 //          and HostServices::vmm_map (mapped virtual ranges device code may reach). The core
 //          calls physical_memory() only on devices of plugins built against minor 6 or later.
-inline constexpr uint16_t kAbiMinor = 6;
+// Minor 7: ChunkSource::virtual_ranges (allocator.hpp): growable device ranges for allocator
+//          policies (the caching policy's expandable segments).
+inline constexpr uint16_t kAbiMinor = 7;
 
 enum class PluginKind : uint32_t {
   Device = 1,
