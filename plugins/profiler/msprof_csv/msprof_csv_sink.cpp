@@ -117,6 +117,14 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       d.present = plugin::split_op_detail(session_.strings->get(static_cast<uint32_t>(r.value0)), d.f);
     return d;
   }
+  // Model Name as msprof prints it (CSV-quoted when needed): the model of an aclmdlExecute task
+  // (value2 != 0), else N/A.
+  std::string model_name(const Record& r) const {
+    if (r.subkind != uint16_t(plugin::TaskType::Kernel) || r.value2 == 0) return "N/A";
+    const Detail d = detail(r);
+    const std::string_view name = d.f[static_cast<uint32_t>(plugin::OpDetailField::ModelName)];
+    return d.present && !name.empty() ? csv_field(name) : std::string("N/A");
+  }
   // The name msprof gives a task: its op type for an operator, the task type for other work.
   std::string op_type(const Record& r) const {
     return is_compute(r) ? session_.name(r.name) : std::string(msprof_task_type(r));
@@ -153,9 +161,6 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       // Model columns: the execution's tag (value2 of a kernel record) or msprof's "no model".
       const uint64_t tag = r.subkind == uint16_t(plugin::TaskType::Kernel) ? r.value2 : 0;
       const bool in_model = tag != 0;
-      const std::string model_name = in_model && d.present && !field(plugin::OpDetailField::ModelName).empty()
-                                         ? csv_field(field(plugin::OpDetailField::ModelName))
-                                         : std::string("N/A");
       const std::string model_id = in_model ? std::to_string(tag >> 32) : std::string(kNoModelId);
       const std::string infer_id = in_model ? std::to_string(tag & 0xffffffffu) : std::string("N/A");
       // Tensor columns: quoted (shapes hold commas), N/A when the task is no operator.
@@ -167,7 +172,7 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
         tensors += "," + (d.present ? csv_field(field(f), shapes) : std::string("N/A"));
       }
       // aicore_time: the task's time on the AI cores (this model has no cycle counters).
-      out += std::to_string(r.device) + "," + model_name + "," + model_id + "," + std::to_string(ids[i]) + "," +
+      out += std::to_string(r.device) + "," + model_name(r) + "," + model_id + "," + std::to_string(ids[i]) + "," +
              std::to_string(r.stream) + "," + infer_id + "," + csv_field(op_name) + "," + csv_field(type) + ",N/A," +
              msprof_core_type(r) + "," + wall_us(r.t2) + "," + dur_us(r) + "," + fmt(wait) + "," +
              // Block Dim; Mix Block Dim N/A: no mixed cube/vector operator; HF32 Eligible: never used.
@@ -182,11 +187,12 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       uint64_t count = 0;
       double total = 0, min = 0, max = 0;
     };
-    std::map<std::tuple<int32_t, std::string, std::string>, Stat> stats;
+    // (device, model name, OP Type, Core Type): msprof's network scene groups per model too.
+    std::map<std::tuple<int32_t, std::string, std::string, std::string>, Stat> stats;
     std::map<int32_t, double> device_total;
     for (const auto& r : tasks_) {
       const double d = r.t3 > r.t2 ? double(r.t3 - r.t2) / 1000.0 : 0.0;
-      Stat& s = stats[{r.device, op_type(r), msprof_core_type(r)}];
+      Stat& s = stats[{r.device, model_name(r), op_type(r), msprof_core_type(r)}];
       s.min = s.count == 0 ? d : std::min(s.min, d);
       s.max = std::max(s.max, d);
       s.total += d;
@@ -198,9 +204,10 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
         "Max Time(us),Ratio(%)\n";
     for (const auto& [key, s] : stats) {
       const double all = device_total[std::get<0>(key)];
-      out += std::to_string(std::get<0>(key)) + ",N/A," + csv_field(std::get<1>(key)) + "," + std::get<2>(key) + "," +
-             std::to_string(s.count) + "," + fmt(s.total) + "," + fmt(s.min) + "," + fmt(s.total / double(s.count)) +
-             "," + fmt(s.max) + "," + fmt(all > 0 ? 100.0 * s.total / all : 0.0) + "\n";
+      out += std::to_string(std::get<0>(key)) + "," + std::get<1>(key) + "," + csv_field(std::get<2>(key)) + "," +
+             std::get<3>(key) + "," + std::to_string(s.count) + "," + fmt(s.total) + "," + fmt(s.min) + "," +
+             fmt(s.total / double(s.count)) + "," + fmt(s.max) + "," + fmt(all > 0 ? 100.0 * s.total / all : 0.0) +
+             "\n";
     }
     write("op_statistic", out);
   }

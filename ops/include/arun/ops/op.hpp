@@ -45,9 +45,9 @@ using arun::half_to_float;
 struct Tensor {
   aclDataType dtype = ACL_DT_UNDEFINED;
   Shape shape;
-  aclFormat format = ACL_FORMAT_ND;  // as described (kernels read row-major); reported by profiling
   void* data = nullptr;
   size_t bytes = 0;
+  aclFormat format = ACL_FORMAT_ND;  // as described (kernels read row-major); reported by profiling
 
   bool present() const { return dtype != ACL_DT_UNDEFINED; }
   int64_t count() const { return numel(shape); }
