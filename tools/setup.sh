@@ -17,7 +17,10 @@ packages=(
   libopenblas-dev                        # ops/: sgemm behind MatMul, Gemm and Conv
   libonnx-dev libprotobuf-dev            # model/: ONNX import (aclmdlLoadFromFile & co.)
   clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang
+  nodejs                                 # tests/integration/speedscope: speedscope's importer
 )
+# Debian's npm, unless npm comes with another Node.js build (NodeSource's bundles it).
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 # ARUN_BENCH_PEERS=1: the peers bench/ compares against (PoCL's OpenCL CPU device, StarPU, mimalloc).
 # Opt-in: only the benchmark build wants them; CMake skips the peer benchmarks when they are absent.
 if [ "${ARUN_BENCH_PEERS:-0}" = "1" ]; then
@@ -49,4 +52,13 @@ fi
 if [ "${ARUN_BENCH_PEERS:-0}" = "1" ] && [ ! -d "$(dirname "$0")/../bench/ort/node_modules/onnxruntime-node" ]; then
   echo "setup: npm install onnxruntime-node into bench/ort"
   (cd "$(dirname "$0")/../bench/ort" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund)
+fi
+
+# speedscope (npm, version pinned in tests/integration/speedscope/package.json) for the
+# integration.speedscope test; only here, never at build or test time. Offline, the test skips.
+speedscope_dir="$(dirname "$0")/../tests/integration/speedscope"
+if [ ! -d "$speedscope_dir/node_modules/speedscope" ]; then
+  echo "setup: npm install speedscope into tests/integration/speedscope"
+  (cd "$speedscope_dir" && npm install --no-audit --no-fund) ||
+    echo "setup: npm install failed; integration.speedscope will be skipped" >&2
 fi

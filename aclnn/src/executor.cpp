@@ -262,6 +262,7 @@ struct Phase2 {
     if (o.tensor >= 0) {
       const aclTensor& u = ex.tensors[static_cast<size_t>(o.tensor)].desc;
       t.data = static_cast<unsigned char*>(u.data) + u.offset * static_cast<int64_t>(aclDataTypeSize(u.dtype));
+      t.format = u.format;  // the user's tensor as described (profiling: op_summary's formats)
     } else {
       t.data = ws + o.ws_offset;
     }

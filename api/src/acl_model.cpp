@@ -41,16 +41,28 @@ Status read_file(const char* path, std::string* out) {
   return model::read_model_file(path, model::import_limits(), out);
 }
 
-Status load(const void* image, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem) {
+Status load(const void* image, size_t size, uint32_t* modelId, const LoadedModel::Memory& mem,
+            const std::string& name = {}) {
   if (modelId == nullptr) return invalid_param("modelId is NULL");
-  return LoadedModel::load(image, size, mem, modelId);
+  return LoadedModel::load(image, size, mem, modelId, name);
+}
+
+// A model file's stem ("mlp" for "/models/mlp.onnx"): the model's name in profiling records, as
+// msprof names an offline model after its file.
+std::string file_stem(const char* path) {
+  std::string p(path);
+  const size_t slash = p.find_last_of('/');
+  if (slash != std::string::npos) p.erase(0, slash + 1);
+  const size_t dot = p.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) p.erase(dot);
+  return p;
 }
 
 Status load_file(const char* path, uint32_t* modelId, const LoadedModel::Memory& mem) {
   if (modelId == nullptr) return invalid_param("modelId is NULL");
   std::string image;
   ARUN_RETURN_IF_ERROR(read_file(path, &image));
-  Status st = load(image.data(), image.size(), modelId, mem);
+  Status st = load(image.data(), image.size(), modelId, mem, file_stem(path));
   if (!st.ok()) return Status(st.code(), std::string(path) + ": " + st.message());
   return st;
 }

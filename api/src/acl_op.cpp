@@ -33,6 +33,7 @@ Status collect(const char* side, int count, const aclTensorDesc* const descs[], 
     const aclTensorDesc& d = *descs[i];
     ops::Tensor t;
     t.dtype = d.dtype;
+    t.format = d.format;
     t.data = bufs[i]->data;
     t.bytes = bufs[i]->size;
     if (d.dtype == ACL_DT_UNDEFINED) {

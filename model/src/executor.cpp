@@ -47,7 +47,7 @@ int max_streams() {
   return n;
 }
 
-Status LoadedModel::load(const void* image, size_t size, const Memory& mem, uint32_t* id) {
+Status LoadedModel::load(const void* image, size_t size, const Memory& mem, uint32_t* id, const std::string& name) {
   // The current context's device (its default stream's) runs the model.
   rt::LaunchTarget target;
   ARUN_RETURN_IF_ERROR(rt::launch_target(nullptr, &target));
@@ -114,6 +114,18 @@ Status LoadedModel::load(const void* image, size_t size, const Memory& mem, uint
   LoadedModel* raw = m.get();
   ARUN_RETURN_IF_ERROR(rt::add_model(std::move(m), id));
   raw->id_ = *id;
+  // Profiling identity of each node (msprof's Op Name, Model ID, Model Name); the calls point at
+  // it only now, so a moved vector can leave no dangling pointer.
+  const std::string model_name = !name.empty()               ? name
+                                 : !raw->graph_.name.empty() ? raw->graph_.name
+                                                             : "model_" + std::to_string(*id);
+  raw->traces_.resize(raw->calls_.size());
+  for (size_t n = 0; n < raw->calls_.size(); ++n) {
+    raw->traces_[n].node_name = raw->graph_.nodes[n].name;
+    raw->traces_[n].model_name = model_name;
+    raw->traces_[n].model_id = *id;
+    raw->calls_[n].trace = &raw->traces_[n];
+  }
   return Status::Ok();
 }
 
@@ -224,6 +236,7 @@ Status LoadedModel::run(const std::vector<void*>& inputs, const std::vector<void
 
 Status LoadedModel::enqueue(aclrtStream stream) {
   const std::shared_ptr<rt::ModelOpObserver> observer = rt::model_op_observer(id_);
+  const uint32_t infer_id = ++executions_;  // under mutex_ (run); a failed execution counts too
   if (plan_.streams > 1) {
     ARUN_RETURN_IF_ERROR(check(rt::record_event(start_, stream), "recording the start event"));
     for (int s = 1; s < plan_.streams; ++s) {
@@ -239,6 +252,7 @@ Status LoadedModel::enqueue(aclrtStream stream) {
     }
     ops::OpCall& call = calls_[n];
     call.stream = on;
+    traces_[n].infer_id = infer_id;
     // Under aclprofModelSubscribe, the node's tasks report to the subscription as one operator.
     uint64_t cookie = 0;
     if (observer) cookie = observer->begin_op(graph_.nodes[n].op, graph_.nodes[n].name);

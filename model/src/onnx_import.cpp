@@ -251,6 +251,7 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
   }
   Importer im;
   Graph& g = im.g;
+  g.name = gp.name();
 
   // Initializers are weights, also when (IR < 4 style) they are listed as inputs too.
   for (const auto& init : gp.initializer()) {

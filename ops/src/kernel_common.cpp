@@ -26,6 +26,37 @@ void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides) {
   }
 }
 
+std::string op_detail_text(const OpCall& call) {
+  const char sep = plugin::kOpDetailSeparator;
+  std::string out = call.trace != nullptr ? call.trace->node_name : call.op;
+  out += sep;
+  if (call.trace != nullptr) out += call.trace->model_name;
+  // msprof's syntax: dims joined by ',', tensors by ';' (a scalar is an empty entry).
+  const auto side = [&](const std::vector<Tensor>& ts) {
+    std::string shapes, dtypes, formats;
+    bool first = true;
+    for (const Tensor& t : ts) {
+      if (!t.present()) continue;
+      if (!first) {
+        shapes += ';';
+        dtypes += ';';
+        formats += ';';
+      }
+      first = false;
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        if (d > 0) shapes += ',';
+        shapes += std::to_string(t.shape[d]);
+      }
+      dtypes += msprof_dtype_name(t.dtype);
+      formats += msprof_format_name(t.format);
+    }
+    out += sep + shapes + sep + dtypes + sep + formats;
+  };
+  side(call.inputs);
+  side(call.outputs);
+  return out;
+}
+
 namespace {
 
 template <class T>

@@ -14,6 +14,7 @@
 #include "arun/ops/op.hpp"
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/overflow.hpp"
+#include "arun/runtime/recorder.hpp"
 
 namespace arun::ops {
 
@@ -91,6 +92,10 @@ struct StridedWalk {
 // Strides that read `in` broadcast to `out` (in's rank <= out's, aligned on the right).
 void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides);
 
+// The operator's detail text for profiling records (plugin::OpDetailField): node or op name, model
+// name, and msprof-style shapes / dtypes / formats of the present inputs and of the outputs.
+std::string op_detail_text(const OpCall& call);
+
 // Launches `kernel` like arun::launch (arguments copied now, one task of `blocks` blocks on the
 // call's stream) but straight through the front door: ops run inside the API call that invoked
 // them (aclopExecuteV2, aclmdlExecute), so a launch is no second API call. The task is named after
@@ -110,6 +115,12 @@ Status launch_op(const OpCall& call, uint32_t blocks, F&& kernel, Args&&... args
   rt::LaunchAttrs attrs;
   attrs.op_name = call.op.c_str();
   attrs.args_bytes = static_cast<uint32_t>(sizeof(Pack));
+  std::string detail;  // built only while a session collects tasks: one relaxed load otherwise
+  if (prof::on(prof::kTasks)) [[unlikely]] {
+    detail = op_detail_text(call);
+    attrs.op_detail = detail.c_str();
+    attrs.model_tag = call.trace != nullptr ? (uint64_t(call.trace->model_id) << 32) | call.trace->infer_id : 0;
+  }
   const Status st = rt::launch_kernel(call.stream, blocks, &Pack::run, pack, &Pack::destroy, attrs);
   if (st.ok()) return st;
   return failed(st.value());

@@ -42,6 +42,51 @@ const char* dtype_name(aclDataType dtype) {
   }
 }
 
+const char* msprof_dtype_name(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT: return "FLOAT";
+    case ACL_FLOAT16: return "FLOAT16";
+    case ACL_DOUBLE: return "DOUBLE";
+    case ACL_INT8: return "INT8";
+    case ACL_UINT8: return "UINT8";
+    case ACL_INT16: return "INT16";
+    case ACL_UINT16: return "UINT16";
+    case ACL_INT32: return "INT32";
+    case ACL_UINT32: return "UINT32";
+    case ACL_INT64: return "INT64";
+    case ACL_UINT64: return "UINT64";
+    case ACL_BOOL: return "BOOL";
+    case ACL_STRING: return "STRING";
+    case ACL_COMPLEX64: return "COMPLEX64";
+    case ACL_COMPLEX128: return "COMPLEX128";
+    case ACL_BF16: return "BF16";
+    case ACL_INT4: return "INT4";
+    case ACL_UINT1: return "UINT1";
+    case ACL_COMPLEX32: return "COMPLEX32";
+    default: return "UNDEFINED";
+  }
+}
+
+const char* msprof_format_name(aclFormat format) {
+  switch (format) {
+    case ACL_FORMAT_NCHW: return "NCHW";
+    case ACL_FORMAT_NHWC: return "NHWC";
+    case ACL_FORMAT_ND: return "ND";
+    case ACL_FORMAT_NC1HWC0: return "NC1HWC0";
+    case ACL_FORMAT_FRACTAL_Z: return "FRACTAL_Z";
+    case ACL_FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
+    case ACL_FORMAT_HWCN: return "HWCN";
+    case ACL_FORMAT_NDHWC: return "NDHWC";
+    case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
+    case ACL_FORMAT_NCDHW: return "NCDHW";
+    case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
+    case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
+    case ACL_FORMAT_NC: return "NC";
+    case ACL_FORMAT_NCL: return "NCL";
+    default: return "UNDEFINED";
+  }
+}
+
 const AttrValue* Attrs::find(std::string_view name) const {
   auto it = values_.find(name);
   return it == values_.end() ? nullptr : &it->second;

@@ -70,6 +70,26 @@ inline bool is_copy_unit(const Record& r) { return (r.unit & plugin::kCopyUnitBi
 inline bool is_sync_work(const Record& r) { return r.unit == plugin::kHostUnit && r.stream < 0; }
 // A host call (aclrtLaunchCallback, aclrtLaunchHostFunc): on a stream, run by host thread value0.
 inline bool is_host_call(const Record& r) { return r.subkind == uint16_t(plugin::TaskType::HostCall); }
+// Work on the AI cores: kernels and device tasks.
+inline bool is_compute(const Record& r) { return !is_copy_unit(r) && !is_sync_work(r) && !is_host_call(r); }
+
+// msprof's vocabulary (CANN's runtime task-type names, as msprof's task_time and op_summary print
+// them), one place for every bundled sink:
+//   KERNEL_AICORE      a kernel or device task on the AI cores (op_summary's Task Type: AI_CORE);
+//   MEMCPY_ASYNC       a copy, 2-D copy or memset on a copy engine (the runtime has no memset task
+//                      type: an SDMA memset is a MEMCPY_ASYNC task too);
+//   HOSTFUNC_CALLBACK  aclrtLaunchCallback / aclrtLaunchHostFunc.
+// A synchronous aclrtMemcpy / aclrtMemset runs on the calling thread, not as a device task: msprof
+// has no task type for it (nullptr), and msprof_csv leaves it out of its device views.
+inline const char* msprof_task_type(const Record& r) {
+  if (is_sync_work(r)) return nullptr;
+  if (is_host_call(r)) return "HOSTFUNC_CALLBACK";
+  if (is_copy_unit(r)) return "MEMCPY_ASYNC";
+  return "KERNEL_AICORE";
+}
+// op_summary's Task Type / op_statistic's Core Type: the accelerator for AI core work, else the
+// runtime task type (msprof prints non-operator tasks so).
+inline const char* msprof_core_type(const Record& r) { return is_compute(r) ? "AI_CORE" : msprof_task_type(r); }
 inline uint32_t unit_index(const Record& r) { return r.unit & ~plugin::kCopyUnitBit; }
 
 // `base` in `dir`, with -2, -3, ... before the extension when a file of that name exists already

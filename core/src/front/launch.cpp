@@ -78,7 +78,11 @@ Status launch_kernel(aclrtStream stream, uint32_t block_dim, arunKernelFn fn, vo
     task->overflow_sink = &s->context()->slot()->overflow_status;
   task->max_compute_units = detail::kernel_core_limit(*rt, *s);
   if (attrs.op_name != nullptr) [[unlikely]] {
-    if (prof::on(prof::kTasks)) task->prof_name = prof::intern(attrs.op_name);
+    if (prof::on(prof::kTasks)) {
+      task->prof_name = prof::intern(attrs.op_name);
+      if (attrs.op_detail != nullptr) task->prof_detail = prof::intern(attrs.op_detail);
+      task->prof_model = attrs.model_tag;
+    }
     if (san::on()) san::name_task(task, attrs.op_name);
   }
   return rt->submit(task);

@@ -93,6 +93,10 @@ struct Task : plugin::Work {
   uint64_t correlation = 0;
   uint32_t prof_name = 0;
   uint32_t prof_depth = 0;
+  // A kernel launch's operator details (LaunchAttrs::op_detail, interned; model_tag), carried to
+  // the record's value0 / value2 (plugin::OpDetailField).
+  uint32_t prof_detail = 0;
+  uint64_t prof_model = 0;
   // A TaskObserverScope active when the task was submitted (aclprofModelSubscribe): told when the
   // task completes, or here when it is destroyed unrun.
   std::shared_ptr<rt::TaskObserver> observer;

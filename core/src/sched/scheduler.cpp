@@ -681,6 +681,10 @@ void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& res
                     : (to_device ? plugin::CopyDirection::HostToDevice : plugin::CopyDirection::HostToHost);
     r.value2 = static_cast<uint64_t>(dir);
   }
+  if (type == plugin::TaskType::Kernel) {
+    r.value0 = task.prof_detail;
+    r.value2 = task.prof_model;
+  }
   r.value1 = task.block_dim;
   r.value3 = (static_cast<uint64_t>(static_cast<uint32_t>(result.status)) << 32) | task.prof_depth;
   prof::emit(r);

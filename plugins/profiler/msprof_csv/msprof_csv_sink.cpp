@@ -6,6 +6,13 @@
 //   op_statistic   per device, OP Type and core type: count and total / min / avg / max time, share
 //   api_statistic  per API: total, count, avg, min, max, variance of its duration
 //   task_time      one row per device task (msprof's task_time view)
+// op_summary's columns are msprof's, in msprof's order, for an export with model columns (Model
+// Name, Infer ID) and the PipeUtilization metrics' first two (aicore_time(us), aic_total_cycles).
+// Operator columns come from the kernel record's detail text (plugin::OpDetailField): Op Name is the
+// model node's name (the op type for a single operator), Model ID / Model Name / Infer ID the
+// aclmdlExecute that ran it (msprof's 4294967295 / N/A outside a model), shapes / dtypes / formats
+// the operator's tensors. Task types are msprof's (sink_support.hpp: AI_CORE, MEMCPY_ASYNC,
+// HOSTFUNC_CALLBACK); a synchronous aclrtMemcpy / aclrtMemset is no device task and has no row.
 // Columns msprof fills from hardware counters or models this device has none of are "N/A".
 // Times are microseconds; start times are wall-clock (Unix epoch) like msprof's.
 #include <algorithm>
@@ -23,6 +30,16 @@
 
 namespace arun::sinks {
 namespace {
+
+// msprof's op_summary columns, in its order (export with model columns; PipeUtilization's first two).
+constexpr const char* kOpSummaryHeader =
+    "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,"
+    "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,"
+    "Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,"
+    "aicore_time(us),aic_total_cycles";
+
+// msprof's Model ID of a task outside any model (a single operator): UINT32_MAX.
+constexpr const char* kNoModelId = "4294967295";
 
 class MsprofCsvSink final : public plugin::ProfilerSink {
  public:
@@ -54,7 +71,7 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
   void consume(const Record* records, size_t count) override {
     for (size_t i = 0; i < count; ++i) {
       const Record& r = records[i];
-      if (r.kind == RecordKind::Task) tasks_.push_back(r);
+      if (r.kind == RecordKind::Task && !is_sync_work(r)) tasks_.push_back(r);
       if (r.kind == RecordKind::ApiCall) apis_.push_back(r);
     }
   }
@@ -83,22 +100,34 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
     return buf;
   }
   static std::string dur_us(const Record& r) { return fmt(r.t3 > r.t2 ? double(r.t3 - r.t2) / 1000.0 : 0.0); }
-  static const char* core_type(const Record& r) {
-    return is_sync_work(r) || is_host_call(r) ? "HOST" : is_copy_unit(r) ? "DMA" : "AI_CORE";
-  }
-  static std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  static std::string csv_field(std::string_view s, bool quote = false) {
+    if (!quote && s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
     std::string out = "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   }
-  // Work that is not a kernel on the AI cores: copies and memsets (on a copy engine, or synchronous on
-  // the calling thread) and host calls.
-  static bool is_kernel(const Record& r) { return !is_copy_unit(r) && !is_sync_work(r) && !is_host_call(r); }
-  // The task type of non-kernel work; msprof names an asynchronous copy MEMCPY_ASYNC.
-  static const char* msprof_task_type(const Record& r) {
-    return r.subkind == uint16_t(plugin::TaskType::Copy) && !is_sync_work(r) ? "MEMCPY_ASYNC"
-                                                                             : task_type_name(r.subkind);
+  // A kernel's operator details (plugin::OpDetailField), or none.
+  struct Detail {
+    bool present = false;
+    std::string_view f[plugin::kOpDetailFields];
+  };
+  Detail detail(const Record& r) const {
+    Detail d;
+    if (r.subkind == uint16_t(plugin::TaskType::Kernel) && r.value0 != 0 && session_.strings != nullptr)
+      d.present = plugin::split_op_detail(session_.strings->get(static_cast<uint32_t>(r.value0)), d.f);
+    return d;
+  }
+  // Model Name as msprof prints it (CSV-quoted when needed): the model of an aclmdlExecute task
+  // (value2 != 0), else N/A.
+  std::string model_name(const Record& r) const {
+    if (r.subkind != uint16_t(plugin::TaskType::Kernel) || r.value2 == 0) return "N/A";
+    const Detail d = detail(r);
+    const std::string_view name = d.f[static_cast<uint32_t>(plugin::OpDetailField::ModelName)];
+    return d.present && !name.empty() ? csv_field(name) : std::string("N/A");
+  }
+  // The name msprof gives a task: its op type for an operator, the task type for other work.
+  std::string op_type(const Record& r) const {
+    return is_compute(r) ? session_.name(r.name) : std::string(msprof_task_type(r));
   }
   void write(const char* view, const std::string& text) const {
     write_file_atomically((std::filesystem::path(dir_) / (std::string(view) + "_" + stamp_ + ".csv")).string(), text);
@@ -113,9 +142,7 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
   }
 
   void write_op_summary() const {
-    std::string out =
-        "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,"
-        "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num\n";
+    std::string out = std::string(kOpSummaryHeader) + "\n";
     auto ids = task_ids();
     std::map<std::pair<int32_t, int32_t>, uint64_t> last_end;
     for (size_t i = 0; i < tasks_.size(); ++i) {
@@ -124,11 +151,33 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       auto it = last_end.find(key);
       double wait = it == last_end.end() || r.t2 < it->second ? 0.0 : double(r.t2 - it->second) / 1000.0;
       last_end[key] = r.t3;
-      const std::string name = csv_field(session_.name(r.name));
-      const bool compute = is_kernel(r);
-      out += std::to_string(r.device) + ",N/A,4294967295," + std::to_string(ids[i]) + "," + std::to_string(r.stream) +
-             ",N/A," + name + "," + name + ",N/A," + (compute ? "AI_CORE" : msprof_task_type(r)) + "," + wall_us(r.t2) +
-             "," + dur_us(r) + "," + fmt(wait) + "," + (compute ? std::to_string(r.value1) : std::string("N/A")) + "\n";
+      const bool compute = is_compute(r);
+      const std::string type = op_type(r);
+      const Detail d = detail(r);
+      const auto field = [&](plugin::OpDetailField f) { return d.f[static_cast<uint32_t>(f)]; };
+      const std::string op_name = d.present && !field(plugin::OpDetailField::OpName).empty()
+                                      ? std::string(field(plugin::OpDetailField::OpName))
+                                      : type;
+      // Model columns: the execution's tag (value2 of a kernel record) or msprof's "no model".
+      const uint64_t tag = r.subkind == uint16_t(plugin::TaskType::Kernel) ? r.value2 : 0;
+      const bool in_model = tag != 0;
+      const std::string model_id = in_model ? std::to_string(tag >> 32) : std::string(kNoModelId);
+      const std::string infer_id = in_model ? std::to_string(tag & 0xffffffffu) : std::string("N/A");
+      // Tensor columns: quoted (shapes hold commas), N/A when the task is no operator.
+      std::string tensors;
+      for (auto f : {plugin::OpDetailField::InputShapes, plugin::OpDetailField::InputDataTypes,
+                     plugin::OpDetailField::InputFormats, plugin::OpDetailField::OutputShapes,
+                     plugin::OpDetailField::OutputDataTypes, plugin::OpDetailField::OutputFormats}) {
+        const bool shapes = f == plugin::OpDetailField::InputShapes || f == plugin::OpDetailField::OutputShapes;
+        tensors += "," + (d.present ? csv_field(field(f), shapes) : std::string("N/A"));
+      }
+      // aicore_time: the task's time on the AI cores (this model has no cycle counters).
+      out += std::to_string(r.device) + "," + model_name(r) + "," + model_id + "," + std::to_string(ids[i]) + "," +
+             std::to_string(r.stream) + "," + infer_id + "," + csv_field(op_name) + "," + csv_field(type) + ",N/A," +
+             msprof_core_type(r) + "," + wall_us(r.t2) + "," + dur_us(r) + "," + fmt(wait) + "," +
+             // Block Dim; Mix Block Dim N/A: no mixed cube/vector operator; HF32 Eligible: never used.
+             (compute ? std::to_string(r.value1) : std::string("0")) + ",N/A," + (compute ? "NO" : "N/A") + tensors +
+             ",N/A," + (compute ? dur_us(r) : std::string("N/A")) + ",N/A\n";
     }
     write("op_summary", out);
   }
@@ -138,11 +187,12 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
       uint64_t count = 0;
       double total = 0, min = 0, max = 0;
     };
-    std::map<std::tuple<int32_t, std::string, std::string>, Stat> stats;
+    // (device, model name, OP Type, Core Type): msprof's network scene groups per model too.
+    std::map<std::tuple<int32_t, std::string, std::string, std::string>, Stat> stats;
     std::map<int32_t, double> device_total;
     for (const auto& r : tasks_) {
       const double d = r.t3 > r.t2 ? double(r.t3 - r.t2) / 1000.0 : 0.0;
-      Stat& s = stats[{r.device, session_.name(r.name), core_type(r)}];
+      Stat& s = stats[{r.device, model_name(r), op_type(r), msprof_core_type(r)}];
       s.min = s.count == 0 ? d : std::min(s.min, d);
       s.max = std::max(s.max, d);
       s.total += d;
@@ -154,9 +204,10 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
         "Max Time(us),Ratio(%)\n";
     for (const auto& [key, s] : stats) {
       const double all = device_total[std::get<0>(key)];
-      out += std::to_string(std::get<0>(key)) + ",N/A," + csv_field(std::get<1>(key)) + "," + std::get<2>(key) + "," +
-             std::to_string(s.count) + "," + fmt(s.total) + "," + fmt(s.min) + "," + fmt(s.total / double(s.count)) +
-             "," + fmt(s.max) + "," + fmt(all > 0 ? 100.0 * s.total / all : 0.0) + "\n";
+      out += std::to_string(std::get<0>(key)) + "," + std::get<1>(key) + "," + csv_field(std::get<2>(key)) + "," +
+             std::get<3>(key) + "," + std::to_string(s.count) + "," + fmt(s.total) + "," + fmt(s.min) + "," +
+             fmt(s.total / double(s.count)) + "," + fmt(s.max) + "," + fmt(all > 0 ? 100.0 * s.total / all : 0.0) +
+             "\n";
     }
     write("op_statistic", out);
   }
@@ -192,9 +243,9 @@ class MsprofCsvSink final : public plugin::ProfilerSink {
     auto ids = task_ids();
     for (size_t i = 0; i < tasks_.size(); ++i) {
       const Record& r = tasks_[i];
-      out += std::to_string(r.device) + "," + csv_field(session_.name(r.name)) + "," +
-             (is_kernel(r) ? "KERNEL_AICORE" : msprof_task_type(r)) + "," + std::to_string(r.stream) + "," +
-             std::to_string(ids[i]) + "," + dur_us(r) + "," + wall_us(r.t2) + "," + wall_us(r.t3) + "\n";
+      out += std::to_string(r.device) + "," + csv_field(op_type(r)) + "," + msprof_task_type(r) + "," +
+             std::to_string(r.stream) + "," + std::to_string(ids[i]) + "," + dur_us(r) + "," + wall_us(r.t2) + "," +
+             wall_us(r.t3) + "\n";
     }
     write("task_time", out);
   }

@@ -44,12 +44,12 @@ class SummarySink final : public plugin::ProfilerSink {
     if (totals.dropped != 0) line(out, "  (records were dropped: raise [profiler] buffer_size)");
 
     line(out, "\nTop tasks by total device time");
-    line(out, "  %-24s %-12s %10s %14s %12s", "name", "type", "count", "total (us)", "avg (us)");
-    std::vector<std::pair<std::pair<std::string, uint16_t>, Totals>> top(by_task_.begin(), by_task_.end());
+    line(out, "  %-24s %-18s %10s %14s %12s", "name", "task type", "count", "total (us)", "avg (us)");
+    std::vector<std::pair<std::pair<std::string, std::string>, Totals>> top(by_task_.begin(), by_task_.end());
     std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.second.ns > b.second.ns; });
     for (size_t i = 0; i < top.size() && i < 10; ++i) {
       const auto& [key, t] = top[i];
-      line(out, "  %-24s %-12s %10llu %14.3f %12.3f", key.first.c_str(), task_type_name(key.second),
+      line(out, "  %-24s %-18s %10llu %14.3f %12.3f", key.first.c_str(), key.second.c_str(),
            (unsigned long long)t.count, t.ns / 1e3, t.ns / 1e3 / double(t.count));
     }
 
@@ -110,7 +110,10 @@ class SummarySink final : public plugin::ProfilerSink {
     switch (r.kind) {
       case RecordKind::Task: {
         const uint64_t ns = r.t3 > r.t2 ? r.t3 - r.t2 : 0;
-        Totals& t = by_task_[{session_.name(r.name), r.subkind}];
+        // msprof's task type; synchronous work (no device task) keeps our own name for its kind.
+        const char* type = msprof_task_type(r);
+        Totals& t = by_task_[{session_.name(r.name),
+                              type != nullptr ? type : std::string(task_type_name(r.subkind)) + " (sync)"}];
         ++t.count;
         t.ns += ns;
         if (r.subkind == uint16_t(plugin::TaskType::Copy) || r.subkind == uint16_t(plugin::TaskType::Copy2D)) {
@@ -150,7 +153,7 @@ class SummarySink final : public plugin::ProfilerSink {
   bool print_;
   Session session_;
   std::string path_;
-  std::map<std::pair<std::string, uint16_t>, Totals> by_task_;
+  std::map<std::pair<std::string, std::string>, Totals> by_task_;  // (name, task type)
   std::map<uint64_t, Totals> by_direction_;
   std::map<std::pair<int32_t, int32_t>, Totals> by_stream_;
   std::map<std::pair<int32_t, uint32_t>, Totals> by_unit_;

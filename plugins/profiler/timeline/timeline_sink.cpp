@@ -198,6 +198,11 @@ class TimelineSink final : public plugin::ProfilerSink {
           // What is the same for every call of a kernel or copy kind first; then the per-call details.
           std::string args =
               "\"type\":\"" + std::string(task_type_name(r.subkind)) + "\",\"stream\":" + std::to_string(r.stream);
+          if (const char* task_type = msprof_task_type(r)) {  // msprof's vocabulary, as msprof_csv and summary
+            args += ",\"task_type\":\"";
+            args += task_type;
+            args += "\"";
+          }
           const bool data_task = r.subkind != uint16_t(plugin::TaskType::Kernel) &&
                                  r.subkind != uint16_t(plugin::TaskType::DeviceTask) && !is_host_call(r);
           if (data_task && r.subkind != uint16_t(plugin::TaskType::Memset)) {

@@ -123,15 +123,19 @@ void check_workload_content(const json& doc, const WorkloadCounts& n, bool marks
   auto units = events_where(doc, "X", "unit");
   EXPECT_EQ(tasks.size(), size_t(n.tasks()));
   EXPECT_EQ(units.size(), size_t(n.tasks()));
-  std::map<std::string, int> by_type;
+  std::map<std::string, int> by_type, by_task_type;
   std::map<std::string, int> by_direction;
   for (auto& t : tasks) {
     by_type[t["args"]["type"]]++;
+    by_task_type[t["args"]["task_type"]]++;  // msprof's vocabulary, as msprof_csv's
     if (t["args"].contains("direction")) by_direction[t["args"]["direction"]]++;
   }
   EXPECT_EQ(by_type["MEMCPY"], n.copies_h2d + n.copies_d2h);
   EXPECT_EQ(by_type["DEVICE_TASK"], n.device_tasks);
   EXPECT_EQ(by_type["MEMSET"], n.memsets);
+  EXPECT_EQ(by_task_type["KERNEL_AICORE"], n.device_tasks);
+  EXPECT_EQ(by_task_type["MEMCPY_ASYNC"], n.copies_h2d + n.copies_d2h + n.memsets);
+  EXPECT_EQ(by_task_type.size(), 2u);
   EXPECT_EQ(by_direction["H2D"], n.copies_h2d);
   EXPECT_EQ(by_direction["D2H"], n.copies_d2h);
 

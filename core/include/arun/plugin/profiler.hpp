@@ -67,6 +67,41 @@ struct Record {
 static_assert(sizeof(Record) == 96, "Record is part of the plugin ABI");
 
 inline constexpr uint32_t kCopyUnitBit = 0x80000000u;
+
+// Operator details of a kernel Task record (TaskType::Kernel), for msprof's op_summary columns;
+// zero when the launch had none (a user kernel) or was made before the session collected tasks:
+//   value0 = interned id of the op's detail text: kOpDetailFields fields joined by kOpDetailSeparator,
+//            in the order of OpDetailField, each in msprof's value syntax (shapes "1,3,224,224" with
+//            ';' between tensors, dtypes "FLOAT;INT32", formats "ND;NCHW"); split_op_detail() splits it;
+//   value2 = the model execution the task belongs to: (model id << 32) | inference index (from 1),
+//            as aclmdlExecute / aclmdlExecuteAsync ran it; 0 outside a model.
+// The detail text is interned once per distinct (node or op, shapes, dtypes, formats), not per launch.
+enum class OpDetailField : uint32_t {
+  OpName = 0,       // the model node's name; the op type for a single operator
+  ModelName = 1,    // empty outside a model
+  InputShapes = 2,  // present inputs only (an omitted optional input is left out)
+  InputDataTypes = 3,
+  InputFormats = 4,
+  OutputShapes = 5,
+  OutputDataTypes = 6,
+  OutputFormats = 7,
+};
+inline constexpr uint32_t kOpDetailFields = 8;
+inline constexpr char kOpDetailSeparator = '\x1f';  // ASCII unit separator: in no name or value
+
+// Splits a detail text into its fields (missing trailing fields stay empty); false if it has more.
+inline bool split_op_detail(std::string_view text, std::string_view (&fields)[kOpDetailFields]) {
+  for (auto& f : fields) f = {};
+  uint32_t i = 0;
+  size_t start = 0;
+  for (size_t pos = 0; pos <= text.size(); ++pos) {
+    if (pos < text.size() && text[pos] != kOpDetailSeparator) continue;
+    if (i == kOpDetailFields) return false;
+    fields[i++] = text.substr(start, pos - start);
+    start = pos + 1;
+  }
+  return true;
+}
 // The unit of work that ran on a host thread: a synchronous copy or memset (aclrtMemcpy,
 // aclrtMemset; stream = -1, it ran on the calling thread), or a host call (TaskType::HostCall).
 inline constexpr uint32_t kHostUnit = 0xffffffffu;

@@ -31,6 +31,11 @@ struct LaunchAttrs {
   // packed callable and arguments); 0 when it does not (arunLaunchKernel's C callers). Reported by
   // aclrtGetArgsFromExceptionInfo.
   uint32_t args_bytes = 0;
+  // Operator details for profiling (plugin::OpDetailField: the detail text, interned during the
+  // call) and the model execution tag ((model id << 32) | inference index); both only while a
+  // session collects tasks (prof::on(prof::kTasks)): the operator library builds them only then.
+  const char* op_detail = nullptr;
+  uint64_t model_tag = 0;
 };
 
 // Enqueues `fn` as one kernel task of `block_dim` (> 0) blocks on `stream` (nullptr: the current

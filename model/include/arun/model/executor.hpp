@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "acl/acl.h"
@@ -32,7 +33,9 @@ class LoadedModel final : public rt::ModelObject {
 
   // Imports, plans and places the model on the current context's device, and adds it to the
   // runtime's model table as *id.
-  static Status load(const void* image, size_t size, const Memory& mem, uint32_t* id);
+  // `name` (aclmdlLoadFromFile*: the file's stem) names the model in profiling records; empty: the
+  // ONNX graph's name, else "model_<id>".
+  static Status load(const void* image, size_t size, const Memory& mem, uint32_t* id, const std::string& name = {});
   // The loaded model `id` (ACL_ERROR_GE_EXEC_MODEL_ID_INVALID if none).
   static Status find(uint32_t id, std::shared_ptr<LoadedModel>* out);
   // Removes `id` from the table and drops it: the destructor waits for its last execution.
@@ -84,12 +87,14 @@ class LoadedModel final : public rt::ModelObject {
   std::vector<aclrtEvent> stream_tails_;  // per model stream: joins it after a failed enqueue
   aclrtEvent start_ = nullptr, done_ = nullptr;
   std::vector<ops::OpCall> calls_;
+  std::vector<ops::OpTrace> traces_;  // per node: its profiling identity (calls_[n].trace)
   std::vector<Binding> bindings_;
 
   std::mutex mutex_;  // one enqueue at a time; guards the fields below and the calls' pointers
   bool ran_ = false;
-  uint32_t id_ = 0;     // in the runtime's model table (aclprofModelSubscribe)
-  int32_t device_ = 0;  // loaded on
+  uint32_t executions_ = 0;  // enqueued so far: msprof's Infer ID of the next is executions_ + 1
+  uint32_t id_ = 0;          // in the runtime's model table (aclprofModelSubscribe)
+  int32_t device_ = 0;       // loaded on
   bool abandoned_ = false;
   aclrtStream last_stream_ = nullptr;
 };

@@ -46,6 +46,7 @@ struct Node {
 };
 
 struct Graph {
+  std::string name;  // the ONNX graph's name (may be empty)
   std::vector<TensorInfo> tensors;
   std::vector<Node> nodes;  // topologically ordered
   std::vector<int> inputs;  // graph inputs (tensor indices), in declaration order

@@ -32,6 +32,9 @@ using Shape = std::vector<int64_t>;
 int64_t numel(const Shape& shape);
 std::string shape_text(const Shape& shape);
 const char* dtype_name(aclDataType dtype);
+// msprof's spellings in op_summary: "FLOAT", "FLOAT16", "INT32" ...; "ND", "NCHW", "NC1HWC0" ...
+const char* msprof_dtype_name(aclDataType dtype);
+const char* msprof_format_name(aclFormat format);
 
 // IEEE binary16 <-> float32, rounding to nearest even (also behind aclFloat16ToFloat / aclFloatToFloat16).
 using arun::float_to_half;
@@ -44,6 +47,7 @@ struct Tensor {
   Shape shape;
   void* data = nullptr;
   size_t bytes = 0;
+  aclFormat format = ACL_FORMAT_ND;  // as described (kernels read row-major); reported by profiling
 
   bool present() const { return dtype != ACL_DT_UNDEFINED; }
   int64_t count() const { return numel(shape); }
@@ -64,6 +68,15 @@ class Attrs {
   std::map<std::string, AttrValue, std::less<>> values_;
 };
 
+// Who an operator call is, for profiling records, when it runs as a model node (the model executor
+// sets it; nullptr for a single operator, aclopExecuteV2 / aclnn).
+struct OpTrace {
+  std::string node_name;   // the graph node's name
+  std::string model_name;  // the model's (file stem or graph name)
+  uint32_t model_id = 0;   // the id aclmdlLoad* gave
+  uint32_t infer_id = 0;   // which execution of the model (from 1)
+};
+
 // Everything an op function needs for one call.
 struct OpCall {
   std::string op;
@@ -71,8 +84,9 @@ struct OpCall {
   std::vector<Tensor> outputs;
   const Attrs* attrs = nullptr;
   aclrtStream stream = nullptr;
-  uint32_t cores = 1;      // AI cores of the device
-  uint32_t host_cpus = 1;  // CPUs the simulated cores' threads share (hardware_concurrency)
+  uint32_t cores = 1;              // AI cores of the device
+  uint32_t host_cpus = 1;          // CPUs the simulated cores' threads share (hardware_concurrency)
+  const OpTrace* trace = nullptr;  // read at launch only while a profiling session collects tasks
 
   // The most blocks worth launching: one per AI core, but no more than there are host CPUs, since
   // the AI cores are host threads and extra blocks only time-slice (see bench/README.md, ops).
