@@ -1006,7 +1006,9 @@ void cross_rank_case(bool ordered) {
       if (ordered) {
         EXPECT_EQ(copy.h()[kX - 1], 7);
       }
-      if (!ordered) ASSERT_EQ(aclrtDestroyStream(side), ACL_SUCCESS);
+      if (!ordered) {
+        ASSERT_EQ(aclrtDestroyStream(side), ACL_SUCCESS);
+      }
     }
     ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
     expect_range(HCCL_DATA_TYPE_FP32, recv.h(), 0, count, [](uint64_t) { return 3.0; }, "AllReduce");
