@@ -983,7 +983,13 @@ void cross_rank_case(bool ordered) {
   void* x = nullptr;
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   ASSERT_EQ(aclrtMalloc(&x, kX, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  std::atomic<int> seen{0};
   run_ranks(2, [&](Rank& k) {
+    // A thread the sanitizer sees for the first time inherits every host thread's clock: both
+    // ranks make themselves seen before either can synchronise with the race's second access.
+    ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+    ++seen;
+    while (seen.load() < 2) std::this_thread::yield();
     constexpr uint64_t count = 1000;
     Buf send(count * 4), recv(count * 4);
     for (uint64_t i = 0; i < count; ++i) put(HCCL_DATA_TYPE_FP32, send.h() + i * 4, double(k.r + 1));

@@ -816,6 +816,7 @@ void disable() {
   s.value_clocks.clear();
   s.recorded_streams.clear();
   s.hosts.clear();
+  s.generation = g_generation.fetch_add(1) + 1;  // threads' cached HostState pointers are stale now
   s.exited = Clock{};
   s.freed_ranges.clear();
   s.sync_clocks.clear();
