@@ -616,11 +616,15 @@ int desired_prot(const State& s, uint64_t page) {
 }
 
 // Only whole pages inside the range are protected (sizes are rounded to pages while on), and only
-// a sample of them: the first kSampledPages and the last. Changing a page's protection is cheap on
-// bare metal but costs a hypervisor exit per page touched afterwards in a paravirtualised guest
-// (measured: a 4 MiB copy 0.35 -> 43 ms with every page protected), and a racing host access
-// almost always touches the start of the buffer (or scans it, or reads its end). Pages of the range
-// that are protected now (by this or an overlapping use) are recomputed too.
+// a sample of them: the first kSampledPages and the last. The device model copies through the
+// program's own mapping, so pages the device writes must be open while the copy runs anyway
+// (on_dispatch); what protection adds is catching host accesses between submission and dispatch,
+// and host writes while the device reads. Changing a page's protection costs a hypervisor exit per
+// page touched afterwards in a paravirtualised guest: protecting every page made the demo's 4 MiB
+// copies 13x (H2D) and 87x (D2H) slower than the sample (bench/README.md, "Stream sanitizer"),
+// while a racing host access almost always touches the start of the buffer (or scans it, or reads
+// its end). Pages of the range that are protected now (by this or an overlapping use) are
+// recomputed too.
 constexpr uint64_t kSampledPages = 16;
 
 void reprotect(State& s, uint64_t begin, uint64_t end) {
