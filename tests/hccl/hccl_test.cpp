@@ -1017,7 +1017,8 @@ void cross_rank_case(bool ordered) {
       }
     }
     ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-    expect_range(HCCL_DATA_TYPE_FP32, recv.h(), 0, count, [](uint64_t) { return 3.0; }, "AllReduce");
+    expect_range(
+        HCCL_DATA_TYPE_FP32, recv.h(), 0, count, [](uint64_t) { return 3.0; }, "AllReduce");
   });
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   ASSERT_EQ(aclrtFree(x), ACL_SUCCESS);  // the rank threads synchronised and exited: ordered

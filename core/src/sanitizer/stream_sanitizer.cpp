@@ -11,11 +11,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
