@@ -575,7 +575,10 @@ void check_insert(State& s, const void* space_key, Access x, const Clock& vc, st
       ++it;
       continue;
     }
-    const bool ordered = e.agent == x.agent ? e.epoch <= x.epoch : vc.get(e.agent) >= e.epoch;
+    // Two host threads' own accesses are not compared: how threads order each other is invisible
+    // here (and malloc hands one thread's freed host memory to another), ThreadSanitizer's domain.
+    const bool host_pair = !e.site->on_stream && !x.site->on_stream;
+    const bool ordered = host_pair || (e.agent == x.agent ? e.epoch <= x.epoch : vc.get(e.agent) >= e.epoch);
     if (!ordered && (e.write || x.write)) {
       Kind k = e.freed ? Kind::Reuse : (e.write ? (x.write ? Kind::Waw : Kind::Raw) : Kind::War);
       if (!e.freed && (!x.site->on_stream || !e.site->on_stream)) k = Kind::SyncCopy;
@@ -1123,7 +1126,8 @@ void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, c
         continue;
       }
       if (stream == nullptr) {
-        const bool ordered = e.agent == pos.agent ? e.epoch <= pos.epoch : pos.vc->get(e.agent) >= e.epoch;
+        const bool ordered = (!e.site->on_stream && !site->on_stream) ||
+                             (e.agent == pos.agent ? e.epoch <= pos.epoch : pos.vc->get(e.agent) >= e.epoch);
         if (!ordered) {
           races.push_back({Kind::FreeInUse, e.site, site, nullptr, e.write, true, space, e.begin, e.end, addr, end});
         }
