@@ -3,6 +3,7 @@
 #include "arun/kernel.h"
 
 #include "api_call.hpp"
+#include "arun/runtime/stream_sanitizer.hpp"
 
 using namespace arun;
 using namespace arun::api;
@@ -62,4 +63,15 @@ extern "C" void arunBlockReportOverflow(arunBlock* block) {
 
 extern "C" int arunBlockCancelled(const arunBlock* block) {
   return block != nullptr && rt::block_cancelled() ? 1 : 0;
+}
+
+// Hints for the stream-order sanitizer: nothing to check or report, and one relaxed load when off.
+extern "C" void arunSyncRelease(arunBlock* block, const void* object, uint64_t value) {
+  if (rt::stream_sanitizer_on() && object != nullptr) [[unlikely]]
+    rt::sanitizer_sync(block, object, value, true);
+}
+
+extern "C" void arunSyncAcquire(arunBlock* block, const void* object, uint64_t value) {
+  if (rt::stream_sanitizer_on() && object != nullptr) [[unlikely]]
+    rt::sanitizer_sync(block, object, value, false);
 }

@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "arun/kernel.h"
 #include "hccl_internal.hpp"
 
 namespace hccl {
@@ -567,6 +568,8 @@ HcclResult HcclCommDestroy(HcclComm comm) {
     c->g->gone[c->rank] = true;  // peers waiting for it fail now, not at HCCL_EXEC_TIMEOUT
     c->g->cv.notify_all();
   }
+  // Every rank's operations ended before its destroy returned (the token): tell the sanitizer.
+  if (!to_free.empty()) arunSyncAcquire(nullptr, c->g.get(), UINT64_MAX);
   for (void* p : to_free) aclrtFree(p);
   return HCCL_SUCCESS;
 }

@@ -184,6 +184,9 @@ void sync_kernel(arun::Block b, const SyncArgs& a) {
   Group& g = *a.g;
   std::unique_lock<std::mutex> lk(g.mu);
   for (const auto& [p, v] : a.targets) {
+    // The stream-order sanitizer sees this cross-device wait as a release / acquire pair per rank
+    // pair: work before a rank's sync point happens before the peer's work after its own.
+    b.sync_release(&g.posted[size_t(a.rank) * g.n + p], v);
     g.posted[size_t(a.rank) * g.n + p] = v;
     g.descs[(size_t(a.rank) * g.n + p) * 4 + v % 4] = a.desc;
   }
@@ -242,6 +245,9 @@ void sync_kernel(arun::Block b, const SyncArgs& a) {
         break;
       }
     }
+  }
+  if (code == HCCL_SUCCESS) {
+    for (const auto& [p, v] : a.targets) b.sync_acquire(&g.posted[size_t(p) * g.n + a.rank], v);
   }
   lk.unlock();
   if (code != HCCL_SUCCESS) {
@@ -306,8 +312,12 @@ class Plan {
   HcclResult finish() {
     if (ok_) {
       auto token = std::make_shared<Token>(c_.inflight);
+      // Publishes the operation's end for the sanitizer: HcclCommDestroy waits for the token
+      // (invisible to it) before the last rank frees every staging buffer.
+      const void* group = c_.g.get();
       if (arun::launch(
-              s_, 1, [](arun::Block, const std::shared_ptr<Token>&) {}, token) != ACL_SUCCESS)
+              s_, 1, [](arun::Block b, const std::shared_ptr<Token>&, const void* g) { b.sync_release(g, 0); }, token,
+              group) != ACL_SUCCESS)
         fail("completion kernel");
     }
     if (!ok_) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "arun/arun_ext.h"
 #include "hccl/hccl.h"
 
 namespace {
@@ -964,6 +965,88 @@ TEST(Failures, MismatchedCountsAreDetected) {
     aclrtFree(a);
     aclrtSynchronizeStream(k.stream);
   });
+}
+
+// ---- the stream-order sanitizer sees collectives as synchronisation -----------------------------
+// Run by the ctest sanitizer.hccl_races (ASCEND_RUN_STREAM_SANITIZER=report); skipped otherwise.
+
+uint32_t race_count() {
+  uint32_t n = 0;
+  EXPECT_EQ(arunStreamSanitizerReportCount(&n), ACL_SUCCESS);
+  return n;
+}
+
+// Rank 0 fills a buffer of its device before an allreduce; rank 1 copies it (peer access) after
+// the allreduce, on its own stream (ordered by the collective) or on another one (a race).
+void cross_rank_case(bool ordered) {
+  constexpr size_t kX = 4096;
+  void* x = nullptr;
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&x, kX, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  std::atomic<int> seen{0};
+  run_ranks(2, [&](Rank& k) {
+    // A thread the sanitizer sees for the first time inherits every host thread's clock: both
+    // ranks make themselves seen before either can synchronise with the race's second access.
+    ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+    ++seen;
+    while (seen.load() < 2) std::this_thread::yield();
+    constexpr uint64_t count = 1000;
+    Buf send(count * 4), recv(count * 4);
+    for (uint64_t i = 0; i < count; ++i) put(HCCL_DATA_TYPE_FP32, send.h() + i * 4, double(k.r + 1));
+    send.upload(k.stream);
+    if (k.r == 0) {
+      ASSERT_EQ(aclrtMemsetAsync(x, kX, 7, kX, k.stream), ACL_SUCCESS);
+    }
+    ASSERT_EQ(HcclAllReduce(send.dev, recv.dev, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, k.comm, k.stream),
+              HCCL_SUCCESS);
+    recv.download(k.stream);
+    if (k.r == 1) {
+      aclrtStream side = k.stream;
+      if (!ordered) {
+        ASSERT_EQ(aclrtCreateStream(&side), ACL_SUCCESS);
+      }
+      Buf copy(kX);
+      ASSERT_EQ(aclrtMemcpyAsync(copy.dev, kX, x, kX, ACL_MEMCPY_DEVICE_TO_DEVICE, side), ACL_SUCCESS);
+      copy.download(side);
+      ASSERT_EQ(aclrtSynchronizeStream(side), ACL_SUCCESS);
+      if (ordered) {
+        EXPECT_EQ(copy.h()[kX - 1], 7);
+      }
+      if (!ordered) {
+        ASSERT_EQ(aclrtDestroyStream(side), ACL_SUCCESS);
+      }
+    }
+    ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+    expect_range(
+        HCCL_DATA_TYPE_FP32, recv.h(), 0, count, [](uint64_t) { return 3.0; }, "AllReduce");
+  });
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtFree(x), ACL_SUCCESS);  // the rank threads synchronised and exited: ordered
+}
+
+TEST(Sanitizer, CollectiveOrdersEveryRanksWork) {
+  const char* mode = std::getenv("ASCEND_RUN_STREAM_SANITIZER");
+  if (mode == nullptr || std::string(mode) != "report") GTEST_SKIP() << "needs ASCEND_RUN_STREAM_SANITIZER=report";
+  const uint32_t before = race_count();
+  cross_rank_case(true);
+  EXPECT_EQ(race_count(), before);
+}
+
+TEST(Sanitizer, WorkNotOrderedAfterTheCollectiveIsReported) {
+  const char* mode = std::getenv("ASCEND_RUN_STREAM_SANITIZER");
+  if (mode == nullptr || std::string(mode) != "report") GTEST_SKIP() << "needs ASCEND_RUN_STREAM_SANITIZER=report";
+  const uint32_t before = race_count();
+  cross_rank_case(false);
+  ASSERT_EQ(race_count(), before + 1);
+  std::vector<char> text(16384);
+  uint64_t occurrences = 0;
+  ASSERT_EQ(arunStreamSanitizerGetReport(before, text.data(), text.size(), &occurrences), ACL_SUCCESS);
+  const std::string r(text.data());
+  EXPECT_NE(r.find("stream sanitizer: cross-stream"), std::string::npos) << r;
+  EXPECT_NE(r.find("aclrtMemsetAsync (memset) on stream"), std::string::npos) << r;
+  EXPECT_NE(r.find("aclrtMemcpyAsync (copy device->device) on stream"), std::string::npos) << r;
+  EXPECT_NE(r.find("(device 1)"), std::string::npos) << r;
+  EXPECT_EQ(occurrences, 1u);
 }
 
 }  // namespace

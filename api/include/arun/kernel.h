@@ -78,6 +78,19 @@ ACL_FUNC_VISIBILITY void arunBlockReportOverflow(arunBlock *block);
  */
 ACL_FUNC_VISIBILITY int arunBlockCancelled(const arunBlock *block);
 
+/*
+ * Ordering the stream-order sanitizer cannot see: streams (or host threads) that synchronise through
+ * a flag in memory, as HCCL's sync points do (a kernel publishes a count, another stream's kernel
+ * spins until it sees it). arunSyncRelease publishes under (object, value) everything before it:
+ * called by a running block, its stream's work up to and including this launch; with block NULL,
+ * the calling host thread's. arunSyncAcquire orders what comes after it (the block's stream's later
+ * tasks, or the calling thread) after everything published under `object` with a value <= `value`,
+ * and consumes those (one acquirer per object, as for a point-to-point flag). Call the release
+ * before the flag is set and the acquire after the wait saw it. No effect unless the sanitizer is on.
+ */
+ACL_FUNC_VISIBILITY void arunSyncRelease(arunBlock *block, const void *object, uint64_t value);
+ACL_FUNC_VISIBILITY void arunSyncAcquire(arunBlock *block, const void *object, uint64_t value);
+
 #ifdef __cplusplus
 }
 #endif

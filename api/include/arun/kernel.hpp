@@ -149,6 +149,10 @@ class Block {
   // between blocks itself; a long block polls this and returns early (what it wrote stays).
   bool cancelled() const { return arunBlockCancelled(native_) != 0; }
 
+  // Stream-order sanitizer: ordering through a flag in memory (arunSyncRelease / arunSyncAcquire).
+  void sync_release(const void* object, uint64_t value) const { arunSyncRelease(native_, object, value); }
+  void sync_acquire(const void* object, uint64_t value) const { arunSyncAcquire(native_, object, value); }
+
   arunBlock* native() const { return native_; }
 
  private:

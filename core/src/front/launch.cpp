@@ -94,7 +94,7 @@ void block_report_overflow(arunBlock* block) {
   if (task != nullptr && task->overflow_sink != nullptr) task->overflow_sink->store(1, std::memory_order_relaxed);
 }
 
-void sanitizer_block_access(arunBlock* block, const void* dev_ptr, uint64_t bytes, bool write) {
+void sanitizer_block_access(arunBlock* block, const void* dev_ptr, uint64_t bytes, bool write, bool mapped) {
   (void)block;
   Task* task = t_running;
   if (task == nullptr || !task->san) return;
@@ -103,7 +103,20 @@ void sanitizer_block_access(arunBlock* block, const void* dev_ptr, uint64_t byte
   if (Runtime* rt = Runtime::instance()) {
     if (DeviceSlot* slot = rt->device_owning(dev_ptr)) space = slot->device();
   }
-  san::kernel_access(task, space, reinterpret_cast<uint64_t>(dev_ptr), bytes, write);
+  san::kernel_access(task, space, reinterpret_cast<uint64_t>(dev_ptr), bytes, write, mapped);
+}
+
+void sanitizer_sync(arunBlock* block, const void* object, uint64_t value, bool release) {
+  Task* task = nullptr;
+  if (block != nullptr) {
+    task = t_running;
+    if (task == nullptr || !task->san) return;  // not inside a launch the sanitizer follows
+  }
+  if (release) {
+    san::sync_release(task, object, value);
+  } else {
+    san::sync_acquire(task, object, value);
+  }
 }
 
 bool block_cancelled() {

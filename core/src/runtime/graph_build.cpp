@@ -11,6 +11,7 @@
 #include "runtime/device_slot.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/runtime.hpp"
+#include "sanitizer/stream_sanitizer.hpp"
 #include "sched/scheduler.hpp"
 
 namespace arun {
@@ -279,6 +280,8 @@ Status GraphTable::execute_sync(Graph& g, int32_t timeout_ms) {
     return Status(kSyncTimeout, graph_name(g) + " did not finish within " + std::to_string(timeout_ms) +
                                     " ms (the execution goes on)");
   }
+  if (san::on()) [[unlikely]]
+    san::synced_record(*end);  // aclmdlRIExecute returns after the execution: ordered like a synchronize
   for (auto& lane : g.exec_lanes_) {
     if (int e = sched->take_error(*lane)) {
       return Status(static_cast<Errc>(e), "a task of " + graph_name(g) + " failed with error " + std::to_string(e));

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -107,6 +108,10 @@ struct TaskState {
   };
   std::vector<Range> ranges;
   bool pinned = false;  // registered pinned-memory uses
+  // Kernels: how many frees had happened when it was submitted (State::free_seq); a free after
+  // that of memory the kernel maps is a use of freed memory. `kernel_live`: counted in live_kernels.
+  uint64_t free_seq = 0;
+  bool kernel_live = false;
 };
 
 namespace {
@@ -175,16 +180,37 @@ struct Report {
   uint64_t count = 0;
 };
 
+// One host thread's clock (see host_state for the rules).
 struct HostState {
+  uint64_t key = 0;  // in State::hosts
   uint32_t agent = 0;
   Clock clock;
   std::shared_ptr<const Clock> snap;
   bool snap_given = false;
+  uint64_t exited_seen = 0;  // State::exited_version joined so far
+};
+
+// A block freed while kernels submitted before the free were queued: a map of it by one of them
+// is a use of freed memory (their ranges are unknown until they run).
+struct FreedRange {
+  const void* space;
+  uint64_t begin, end;
+  uint64_t seq;                  // State::free_seq of this free
+  std::vector<uint32_t> exempt;  // arunFreeAsync: the stream's and recorded streams' agents
+  std::shared_ptr<const Site> site;
 };
 
 struct State {
   std::mutex mu;
-  HostState host;
+  std::unordered_map<uint64_t, HostState> hosts;  // live host threads, by registration
+  uint64_t next_host_key = 0;
+  Clock exited;  // the join of the clocks of host threads that exited
+  uint64_t exited_version = 0;
+  uint64_t free_seq = 0;
+  std::multiset<uint64_t> live_kernels;  // TaskState::free_seq of kernels not yet destroyed
+  std::deque<FreedRange> freed_ranges;   // by seq
+  // arunSyncRelease / arunSyncAcquire: per object, the clocks published under each value.
+  std::unordered_map<const void*, std::map<uint64_t, Clock>> sync_clocks;
   Mode mode = Mode::Off;
   uint64_t generation = 0;
   std::unordered_map<const void*, Space> spaces;
@@ -207,18 +233,61 @@ State& state() {
 
 thread_local TaskState* t_host_task = nullptr;
 thread_local int t_runtime_access = 0;
+thread_local HostState* t_host = nullptr;  // in State::hosts while t_host_generation is current
+thread_local uint64_t t_host_generation = 0;
 
-// The host's clock (under State::mu). Host threads share it: the runtime cannot see how they order
-// themselves (a join, a mutex), so it assumes they do, and checks host against device work only;
-// races between host threads are ThreadSanitizer's business. `snap` is the clock a submission
-// carries; once one was given out, the next host access ticks first, so it is not ordered before
-// the submitted task.
+// A thread's exit hands its clock to the others (see host_state).
+struct HostExit {
+  ~HostExit();
+};
+thread_local HostExit t_host_exit;
+
+// The calling thread's clock (under State::mu). Each host thread has its own, joined by what the
+// runtime sees: synchronize calls, completed queries, event syncs, arunSyncAcquire; a host call
+// runs with its task's clock instead. How threads order themselves (creation, join, a mutex, a
+// queue) is invisible, so two rules stand in for the common cases:
+//   - a thread seen for the first time starts from the join of every host thread's clock (as if
+//     all of them had created it just now: work set up before the thread is ordered before it);
+//   - a thread that exits hands its clock to every other thread at its next sanitizer call (as if
+//     joined: results it synchronised are ordered before what the joiner does next).
+// Anything else (a thread that synchronised a stream and signals another through a condition
+// variable) is not seen: the other thread must synchronise itself (aclrtSynchronizeEvent on a
+// completed event costs a lookup). `snap` is the clock a submission carries; once one was given
+// out, the next host access ticks first, so it is not ordered before the submitted task.
 HostState& host_state(State& s) {
-  if (s.host.agent == 0) {
-    s.host.agent = g_next_agent.fetch_add(1);
-    s.host.clock.tick(s.host.agent);
+  HostState* h = t_host;
+  if (h == nullptr || t_host_generation != s.generation) {
+    (void)&t_host_exit;  // constructs it, so its destructor runs at thread exit
+    const uint64_t key = ++s.next_host_key;
+    h = &s.hosts[key];
+    h->key = key;
+    h->agent = g_next_agent.fetch_add(1);
+    for (auto& [k, other] : s.hosts) {
+      if (k != key) h->clock.join(other.clock);
+    }
+    h->clock.join(s.exited);
+    h->exited_seen = s.exited_version;
+    h->clock.tick(h->agent);
+    t_host = h;
+    t_host_generation = s.generation;
+  } else if (h->exited_seen != s.exited_version) {
+    h->clock.join(s.exited);
+    h->exited_seen = s.exited_version;
+    h->snap.reset();
   }
-  return s.host;
+  return *h;
+}
+
+HostExit::~HostExit() {
+  if (t_host == nullptr) return;
+  State& s = state();
+  std::lock_guard lock(s.mu);
+  if (t_host_generation == s.generation) {
+    s.exited.join(t_host->clock);
+    ++s.exited_version;
+    s.hosts.erase(t_host->key);
+  }
+  t_host = nullptr;
 }
 
 std::string thread_name() {
@@ -506,7 +575,10 @@ void check_insert(State& s, const void* space_key, Access x, const Clock& vc, st
       ++it;
       continue;
     }
-    const bool ordered = e.agent == x.agent ? e.epoch <= x.epoch : vc.get(e.agent) >= e.epoch;
+    // Two host threads' own accesses are not compared: how threads order each other is invisible
+    // here (and malloc hands one thread's freed host memory to another), ThreadSanitizer's domain.
+    const bool host_pair = !e.site->on_stream && !x.site->on_stream;
+    const bool ordered = host_pair || (e.agent == x.agent ? e.epoch <= x.epoch : vc.get(e.agent) >= e.epoch);
     if (!ordered && (e.write || x.write)) {
       Kind k = e.freed ? Kind::Reuse : (e.write ? (x.write ? Kind::Waw : Kind::Raw) : Kind::War);
       if (!e.freed && (!x.site->on_stream || !e.site->on_stream)) k = Kind::SyncCopy;
@@ -547,11 +619,15 @@ int desired_prot(const State& s, uint64_t page) {
 }
 
 // Only whole pages inside the range are protected (sizes are rounded to pages while on), and only
-// a sample of them: the first kSampledPages and the last. Changing a page's protection is cheap on
-// bare metal but costs a hypervisor exit per page touched afterwards in a paravirtualised guest
-// (measured: a 4 MiB copy 0.35 -> 43 ms with every page protected), and a racing host access
-// almost always touches the start of the buffer (or scans it, or reads its end). Pages of the range
-// that are protected now (by this or an overlapping use) are recomputed too.
+// a sample of them: the first kSampledPages and the last. The device model copies through the
+// program's own mapping, so pages the device writes must be open while the copy runs anyway
+// (on_dispatch); what protection adds is catching host accesses between submission and dispatch,
+// and host writes while the device reads. Changing a page's protection costs a hypervisor exit per
+// page touched afterwards in a paravirtualised guest: protecting every page made the demo's 4 MiB
+// copies 13x (H2D) and 87x (D2H) slower than the sample (bench/README.md, "Stream sanitizer"),
+// while a racing host access almost always touches the start of the buffer (or scans it, or reads
+// its end). Pages of the range that are protected now (by this or an overlapping use) are
+// recomputed too.
 constexpr uint64_t kSampledPages = 16;
 
 void reprotect(State& s, uint64_t begin, uint64_t end) {
@@ -712,7 +788,12 @@ void enable(Mode mode) {
     s.reports.clear();
     s.by_key.clear();
     s.occurrences = 0;
-    s.host = HostState{};
+    s.hosts.clear();
+    s.exited = Clock{};
+    s.exited_version = 0;
+    s.live_kernels.clear();
+    s.freed_ranges.clear();
+    s.sync_clocks.clear();
     s.mode = mode;
     s.generation = g_generation.fetch_add(1) + 1;
   }
@@ -741,6 +822,12 @@ void disable() {
   s.notify_clocks.clear();
   s.value_clocks.clear();
   s.recorded_streams.clear();
+  s.hosts.clear();
+  s.generation = g_generation.fetch_add(1) + 1;  // threads' cached HostState pointers are stale now
+  s.exited = Clock{};
+  s.freed_ranges.clear();
+  s.sync_clocks.clear();
+  // live_kernels stays: tasks still alive remove themselves when destroyed.
 }
 
 uint64_t pinned_size(uint64_t bytes) {
@@ -778,7 +865,14 @@ void on_submit(Task* task) {
     h.snap_given = true;
     st->submit_clock = h.snap;
   }
-  if (task->task_kind != TaskKind::Work || task->kind == plugin::WorkKind::Kernel) return;
+  if (task->task_kind != TaskKind::Work) return;
+  if (task->kind == plugin::WorkKind::Kernel) {
+    // Its ranges are known only when it runs: frees from now on are checked against its maps.
+    st->free_seq = s.free_seq;
+    st->kernel_live = true;
+    s.live_kernels.insert(st->free_seq);
+    return;
+  }
   // Copies and fills know their ranges now: kept for free checks until the task is ready.
   auto extent = [&](bool dst) -> uint64_t {
     if (task->kind == plugin::WorkKind::Copy2D) {
@@ -885,6 +979,13 @@ void task_destroyed(TaskState* st) {
   State& s = state();
   std::lock_guard lock(s.mu);
   s.pending.erase(st);
+  if (st->kernel_live) {
+    st->kernel_live = false;
+    if (auto it = s.live_kernels.find(st->free_seq); it != s.live_kernels.end()) s.live_kernels.erase(it);
+    // Frees every live kernel was submitted after concern nobody any more.
+    const uint64_t oldest = s.live_kernels.empty() ? UINT64_MAX : *s.live_kernels.begin();
+    while (!s.freed_ranges.empty() && s.freed_ranges.front().seq <= oldest) s.freed_ranges.pop_front();
+  }
   if (st->pinned) {
     drop_pins(s, st);
     st->pinned = false;
@@ -893,21 +994,35 @@ void task_destroyed(TaskState* st) {
 
 // ---------------------------------------------------------------- accesses
 
-void kernel_access(Task* task, const void* space, uint64_t addr, uint64_t bytes, bool write) {
+void kernel_access(Task* task, const void* space, uint64_t addr, uint64_t bytes, bool write, bool mapped) {
   TaskState* st = task->san.get();
   if (st == nullptr || !st->ready || bytes == 0) return;
   State& s = state();
   std::vector<Race> races;
   {
     std::lock_guard lock(s.mu);
-    Access a;
-    a.begin = addr;
-    a.end = addr + bytes;
-    a.agent = st->agent;
-    a.epoch = st->epoch;
-    a.write = write;
-    a.site = st->site;
-    check_insert(s, space, std::move(a), *st->clock, races);
+    const uint64_t end = addr + bytes;
+    if (!s.freed_ranges.empty() && s.freed_ranges.back().seq > st->free_seq) {
+      // Freed after this kernel was submitted: its pointer is to freed (maybe reused) memory.
+      for (const FreedRange& f : s.freed_ranges) {
+        // (An unmapped range may not resolve to its device: addresses alone decide.)
+        if (f.seq <= st->free_seq || (mapped && f.space != space) || f.end <= addr || f.begin >= end) continue;
+        if (std::find(f.exempt.begin(), f.exempt.end(), st->agent) != f.exempt.end()) continue;
+        races.push_back({f.exempt.empty() ? Kind::FreeInUse : Kind::Reuse, st->site, f.site,
+                         f.exempt.empty() ? nullptr : f.site, write, true, space, addr, end, f.begin, f.end});
+        break;
+      }
+    }
+    if (mapped) {
+      Access a;
+      a.begin = addr;
+      a.end = end;
+      a.agent = st->agent;
+      a.epoch = st->epoch;
+      a.write = write;
+      a.site = st->site;
+      check_insert(s, space, std::move(a), *st->clock, races);
+    }
   }
   publish(races);
 }
@@ -915,23 +1030,20 @@ void kernel_access(Task* task, const void* space, uint64_t addr, uint64_t bytes,
 namespace {
 // The calling thread's (or host call's) clock and position, ticking past any snapshot the host
 // gave out (under State::mu).
-void host_position(State& s, uint32_t* agent, uint32_t* epoch, std::shared_ptr<const Clock>* vc) {
-  if (TaskState* ht = t_host_task) {
-    *agent = ht->agent;
-    *epoch = ht->epoch;
-    *vc = ht->clock;
-    return;
-  }
+struct HostPosition {
+  uint32_t agent = 0, epoch = 0;
+  std::shared_ptr<const Clock> vc;
+};
+HostPosition host_position(State& s) {
+  if (TaskState* ht = t_host_task) return {ht->agent, ht->epoch, ht->clock};
   HostState& h = host_state(s);
   if (h.snap_given) {
     h.clock.tick(h.agent);
     h.snap.reset();
     h.snap_given = false;
   }
-  *agent = h.agent;
-  *epoch = h.clock.get(h.agent);
   if (!h.snap) h.snap = std::make_shared<const Clock>(h.clock);
-  *vc = h.snap;  // not "given": no task carries it
+  return {h.agent, h.clock.get(h.agent), h.snap};  // the snap is not "given": no task carries it
 }
 
 void host_join(State& s, const Clock& c) {
@@ -940,41 +1052,40 @@ void host_join(State& s, const Clock& c) {
   h.clock.join(c);
   h.snap.reset();
 }
-}  // namespace
 
-void host_access(const char* what, const HostRange* ranges, int count) {
+// A host access (host_access, freed): the call site, then `body` under the mutex with the calling
+// thread's position; races found are published after the mutex is released.
+template <class Body>
+void as_host(const char* what, Body&& body) {
   std::shared_ptr<Site> site = host_site(what);
   State& s = state();
   std::vector<Race> races;
   {
     std::lock_guard lock(s.mu);
-    uint32_t agent, epoch;
-    std::shared_ptr<const Clock> vc;
-    host_position(s, &agent, &epoch, &vc);
+    body(s, site, host_position(s), races);
+  }
+  publish(races);
+}
+}  // namespace
+
+void host_access(const char* what, const HostRange* ranges, int count) {
+  as_host(what, [&](State& s, const std::shared_ptr<Site>& site, const HostPosition& pos, std::vector<Race>& races) {
     for (int i = 0; i < count; ++i) {
       Access a;
       a.begin = ranges[i].addr;
       a.end = ranges[i].addr + ranges[i].bytes;
-      a.agent = agent;
-      a.epoch = epoch;
+      a.agent = pos.agent;
+      a.epoch = pos.epoch;
       a.write = ranges[i].write;
       a.site = site;
-      check_insert(s, ranges[i].space, std::move(a), *vc, races);
+      check_insert(s, ranges[i].space, std::move(a), *pos.vc, races);
     }
-  }
-  publish(races);
+  });
 }
 
 void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, const Stream* stream) {
-  std::shared_ptr<Site> site = host_site(what);
   const uint64_t end = addr + bytes;
-  State& s = state();
-  std::vector<Race> races;
-  {
-    std::lock_guard lock(s.mu);
-    uint32_t agent, epoch;
-    std::shared_ptr<const Clock> vc;
-    host_position(s, &agent, &epoch, &vc);
+  as_host(what, [&](State& s, const std::shared_ptr<Site>& site, const HostPosition& pos, std::vector<Race>& races) {
     std::set<uint32_t> recorded;
     if (auto it = s.recorded_streams.find({space, addr}); it != s.recorded_streams.end()) {
       recorded = std::move(it->second);
@@ -986,6 +1097,15 @@ void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, c
       site->agent_name = stream_name(stream);
       site->on_stream = true;
       site->stream_id = stream->id();
+    }
+    if (!s.live_kernels.empty()) {
+      // Kernels queued now may map the block when they run.
+      FreedRange f{space, addr, end, ++s.free_seq, {}, site};
+      if (stream != nullptr) {
+        f.exempt.assign(recorded.begin(), recorded.end());
+        f.exempt.push_back(free_agent);
+      }
+      s.freed_ranges.push_back(std::move(f));
     }
     // Queued copies and fills that have not started: nothing can be ordered after them yet.
     if (stream == nullptr) {
@@ -1006,7 +1126,8 @@ void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, c
         continue;
       }
       if (stream == nullptr) {
-        const bool ordered = e.agent == agent ? e.epoch <= epoch : vc->get(e.agent) >= e.epoch;
+        const bool ordered = (!e.site->on_stream && !site->on_stream) ||
+                             (e.agent == pos.agent ? e.epoch <= pos.epoch : pos.vc->get(e.agent) >= e.epoch);
         if (!ordered) {
           races.push_back({Kind::FreeInUse, e.site, site, nullptr, e.write, true, space, e.begin, e.end, addr, end});
         }
@@ -1019,14 +1140,53 @@ void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, c
         ++it;
       }
     }
-  }
-  publish(races);
+  });
 }
 
 void record_stream(const void* space, uint64_t addr, const Stream* stream) {
   State& s = state();
   std::lock_guard lock(s.mu);
   s.recorded_streams[{space, addr}].insert(stream_state(s, stream).agent);
+}
+
+// ---------------------------------------------------------------- ordering through memory
+
+void sync_release(Task* task, const void* object, uint64_t value) {
+  State& s = state();
+  std::lock_guard lock(s.mu);
+  if (task != nullptr) {
+    const TaskState* st = task->san.get();
+    if (st == nullptr || !st->ready) return;
+    s.sync_clocks[object][value].join(*st->clock);
+  } else if (t_host_task != nullptr) {
+    if (t_host_task->clock) s.sync_clocks[object][value].join(*t_host_task->clock);
+  } else {
+    HostState& h = host_state(s);
+    s.sync_clocks[object][value].join(h.clock);
+    // Later host accesses are not covered by what was published.
+    h.clock.tick(h.agent);
+    h.snap.reset();
+    h.snap_given = false;
+  }
+}
+
+void sync_acquire(Task* task, const void* object, uint64_t value) {
+  State& s = state();
+  std::lock_guard lock(s.mu);
+  auto it = s.sync_clocks.find(object);
+  if (it == s.sync_clocks.end()) return;
+  Clock c;
+  auto& published = it->second;
+  auto last = published.upper_bound(value);
+  for (auto v = published.begin(); v != last; ++v) c.join(v->second);
+  published.erase(published.begin(), last);  // one acquirer per object: consumed
+  if (published.empty()) s.sync_clocks.erase(it);
+  if (task != nullptr) {
+    // The block's stream: its later tasks join the stream's clock when they reach its head.
+    if (task->san) stream_state(s, task->stream).clock.join(c);
+  } else {
+    host_join(s, c);
+  }
 }
 
 // ---------------------------------------------------------------- host synchronisation

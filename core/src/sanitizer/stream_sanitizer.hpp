@@ -6,7 +6,9 @@
 //     host thread that submitted it, snapshotted at submission;
 //   - an event record keeps its stream's clock, a wait joins it (notifies and value writes alike);
 //   - aclrtSynchronizeStream / Device / Event and a query that says "complete" join the stream's
-//     (device's, record's) clock into the calling thread's;
+//     (device's, record's) clock into the calling thread's (each host thread has its own clock;
+//     host_state in the .cpp states how threads are assumed to order each other);
+//   - arunSyncRelease / arunSyncAcquire: ordering through device-side flags (HCCL's sync points);
 //   - a host call runs with its task's clock.
 // Accesses are recorded per address space (a device's memory, or host memory) in an interval
 // list; each new access is compared with the recorded ones it overlaps. Since a task becomes ready
@@ -59,7 +61,8 @@ void task_destroyed(TaskState* st);  // ~Task
 
 // ---- accesses
 // A kernel block of `task` mapped [addr, addr + bytes) of `space` (a plugin::Device*, nullptr = host).
-void kernel_access(Task* task, const void* space, uint64_t addr, uint64_t bytes, bool write);
+// `mapped`: the device granted the view (false: it faults the launch; only the free check runs).
+void kernel_access(Task* task, const void* space, uint64_t addr, uint64_t bytes, bool write, bool mapped);
 // The calling host thread (or the host call it runs) accessed a range synchronously: aclrtMemcpy,
 // aclrtMemset. `what` names the call.
 struct HostRange {
@@ -75,6 +78,13 @@ void host_access(const char* what, const HostRange* ranges, int count);
 // "reuse through the allocator's cache".
 void freed(const char* what, const void* space, uint64_t addr, uint64_t bytes, const Stream* stream);
 void record_stream(const void* space, uint64_t addr, const Stream* stream);
+
+// ---- ordering through memory the runtime cannot see (arunSyncRelease / arunSyncAcquire)
+// `task`: the running kernel's (its stream publishes / is ordered), nullptr: the calling thread.
+// Release joins the publisher's clock into what (object, value) holds; acquire joins everything
+// published under `object` with a value <= `value` and consumes it (one acquirer per object).
+void sync_release(Task* task, const void* object, uint64_t value);
+void sync_acquire(Task* task, const void* object, uint64_t value);
 
 // ---- host synchronisation (after the wait succeeded)
 void synced_stream(const Stream& stream);

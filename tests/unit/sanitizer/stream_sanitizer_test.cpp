@@ -270,6 +270,115 @@ TEST_F(StreamSanitizer, SynchronousCopyRacingQueuedWork) {
   EXPECT_NE(r[0].find("on host thread"), std::string::npos) << r[0];
 }
 
+TEST_F(StreamSanitizer, FreeOfMemoryAQueuedKernelMaps) {
+  // The kernel's ranges are known only when it runs: it is queued behind an event wait, the block
+  // is freed, then the wait is released and the kernel maps the freed block.
+  aclrtEvent ev = nullptr;
+  ACL_OK(aclrtCreateEvent(&ev));
+  Gate gate;
+  ACL_OK(arunLaunchDeviceTask(&Gate::wait, &gate, s2));
+  ACL_OK(aclrtRecordEvent(ev, s2));
+  ACL_OK(aclrtStreamWaitEvent(s1, ev));
+  launch_sum(s1, static_cast<const float*>(buf), static_cast<float*>(out), kBytes / 4);
+  ACL_OK(aclrtFree(buf));  // the bug: the queued kernel will read it
+  buf = nullptr;
+  gate.open = 1;
+  (void)aclrtSynchronizeDevice();  // the kernel faults on the freed block (or reads a reused one)
+  auto r = reports();
+  ASSERT_EQ(r.size(), 1u) << joined(r);
+  EXPECT_NE(r[0].find("free while in use"), std::string::npos) << r[0];
+  EXPECT_NE(r[0].find("first:  read by arunLaunchKernel (kernel)"), std::string::npos) << r[0];
+  EXPECT_NE(r[0].find("second: write by aclrtFree"), std::string::npos) << r[0];
+  EXPECT_NE(r[0].find("before freeing"), std::string::npos) << r[0];
+  // The same kernel behind the same wait, freed only after a synchronize: nothing.
+  ACL_OK(aclrtMalloc(&buf, kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  Gate gate2;
+  ACL_OK(arunLaunchDeviceTask(&Gate::wait, &gate2, s2));
+  ACL_OK(aclrtRecordEvent(ev, s2));
+  ACL_OK(aclrtStreamWaitEvent(s1, ev));
+  launch_sum(s1, static_cast<const float*>(buf), static_cast<float*>(out), kBytes / 4);
+  gate2.open = 1;
+  (void)aclrtSynchronizeDevice();
+  ACL_OK(aclrtFree(buf));
+  buf = nullptr;
+  EXPECT_EQ(reports().size(), 1u) << joined(reports());
+  ACL_OK(aclrtDestroyEvent(ev));
+}
+
+// Each host thread has its own clock: a thread that did not synchronise is not ordered after
+// device work another thread synchronised with.
+TEST_F(StreamSanitizer, HostThreadsHaveTheirOwnClocks) {
+  aclrtContext ctx = nullptr;
+  ACL_OK(aclrtGetCurrentContext(&ctx));
+  aclrtEvent ev = nullptr;
+  ACL_OK(aclrtCreateEvent(&ev));
+  for (const bool sync_in_reader : {false, true}) {
+    std::atomic<int> step{0};
+    std::thread reader([&] {
+      ASSERT_EQ(aclrtSetCurrentContext(ctx), ACL_SUCCESS);
+      ASSERT_EQ(aclrtSynchronizeStream(s2), ACL_SUCCESS);  // the sanitizer sees this thread from here
+      step = 1;
+      while (step.load() != 2) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (sync_in_reader) {
+        ASSERT_EQ(aclrtSynchronizeEvent(ev), ACL_SUCCESS);
+      }
+      std::vector<unsigned char> host(kBytes);
+      ASSERT_EQ(aclrtMemcpy(host.data(), kBytes, buf, kBytes, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+      EXPECT_EQ(host[kBytes - 1], sync_in_reader ? 5 : 4);
+    });
+    while (step.load() != 1) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    ACL_OK(aclrtMemsetAsync(buf, kBytes, sync_in_reader ? 5 : 4, kBytes, s1));
+    ACL_OK(aclrtRecordEvent(ev, s1));
+    ACL_OK(aclrtSynchronizeStream(s1));  // orders this thread, not the reader
+    step = 2;
+    reader.join();
+    auto r = reports();
+    ASSERT_EQ(r.size(), 1u) << joined(r);  // the first round's race; the second round adds nothing
+    EXPECT_NE(r[0].find("synchronous access racing queued work"), std::string::npos) << r[0];
+    EXPECT_NE(r[0].find("first:  write by aclrtMemsetAsync (memset)"), std::string::npos) << r[0];
+    EXPECT_NE(r[0].find("second: read by aclrtMemcpy (synchronous copy) on host thread"), std::string::npos) << r[0];
+  }
+  // The reader exited: this thread is ordered after what it did (its copy), so the free is clean.
+  ACL_OK(aclrtFree(buf));
+  buf = nullptr;
+  EXPECT_EQ(reports().size(), 1u) << joined(reports());
+  ACL_OK(aclrtDestroyEvent(ev));
+}
+
+// arunSyncRelease / arunSyncAcquire: a kernel that spins on a flag another stream's kernel sets
+// orders the two streams for the sanitizer (what HCCL's sync points do across devices).
+TEST_F(StreamSanitizer, SyncReleaseAcquireOrdersStreams) {
+  static std::atomic<int> flag;
+  for (const bool hinted : {true, false}) {
+    flag = 0;
+    const size_t before = reports().size();
+    ACL_OK(aclrtMemsetAsync(buf, kBytes, 1, kBytes, s1));
+    ASSERT_EQ(arun::launch(
+                  s1, 1,
+                  [](arun::Block b, bool hint) {
+                    if (hint) b.sync_release(&flag, 1);
+                    flag = 1;
+                  },
+                  hinted),
+              ACL_SUCCESS);
+    ASSERT_EQ(arun::launch(
+                  s2, 1,
+                  [](arun::Block b, bool hint) {
+                    while (flag.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+                    if (hint) b.sync_acquire(&flag, 1);
+                  },
+                  hinted),
+              ACL_SUCCESS);
+    launch_sum(s2, static_cast<const float*>(buf), static_cast<float*>(out), kBytes / 4);
+    ACL_OK(aclrtSynchronizeDevice());
+    auto r = reports();
+    ASSERT_EQ(r.size(), before + (hinted ? 0 : 1)) << joined(r);
+    if (!hinted) {
+      EXPECT_NE(r.back().find("cross-stream read after write"), std::string::npos) << r.back();
+    }
+  }
+}
+
 // ---------------------------------------------------------------- the same programs, ordered
 
 TEST_F(StreamSanitizer, OrderedByEvent) {

@@ -76,8 +76,8 @@ bool block_cancelled();
 // block may write through the view (what the stream sanitizer records).
 inline void* block_map(arunBlock* block, const void* dev_ptr, size_t bytes, bool write = true) {
   void* host = block_context(block).map(static_cast<plugin::DevAddr>(reinterpret_cast<uintptr_t>(dev_ptr)), bytes);
-  if (stream_sanitizer_on() && host != nullptr) [[unlikely]]
-    sanitizer_block_access(block, dev_ptr, bytes, write);
+  if (stream_sanitizer_on()) [[unlikely]]
+    sanitizer_block_access(block, dev_ptr, bytes, write, host != nullptr);
   return host;
 }
 // Fails the launch with `code` and `message` (never nullptr).

@@ -22,8 +22,13 @@ inline bool stream_sanitizer_on() {
   return detail::g_stream_sanitizer.load(std::memory_order_relaxed) != 0;
 }
 
-// A block of the running launch mapped [dev_ptr, dev_ptr + bytes); `write`: the view is writable.
-void sanitizer_block_access(arunBlock* block, const void* dev_ptr, uint64_t bytes, bool write);
+// A block of the running launch mapped [dev_ptr, dev_ptr + bytes); `write`: the view is writable;
+// `mapped`: false when the device refused the range (a freed block is still checked).
+void sanitizer_block_access(arunBlock* block, const void* dev_ptr, uint64_t bytes, bool write, bool mapped);
+
+// arunSyncRelease / arunSyncAcquire: `block` of the running launch, or nullptr for the calling
+// host thread. Call only when stream_sanitizer_on().
+void sanitizer_sync(arunBlock* block, const void* object, uint64_t value, bool release);
 
 // Races reported since aclInit (unique pairs), and one report's text and how often it occurred.
 // False for an index out of range.
