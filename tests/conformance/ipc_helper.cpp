@@ -96,9 +96,12 @@ int export_notify(aclrtNotify* n, int32_t allow) {
   aclError e = aclrtCreateNotify(n, ACL_NOTIFY_DEFAULT);
   if (e != ACL_SUCCESS) return fail("aclrtCreateNotify", e);
   char key[65] = {};
-  const uint64_t flags = allow == 0 ? ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION : ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT;
-  if ((e = aclrtNotifyGetExportKey(*n, key, sizeof key, flags)) != ACL_SUCCESS) return fail("aclrtNotifyGetExportKey", e);
-  if (allow != 0 && (e = aclrtNotifySetImportPid(*n, &allow, 1)) != ACL_SUCCESS) return fail("aclrtNotifySetImportPid", e);
+  const uint64_t flags =
+      allow == 0 ? ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION : ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT;
+  if ((e = aclrtNotifyGetExportKey(*n, key, sizeof key, flags)) != ACL_SUCCESS)
+    return fail("aclrtNotifyGetExportKey", e);
+  if (allow != 0 && (e = aclrtNotifySetImportPid(*n, &allow, 1)) != ACL_SUCCESS)
+    return fail("aclrtNotifySetImportPid", e);
   std::printf("%s\n", key);
   std::fflush(stdout);
   return 0;
@@ -211,7 +214,9 @@ int event_mode(const std::string& mode, size_t size, uint32_t seed) {
 
 int main(int argc, char** argv) {
   if (argc != 7) {
-    std::fprintf(stderr, "usage: ipc_helper CONFIG key|handle|handle2|export|event|event-exit|notify|notify-deny|notify-exit NAME SIZE SEED EXPECT\n");
+    std::fprintf(stderr,
+                 "usage: ipc_helper CONFIG key|handle|handle2|export|event|event-exit|notify|notify-deny|notify-exit "
+                 "NAME SIZE SEED EXPECT\n");
     return 2;
   }
   const std::string mode = argv[2];

@@ -25,7 +25,7 @@ struct WaitV {
 constexpr long kSysFutexWaitv = 449;  // the same number on every architecture
 constexpr uint32_t kFutex2U32 = 0x02;
 constexpr uint32_t kFutex2Private = 128;
-constexpr size_t kMaxWaiters = 128;        // the kernel's limit, the wake word included
+constexpr size_t kMaxWaiters = 128;         // the kernel's limit, the wake word included
 constexpr int64_t kPidPollNs = 10'000'000;  // how often exporters' deaths are looked for
 
 timespec deadline_in(int64_t ns) {
