@@ -21,6 +21,8 @@
 //                                                      allowed; print its key; exit on stdin
 //   ipc_helper CONFIG notify-exit - 0 0 0              a notify exported to anybody; print its key;
 //                                                      exit (_exit) on stdin
+//   ipc_helper CONFIG notify-record KEY 0 0 0          on stdin, import the notify KEY and record it
+//                                                      behind a 100 ms device task
 //
 // An importer waits for one byte on stdin first (the exporter whitelists it meanwhile). EXPECT is
 // the aclError the import must return; on success the helper checks pattern(SEED), writes
@@ -246,11 +248,22 @@ int main(int argc, char** argv) {
   }
 
   if (mode == "event" || mode == "event-exit") return event_mode(mode, size, seed);
-  if (mode.rfind("notify", 0) == 0) return notify_mode(mode, size, seed);
+  if (mode.rfind("notify", 0) == 0 && mode != "notify-record") return notify_mode(mode, size, seed);
 
   char go = 0;
   if (read(0, &go, 1) != 1) return 2;
-  if (mode == "key") {
+  if (mode == "notify-record") {
+    aclrtNotify n = nullptr;
+    aclrtStream stream = nullptr;
+    if ((e = aclrtNotifyImportByKey(&n, name.c_str(), 0)) != ACL_SUCCESS) return fail("aclrtNotifyImportByKey", e);
+    if ((e = aclrtCreateStream(&stream)) != ACL_SUCCESS) return fail("aclrtCreateStream", e);
+    if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{100}), stream)) != ACL_SUCCESS)
+      return fail("arunLaunchDeviceTask", e);
+    if ((e = aclrtRecordNotify(n, stream)) != ACL_SUCCESS) return fail("aclrtRecordNotify", e);
+    if ((e = aclrtSynchronizeStream(stream)) != ACL_SUCCESS) return fail("aclrtSynchronizeStream", e);
+    if ((e = aclrtDestroyNotify(n)) != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
+    if ((e = aclrtDestroyStream(stream)) != ACL_SUCCESS) return fail("aclrtDestroyStream", e);
+  } else if (mode == "key") {
     void* dev = nullptr;
     e = aclrtIpcMemImportByKey(&dev, name.c_str(), ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT);
     if (e != expect) return fail("aclrtIpcMemImportByKey returned an unexpected code", e);

@@ -56,6 +56,29 @@ TEST_P(IpcNotifyTest, RecordInAnotherProcessOrdersAWaitAndACopyHere) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
+TEST_P(IpcNotifyTest, ImporterRecordsTheExportersWaitGoesOn) {
+  aclrtNotify n = nullptr;
+  ASSERT_ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+  char key[65] = {};
+  ASSERT_ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+  Helper h({config(), "notify-record", key, "0", "0", "0"});
+  int32_t child = h.pid();
+  ASSERT_ACL_OK(aclrtNotifySetImportPid(n, &child, 1));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  Probe probe;
+  ASSERT_ACL_OK(launchProbe(s, probe));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(probe.ran) << "nobody recorded yet";
+  h.go();
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_TRUE(probe.ran);
+  EXPECT_EQ(0, h.wait());
+  EXPECT_ACL_OK(aclrtDestroyNotify(n));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+}
+
 TEST_P(IpcNotifyTest, ProcessNotOnTheAllowListIsRefused) {
   Helper h({config(), "notify-deny", "-", "0", "0", "0"});
   const std::string key = h.line();
