@@ -79,6 +79,22 @@ TEST_P(IpcNotifyTest, ImporterRecordsTheExportersWaitGoesOn) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
+TEST_P(IpcNotifyTest, WaitOnAKeyNobodyImportedDoesNotHoldUpDestruction) {
+  // No other process has the page, so nothing can set the notify: destroying the stream drops the
+  // wait as it does for a local notify.
+  aclrtNotify n = nullptr;
+  ASSERT_ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+  char key[65] = {};
+  ASSERT_ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
+  EXPECT_ACL_OK(aclrtDestroyNotify(n));
+}
+
 TEST_P(IpcNotifyTest, ProcessNotOnTheAllowListIsRefused) {
   Helper h({config(), "notify-deny", "-", "0", "0", "0"});
   const std::string key = h.line();

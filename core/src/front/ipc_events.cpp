@@ -136,6 +136,7 @@ Status ipc_get_event_handle(aclrtEvent event, aclrtIpcEventHandle* handle) {
       if (!s) return param_invalid("the IPC event was destroyed");
       g->fd = ::dup(s->fd());
       if (g->fd < 0) return Status(Errc::rt_internal_error, "dup of the IPC event page failed");
+      s->note_granted();
       g->offset = 0;
       g->size = IpcEventShare::kPageBytes;
       return Status::Ok();

@@ -77,6 +77,10 @@ class IpcEventShare {
   bool exporter_gone() const;
   // What exporter_gone() found so far (no system call: for the scheduler, under its lock).
   bool known_gone() const { return gone_.load(std::memory_order_acquire); }
+  // The exporter's broker handed the page to a process (note_granted), or this is an import:
+  // another process may change it. A page nobody else has cannot unblock a stuck wait.
+  void note_granted() { granted_.store(true, std::memory_order_release); }
+  bool shared_elsewhere() const { return imported_ || granted_.load(std::memory_order_acquire); }
 
   // The export name (guarded by mu): empty until aclrtIpcGetEventHandle exports it.
   std::mutex mu;
@@ -91,6 +95,7 @@ class IpcEventShare {
   pid_t exporter_ = 0;
   bool imported_ = false;
   mutable std::atomic<bool> gone_{false};
+  std::atomic<bool> granted_{false};
 };
 
 }  // namespace arun

@@ -171,7 +171,12 @@ bool Scheduler::stuck_locked(const Stream& s) const {
   if (head->wait_timeout_ns >= 0) return false;  // its own timeout will move it on
   for (const Task* w : device_waits_) {
     if (w->wait_timeout_ns >= 0) return false;  // a timeout will move things on
-    if (w->ipc_watched) return false;           // another process may satisfy it
+    if (w->ipc_watched) {
+      // Another process may satisfy it: not when the page never left this process (a notify
+      // exported but not imported elsewhere), which leaves the stuck check as for a local wait.
+      std::shared_ptr<IpcEventShare> page = shared_page(w);
+      if (page && page->shared_elsewhere()) return false;
+    }
   }
   for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
     if (free_units_[k].size() != device_->unit_count(static_cast<plugin::UnitKind>(k))) return false;
