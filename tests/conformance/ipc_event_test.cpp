@@ -4,6 +4,8 @@
 // allow-lists), which the simulated single-server chip answers as the spec says such chips do.
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -89,13 +91,8 @@ TEST_P(IpcEventTest, HandleRules) {
 }
 
 TEST_P(IpcEventTest, OpenedEventFollowsRecordsWaitsAndTimeouts) {
-  // A stream wait on an opened IPC event holds an AI core while it waits, and the record's
-  // completion is published by a one-block task: in one process with a single AI core the wait can
-  // take the core the publisher needs (a known limit, plugins/device/ascend/README.md). Across
-  // processes, the case IPC events exist for, each side has its own cores.
-  int64_t cores = 0;
-  ASSERT_ACL_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &cores));
-  if (cores < 2) GTEST_SKIP() << "an in-process wait on an IPC event needs a second AI core";
+  // Also with a single AI core (configs/single-core.toml): neither the wait nor the record's
+  // publication takes an execution unit.
   aclrtEvent ev = nullptr, opened = nullptr;
   ASSERT_ACL_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
   aclrtIpcEventHandle h{};
@@ -146,6 +143,53 @@ TEST_P(IpcEventTest, OpenedEventFollowsRecordsWaitsAndTimeouts) {
   EXPECT_ACL_OK(aclrtDestroyEvent(ev));
   EXPECT_ACL_OK(aclrtDestroyStream(producer));
   EXPECT_ACL_OK(aclrtDestroyStream(consumer));
+}
+
+void waitForRelease(void* flag) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);  // never hang the suite
+  while (!static_cast<std::atomic<bool>*>(flag)->load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+TEST_P(IpcEventTest, WaitsHoldNoExecutionUnit) {
+  // More blocked waits than the device has AI cores: other streams' kernels still run.
+  int64_t cores = 0;
+  ASSERT_ACL_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &cores));
+  const size_t waits = static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(cores, 1) + 1, 33));
+  aclrtEvent ev = nullptr, opened = nullptr;
+  ASSERT_ACL_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+  aclrtIpcEventHandle h{};
+  ASSERT_ACL_OK(aclrtIpcGetEventHandle(ev, &h));
+  ASSERT_ACL_OK(aclrtIpcOpenEventHandle(h, &opened));
+  aclrtStream producer = nullptr, other = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&producer));
+  ASSERT_ACL_OK(aclrtCreateStream(&other));
+  std::atomic<bool> release{false};
+  ASSERT_ACL_OK(aclrtLaunchHostFunc(producer, &waitForRelease, &release));  // a host thread, not a core
+  ASSERT_ACL_OK(aclrtRecordEvent(ev, producer));
+  std::vector<aclrtStream> consumers(waits);
+  std::vector<Probe> probes(waits);
+  for (size_t i = 0; i < waits; ++i) {
+    ASSERT_ACL_OK(aclrtCreateStream(&consumers[i]));
+    ASSERT_ACL_OK(aclrtStreamWaitEvent(consumers[i], opened));
+    ASSERT_ACL_OK(launchProbe(consumers[i], probes[i]));
+  }
+  Probe elsewhere;
+  ASSERT_ACL_OK(launchProbe(other, elsewhere));
+  EXPECT_ACL_OK(aclrtSynchronizeStreamWithTimeout(other, 5000)) << "a core was free for another stream";
+  EXPECT_TRUE(elsewhere.ran);
+  for (const Probe& p : probes) EXPECT_FALSE(p.ran) << "the waits still hold their streams";
+  release = true;
+  for (size_t i = 0; i < waits; ++i) {
+    EXPECT_ACL_OK(aclrtSynchronizeStream(consumers[i]));
+    EXPECT_TRUE(probes[i].ran);
+    EXPECT_ACL_OK(aclrtDestroyStream(consumers[i]));
+  }
+  EXPECT_ACL_OK(aclrtDestroyEvent(opened));
+  EXPECT_ACL_OK(aclrtDestroyEvent(ev));
+  EXPECT_ACL_OK(aclrtDestroyStream(producer));
+  EXPECT_ACL_OK(aclrtDestroyStream(other));
 }
 
 TEST_P(IpcEventTest, AnotherProcessRecordsThisProcessWaitsThenReads) {

@@ -13,6 +13,16 @@
 //   ipc_helper CONFIG event-exit - 0 0 0               an IPC event recorded behind a 30 s device
 //                                                      task; print its handle, then "recorded";
 //                                                      exit (_exit) on stdin
+//   ipc_helper CONFIG notify - SIZE SEED 0             as `event` with a notify exported by key
+//                                                      (only the parent process allowed) instead
+//                                                      of the event: print the memory key and the
+//                                                      notify key, record it behind the write
+//   ipc_helper CONFIG notify-deny - 0 0 0              a notify exported with only this process
+//                                                      allowed; print its key; exit on stdin
+//   ipc_helper CONFIG notify-exit - 0 0 0              a notify exported to anybody; print its key;
+//                                                      exit (_exit) on stdin
+//   ipc_helper CONFIG notify-record KEY 0 0 0          on stdin, import the notify KEY and record it
+//                                                      behind a 100 ms device task
 //
 // An importer waits for one byte on stdin first (the exporter whitelists it meanwhile). EXPECT is
 // the aclError the import must return; on success the helper checks pattern(SEED), writes
@@ -82,6 +92,75 @@ int export_event(aclrtEvent* ev) {
   return 0;
 }
 
+// A notify of this process exported by key, the key printed on stdout. `allow`: the one pid
+// allowed (0: pid validation off).
+int export_notify(aclrtNotify* n, int32_t allow) {
+  aclError e = aclrtCreateNotify(n, ACL_NOTIFY_DEFAULT);
+  if (e != ACL_SUCCESS) return fail("aclrtCreateNotify", e);
+  char key[65] = {};
+  const uint64_t flags =
+      allow == 0 ? ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION : ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT;
+  if ((e = aclrtNotifyGetExportKey(*n, key, sizeof key, flags)) != ACL_SUCCESS)
+    return fail("aclrtNotifyGetExportKey", e);
+  if (allow != 0 && (e = aclrtNotifySetImportPid(*n, &allow, 1)) != ACL_SUCCESS)
+    return fail("aclrtNotifySetImportPid", e);
+  std::printf("%s\n", key);
+  std::fflush(stdout);
+  return 0;
+}
+
+int notify_mode(const std::string& mode, size_t size, uint32_t seed) {
+  aclrtNotify n = nullptr;
+  char go = 0;
+  if (mode == "notify-deny" || mode == "notify-exit") {
+    const bool deny = mode == "notify-deny";
+    if (export_notify(&n, deny ? static_cast<int32_t>(getpid()) : 0) != 0) return 1;
+    (void)!read(0, &go, 1);
+    if (!deny) _exit(0);  // without destroying anything: importers must get a clean error
+    aclError e = aclrtDestroyNotify(n);
+    if (e != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return 0;
+  }
+  aclrtStream stream = nullptr;
+  aclError e = aclrtCreateStream(&stream);
+  if (e != ACL_SUCCESS) return fail("aclrtCreateStream", e);
+  void* dev = nullptr;
+  if ((e = aclrtMalloc(&dev, size, ACL_MEM_MALLOC_HUGE_FIRST)) != ACL_SUCCESS) return fail("aclrtMalloc", e);
+  if ((e = aclrtMemset(dev, size, 0, size)) != ACL_SUCCESS) return fail("aclrtMemset", e);
+  char key[65] = {};
+  e = aclrtIpcMemGetExportKey(dev, size, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+  if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+    std::snprintf(key, sizeof key, "-");  // the importer skips
+  else if (e != ACL_SUCCESS)
+    return fail("aclrtIpcMemGetExportKey", e);
+  std::printf("%s\n", key);
+  if (export_notify(&n, static_cast<int32_t>(getppid())) != 0) return 1;
+  void* host = nullptr;
+  if ((e = aclrtMallocHost(&host, size)) != ACL_SUCCESS) return fail("aclrtMallocHost", e);
+  const std::vector<uint8_t> data = pattern(size, seed);
+  std::memcpy(host, data.data(), size);
+  // The write happens well after the importer queued its wait: only the notify orders them.
+  if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{300}), stream)) != ACL_SUCCESS)
+    return fail("arunLaunchDeviceTask", e);
+  if ((e = aclrtMemcpyAsync(dev, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE, stream)) != ACL_SUCCESS)
+    return fail("aclrtMemcpyAsync", e);
+  if ((e = aclrtRecordNotify(n, stream)) != ACL_SUCCESS) return fail("aclrtRecordNotify", e);
+  std::printf("recorded\n");
+  std::fflush(stdout);
+  (void)!read(0, &go, 1);
+  if ((e = aclrtSynchronizeStream(stream)) != ACL_SUCCESS) return fail("aclrtSynchronizeStream", e);
+  if ((e = aclrtDestroyNotify(n)) != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
+  if (key[0] != '-' && (e = aclrtIpcMemClose(key)) != ACL_SUCCESS) return fail("aclrtIpcMemClose", e);
+  if ((e = aclrtFree(dev)) != ACL_SUCCESS) return fail("aclrtFree", e);
+  if ((e = aclrtFreeHost(host)) != ACL_SUCCESS) return fail("aclrtFreeHost", e);
+  if ((e = aclrtDestroyStream(stream)) != ACL_SUCCESS) return fail("aclrtDestroyStream", e);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return 0;
+}
+
 int event_mode(const std::string& mode, size_t size, uint32_t seed) {
   aclrtStream stream = nullptr;
   aclError e = aclrtCreateStream(&stream);
@@ -137,7 +216,9 @@ int event_mode(const std::string& mode, size_t size, uint32_t seed) {
 
 int main(int argc, char** argv) {
   if (argc != 7) {
-    std::fprintf(stderr, "usage: ipc_helper CONFIG key|handle|handle2|export|event|event-exit NAME SIZE SEED EXPECT\n");
+    std::fprintf(stderr,
+                 "usage: ipc_helper CONFIG key|handle|handle2|export|event|event-exit|notify|notify-deny|notify-exit "
+                 "NAME SIZE SEED EXPECT\n");
     return 2;
   }
   const std::string mode = argv[2];
@@ -167,10 +248,22 @@ int main(int argc, char** argv) {
   }
 
   if (mode == "event" || mode == "event-exit") return event_mode(mode, size, seed);
+  if (mode.rfind("notify", 0) == 0 && mode != "notify-record") return notify_mode(mode, size, seed);
 
   char go = 0;
   if (read(0, &go, 1) != 1) return 2;
-  if (mode == "key") {
+  if (mode == "notify-record") {
+    aclrtNotify n = nullptr;
+    aclrtStream stream = nullptr;
+    if ((e = aclrtNotifyImportByKey(&n, name.c_str(), 0)) != ACL_SUCCESS) return fail("aclrtNotifyImportByKey", e);
+    if ((e = aclrtCreateStream(&stream)) != ACL_SUCCESS) return fail("aclrtCreateStream", e);
+    if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{100}), stream)) != ACL_SUCCESS)
+      return fail("arunLaunchDeviceTask", e);
+    if ((e = aclrtRecordNotify(n, stream)) != ACL_SUCCESS) return fail("aclrtRecordNotify", e);
+    if ((e = aclrtSynchronizeStream(stream)) != ACL_SUCCESS) return fail("aclrtSynchronizeStream", e);
+    if ((e = aclrtDestroyNotify(n)) != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
+    if ((e = aclrtDestroyStream(stream)) != ACL_SUCCESS) return fail("aclrtDestroyStream", e);
+  } else if (mode == "key") {
     void* dev = nullptr;
     e = aclrtIpcMemImportByKey(&dev, name.c_str(), ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT);
     if (e != expect) return fail("aclrtIpcMemImportByKey returned an unexpected code", e);

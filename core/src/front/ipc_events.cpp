@@ -10,13 +10,13 @@
 #include <string>
 
 #include "arun/runtime/ipc.hpp"
-#include "arun/runtime/launch.hpp"
 #include "arun/runtime/streams.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/ipc_broker.hpp"
 #include "runtime/ipc_event.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
+#include "runtime/task.hpp"
 
 namespace arun::rt {
 
@@ -33,52 +33,6 @@ Status param_invalid(const std::string& what) {
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-struct RecordArgs {
-  std::shared_ptr<IpcEventShare> share;
-  uint64_t n = 0;
-};
-
-void run_record(arunBlock*, void* p) {
-  auto* a = static_cast<RecordArgs*>(p);
-  a->share->complete(a->n);
-}
-
-// Also when the kernel never ran (dropped by an abort or a finalize): a waiter must not hang on a
-// record that will never happen.
-void free_record(void* p) {
-  auto* a = static_cast<RecordArgs*>(p);
-  a->share->complete(a->n);
-  delete a;
-}
-
-struct WaitArgs {
-  std::shared_ptr<IpcEventShare> share;
-  uint64_t target = 0;
-  int64_t timeout_ns = -1;
-};
-
-void run_wait(arunBlock* block, void* p) {
-  auto* a = static_cast<WaitArgs*>(p);
-  const int64_t deadline = a->timeout_ns < 0 ? -1 : steady_ns() + a->timeout_ns;
-  switch (a->share->wait(a->target, deadline, [] { return block_cancelled(); })) {
-    case IpcEventShare::WaitResult::Done:
-    case IpcEventShare::WaitResult::Cancelled:
-      return;
-    case IpcEventShare::WaitResult::Timeout:
-      block_fault(block, ACL_ERROR_RT_TASK_TIMEOUT,
-                  "the IPC event's record did not complete within the wait's timeout");
-      return;
-    case IpcEventShare::WaitResult::ExporterGone:
-      block_fault(block, ACL_ERROR_RT_PARAM_INVALID,
-                  "the process that exported the IPC event exited before the awaited record completed");
-      return;
-  }
-}
-
-void free_wait(void* p) {
-  delete static_cast<WaitArgs*>(p);
 }
 
 // The spec bars IPC events from capturing streams (a captured record kernel would be replayed).
@@ -115,29 +69,28 @@ Status ipc_event_created(Runtime* rt, aclrtEvent handle) {
 }
 
 Status ipc_record(const std::shared_ptr<Event>& e, aclrtStream stream, bool before) {
-  if (!e->ipc) return Status::Ok();
-  if (before) {
-    if (e->ipc->imported()) {
-      return param_invalid("an event opened with aclrtIpcOpenEventHandle is recorded by its exporting process only");
-    }
-    return refuse_capture(stream);
+  if (!e->ipc || !before) return Status::Ok();  // Runtime::record_event numbers and publishes the record
+  if (e->ipc->imported()) {
+    return param_invalid("an event opened with aclrtIpcOpenEventHandle is recorded by its exporting process only");
   }
-  auto* args = new RecordArgs{e->ipc, e->ipc->begin_record()};
-  LaunchAttrs attrs;
-  attrs.op_name = "IpcEventRecord";
-  attrs.args_bytes = sizeof(RecordArgs);
-  // A refused launch frees (and so completes) the record at once.
-  return launch_kernel(stream, 1, &run_record, args, &free_record, attrs);
+  return refuse_capture(stream);
 }
 
 Status ipc_stream_wait(const std::shared_ptr<Event>& e, aclrtStream stream, int64_t timeout_ns) {
   ARUN_RETURN_IF_ERROR(refuse_capture(stream));
+  Runtime* rt = nullptr;
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(rt->resolve_stream(stream, &s));
+  // A scheduler marker, not a kernel: it blocks the stream, not an AI core (sched/ipc_watcher.hpp).
   // The record current now is the one waited for, as for a local event.
-  auto* args = new WaitArgs{e->ipc, e->ipc->recorded(), timeout_ns};
-  LaunchAttrs attrs;
-  attrs.op_name = "IpcEventWait";
-  attrs.args_bytes = sizeof(WaitArgs);
-  return launch_kernel(stream, 1, &run_wait, args, &free_wait, attrs);
+  auto* task = new Task();
+  task->task_kind = TaskKind::IpcWait;
+  task->stream = s.get();
+  task->ipc = e->ipc;
+  task->ipc_n = e->ipc->recorded();
+  task->wait_timeout_ns = timeout_ns;
+  return rt->submit(task);
 }
 
 Status ipc_synchronize(const Event& e, int32_t timeout_ms) {
@@ -183,6 +136,7 @@ Status ipc_get_event_handle(aclrtEvent event, aclrtIpcEventHandle* handle) {
       if (!s) return param_invalid("the IPC event was destroyed");
       g->fd = ::dup(s->fd());
       if (g->fd < 0) return Status(Errc::rt_internal_error, "dup of the IPC event page failed");
+      s->note_granted();
       g->offset = 0;
       g->size = IpcEventShare::kPageBytes;
       return Status::Ok();

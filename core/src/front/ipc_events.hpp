@@ -17,10 +17,12 @@ namespace arun::rt::detail {
 
 // aclrtCreateEventExWithFlag(ACL_EVENT_IPC): gives the new event its shared page.
 Status ipc_event_created(Runtime* rt, aclrtEvent handle);
-// After the local record of an exported event on `stream`: numbers the record and queues the
-// kernel that publishes its completion. Refuses an imported event (107000) when `before` is true.
+// Before the local record of an IPC event on `stream` (`before`): refuses an imported event and a
+// capturing stream (107000). Runtime::record_event numbers an exported event's record and its task
+// publishes the completion; nothing is left to do after it.
 Status ipc_record(const std::shared_ptr<Event>& e, aclrtStream stream, bool before);
-// A stream wait on an imported event (one blocking kernel); timeout_ns < 0: none.
+// A stream wait on an imported event: a TaskKind::IpcWait marker (no execution unit); timeout_ns
+// < 0: none.
 Status ipc_stream_wait(const std::shared_ptr<Event>& e, aclrtStream stream, int64_t timeout_ns);
 // A host wait on an imported event; timeout_ms < 0: none.
 Status ipc_synchronize(const Event& e, int32_t timeout_ms);

@@ -96,7 +96,7 @@ Status reset_notifies(aclrtNotify* notifies, size_t num) {
     std::shared_ptr<NotifyHandle> h;
     Status found = find_notify(rt, notifies[i], &h);
     if (!found.ok()) return Status(found.code(), "notifies[" + std::to_string(i) + "]: " + found.message());
-    h->state->set.store(false, std::memory_order_release);
+    h->state->clear();
   }
   return Status::Ok();
 }
@@ -115,8 +115,9 @@ Status notify_export_key(aclrtNotify notify, char* key, size_t len, uint64_t fla
                                               " are not ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT or "
                                               "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION");
   }
-  const std::string name =
-      rt->notifies().export_key(h->state, flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+  std::string name;
+  ARUN_RETURN_IF_ERROR(
+      rt->notifies().export_key(h->state, flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION, &name));
   std::memcpy(key, name.c_str(), name.size() + 1);  // at most 64 characters
   return Status::Ok();
 }

@@ -248,6 +248,14 @@ uint64_t IpcBroker::withdraw_freed(uint64_t block) {
   return granted;
 }
 
+Status IpcBroker::set_key_pid_check(const std::string& key, bool pid_check) {
+  std::lock_guard lock(mu_);
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return param_invalid("key \"" + key + "\" is not an export of this process");
+  it->second.pid_check = pid_check;
+  return Status::Ok();
+}
+
 bool IpcBroker::key_exported(const std::string& key) const {
   std::lock_guard lock(mu_);
   return keys_.count(key) != 0;

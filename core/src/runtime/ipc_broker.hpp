@@ -62,6 +62,9 @@ class IpcBroker {
   // allocation must not be handed out under the old key) and returns how many imports they had
   // granted. One relaxed load when this process never exported a block.
   uint64_t withdraw_freed(uint64_t block);
+  // Whether importers of `key` are checked against its allow-list (aclrtNotifyGetExportKey may
+  // change it); rt_param_invalid when this process did not export the key.
+  Status set_key_pid_check(const std::string& key, bool pid_check);
   // Whether this process exports `key` now.
   bool key_exported(const std::string& key) const;
   // Withdraws an export; false when this process has no such export.

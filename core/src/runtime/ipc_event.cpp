@@ -15,8 +15,7 @@
 namespace arun {
 
 namespace {
-constexpr uint32_t kMagic = 0x56455041u;  // "APEV"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr int64_t kPollNs = 5'000'000;  // how often a waiter looks at cancel / the exporter
 
 int64_t steady_ns() {
@@ -34,10 +33,19 @@ struct IpcEventShare::Page {
   uint32_t closed;   // the exporter destroyed the event
   uint64_t recorded;
   uint64_t completed;
-  uint32_t seq;  // futex word, bumped by every completion and by close
+  uint32_t seq;         // futex word, bumped by every completion, notify record and close
+  uint32_t notify_bit;  // notify pages: set by a record, consumed by a wait
+  uint64_t tag;         // notify pages: the exporter's device (high 32 bits) and notify id
 };
 
-Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out) {
+namespace {
+void bump(uint32_t* seq) {
+  __atomic_add_fetch(seq, 1, __ATOMIC_ACQ_REL);
+  ::syscall(SYS_futex, seq, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+}
+}  // namespace
+
+Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out, Kind kind, uint64_t tag) {
   const int fd = static_cast<int>(::syscall(SYS_memfd_create, "arun-ipc-event", MFD_CLOEXEC));
   if (fd < 0) return Status(Errc::rt_no_event_resource, std::string("IPC event page: ") + std::strerror(errno));
   if (::ftruncate(fd, kPageBytes) != 0) {
@@ -57,22 +65,24 @@ Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out) {
   s->exporter_ = ::getpid();
   s->page_->exporter = s->exporter_;
   s->page_->version = kVersion;
-  __atomic_store_n(&s->page_->magic, kMagic, __ATOMIC_RELEASE);
+  s->page_->tag = tag;
+  __atomic_store_n(&s->page_->magic, static_cast<uint32_t>(kind), __ATOMIC_RELEASE);
   *out = std::move(s);
   return Status::Ok();
 }
 
-Status IpcEventShare::open(int fd, uint64_t size, pid_t exporter, std::shared_ptr<IpcEventShare>* out) {
-  if (size != kPageBytes) return Status(Errc::rt_param_invalid, "the handle does not name an IPC event");
+Status IpcEventShare::open(int fd, uint64_t size, pid_t exporter, std::shared_ptr<IpcEventShare>* out, Kind kind) {
+  const char* what = kind == Kind::Event ? "the handle does not name an IPC event" : "the key does not name a notify";
+  if (size != kPageBytes) return Status(Errc::rt_param_invalid, what);
   void* p = ::mmap(nullptr, kPageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return Status(Errc::rt_param_invalid, std::string("IPC event page: ") + std::strerror(errno));
   std::shared_ptr<IpcEventShare> s(new IpcEventShare());
   s->page_ = static_cast<Page*>(p);
   s->imported_ = true;
   s->exporter_ = exporter;
-  if (__atomic_load_n(&s->page_->magic, __ATOMIC_ACQUIRE) != kMagic || s->page_->version != kVersion ||
-      s->page_->exporter != exporter) {
-    return Status(Errc::rt_param_invalid, "the handle does not name an IPC event");
+  if (__atomic_load_n(&s->page_->magic, __ATOMIC_ACQUIRE) != static_cast<uint32_t>(kind) ||
+      s->page_->version != kVersion || s->page_->exporter != exporter) {
+    return Status(Errc::rt_param_invalid, what);
   }
   s->fd_ = ::dup(fd);
   // A pidfd tells a dead exporter from a live one without races on pid reuse; opened now, while
@@ -96,8 +106,7 @@ void IpcEventShare::complete(uint64_t n) {
   uint64_t cur = __atomic_load_n(&page_->completed, __ATOMIC_ACQUIRE);
   while (cur < n) {
     if (__atomic_compare_exchange_n(&page_->completed, &cur, n, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-      __atomic_add_fetch(&page_->seq, 1, __ATOMIC_ACQ_REL);
-      ::syscall(SYS_futex, &page_->seq, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+      bump(&page_->seq);
       return;
     }
   }
@@ -105,8 +114,33 @@ void IpcEventShare::complete(uint64_t n) {
 
 void IpcEventShare::close() {
   __atomic_store_n(&page_->closed, 1u, __ATOMIC_RELEASE);
-  __atomic_add_fetch(&page_->seq, 1, __ATOMIC_ACQ_REL);
-  ::syscall(SYS_futex, &page_->seq, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+  bump(&page_->seq);
+}
+
+uint64_t IpcEventShare::tag() const {
+  return page_->tag;
+}
+
+uint32_t* IpcEventShare::seq_word() const {
+  return &page_->seq;
+}
+
+uint32_t IpcEventShare::seq() const {
+  return __atomic_load_n(&page_->seq, __ATOMIC_ACQUIRE);
+}
+
+void IpcEventShare::notify_raise() {
+  // Only a clear-to-set change wakes anyone: recording a set notify leaves it set.
+  if (__atomic_exchange_n(&page_->notify_bit, 1u, __ATOMIC_ACQ_REL) == 0) bump(&page_->seq);
+}
+
+bool IpcEventShare::notify_consume() {
+  uint32_t one = 1;
+  return __atomic_compare_exchange_n(&page_->notify_bit, &one, 0u, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+void IpcEventShare::notify_clear() {
+  __atomic_store_n(&page_->notify_bit, 0u, __ATOMIC_RELEASE);
 }
 
 uint64_t IpcEventShare::recorded() const {
@@ -119,11 +153,16 @@ bool IpcEventShare::reached(uint64_t target) const {
 
 bool IpcEventShare::exporter_gone() const {
   if (!imported_ || exporter_ == ::getpid()) return false;
+  if (gone_.load(std::memory_order_acquire)) return true;
+  bool gone = false;
   if (pidfd_ >= 0) {
     pollfd p{pidfd_, POLLIN, 0};
-    return ::poll(&p, 1, 0) > 0;  // readable once the process has exited (zombie included)
+    gone = ::poll(&p, 1, 0) > 0;  // readable once the process has exited (zombie included)
+  } else {
+    gone = ::kill(exporter_, 0) != 0 && errno == ESRCH;
   }
-  return ::kill(exporter_, 0) != 0 && errno == ESRCH;
+  if (gone) gone_.store(true, std::memory_order_release);
+  return gone;
 }
 
 IpcEventShare::WaitResult IpcEventShare::wait(uint64_t target, int64_t deadline_ns,

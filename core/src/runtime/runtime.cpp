@@ -898,6 +898,12 @@ Status Runtime::record_event(const std::shared_ptr<Event>& event, Stream& stream
   task->stream = &stream;
   task->record = std::make_shared<EventRecord>();
   task->event = event;
+  if (event->ipc && !event->ipc->imported()) {
+    // An exported IPC event: the record is numbered now, and the task publishes it when it is
+    // destroyed (runtime/ipc_event.hpp), including when the submission is refused.
+    task->ipc = event->ipc;
+    task->ipc_n = event->ipc->begin_record();
+  }
   return submit(task);
 }
 

@@ -12,6 +12,7 @@
 
 #include "arun/plugin/device.hpp"
 #include "arun/runtime/task_observer.hpp"
+#include "runtime/ipc_event.hpp"
 #include "sanitizer/stream_sanitizer.hpp"
 
 struct arunBlock;  // what a user kernel sees of its block (arun/kernel.h): a plugin::KernelContext
@@ -37,7 +38,8 @@ enum class TaskKind : uint8_t {
   NotifyRecord,
   NotifyWait,
   ValueWrite,
-  ValueWait
+  ValueWait,
+  IpcWait  // a stream wait on an IPC event opened from another process's handle (sched/ipc_watcher.hpp)
 };
 
 class HostQueue;
@@ -101,6 +103,12 @@ struct Task : plugin::Work {
   // task completes, or here when it is destroyed unrun.
   std::shared_ptr<rt::TaskObserver> observer;
   uint64_t observer_cookie = 0;
+  // IPC events (runtime/ipc_event.hpp): an EventRecord of an exported event publishes record
+  // number ipc_n on the page when the task is destroyed (retired, dropped or refused alike); an
+  // IpcWait waits until the page's completed count reaches ipc_n.
+  std::shared_ptr<IpcEventShare> ipc;
+  uint64_t ipc_n = 0;
+  bool ipc_watched = false;  // a blocked wait registered with the IpcWatcher (scheduler mutex)
   // Stream sanitizer (sanitizer/stream_sanitizer.hpp): set at submission while it is on, else null.
   std::shared_ptr<san::TaskState> san;
 
@@ -110,6 +118,7 @@ struct Task : plugin::Work {
   ~Task() {
     if (observer) observer->task_finished(observer_cookie, false, 0, 0);
     if (free_user_args != nullptr) free_user_args(user_args);
+    if (ipc && task_kind == TaskKind::EventRecord) ipc->complete(ipc_n);
     if (san) [[unlikely]]
       san::task_destroyed(san.get());
   }

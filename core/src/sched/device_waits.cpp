@@ -12,6 +12,7 @@
 
 #include "arun/core/status.hpp"
 #include "runtime/notify.hpp"
+#include "sched/ipc_watcher.hpp"
 #include "sched/scheduler_batch.hpp"
 
 namespace arun {
@@ -38,13 +39,39 @@ bool value_holds(uint64_t v, uint64_t value, uint32_t flag) {
 // while the task was queued).
 constexpr int kValueFault = static_cast<int>(Errc::rt_internal_error);
 
+// A wait on a page shared with an exporter that exited before satisfying it (our choice: 107000,
+// as an open of its handle would answer).
+constexpr int kExporterGone = static_cast<int>(Errc::rt_param_invalid);
+
+// The page another process may change under the wait, or null.
+std::shared_ptr<IpcEventShare> shared_page(const Task* t) {
+  if (t->task_kind == TaskKind::IpcWait) return t->ipc;
+  if (t->task_kind == TaskKind::NotifyWait) return t->notify->shared_page();
+  return nullptr;
+}
+
 }  // namespace
 
 int Scheduler::check_device_wait_locked(Task* t, bool* satisfied) {
   *satisfied = false;
   if (t->task_kind == TaskKind::NotifyWait) {
-    // The wait consumes the record: one record releases exactly one wait.
-    *satisfied = t->notify->set.exchange(false, std::memory_order_acq_rel);
+    // The wait consumes the record: one record releases exactly one wait (in any process).
+    *satisfied = t->notify->consume();
+    if (!*satisfied) {
+      auto page = t->notify->shared_page();
+      if (page && page->known_gone()) return kExporterGone;
+    }
+    return 0;
+  }
+  if (t->task_kind == TaskKind::IpcWait) {
+    // known_gone() is read before `completed` again: a record completed just before the exporter
+    // exited still counts.
+    if (t->ipc->reached(t->ipc_n)) {
+      *satisfied = true;
+    } else if (t->ipc->known_gone()) {
+      *satisfied = t->ipc->reached(t->ipc_n);
+      if (!*satisfied) return kExporterGone;
+    }
     return 0;
   }
   void* word = device_->map(t->value_addr, sizeof(uint64_t));
@@ -57,7 +84,7 @@ int Scheduler::check_device_wait_locked(Task* t, bool* satisfied) {
 void Scheduler::run_device_marker_locked(Stream* s, Task* t, Batch& batch) {
   switch (t->task_kind) {
     case TaskKind::NotifyRecord:
-      t->notify->set.store(true, std::memory_order_release);  // recording a set notify leaves it set
+      t->notify->raise();  // recording a set notify leaves it set
       finish(s, t, batch);
       if (!device_waits_.empty()) recheck_device_waits_locked(batch);
       return;
@@ -72,7 +99,10 @@ void Scheduler::run_device_marker_locked(Stream* s, Task* t, Batch& batch) {
       if (!device_waits_.empty()) recheck_device_waits_locked(batch);
       return;
     }
-    default: {  // NotifyWait, ValueWait
+    default: {  // NotifyWait, ValueWait, IpcWait
+      // Read before the check, so a change another process makes after it wakes the watcher.
+      std::shared_ptr<IpcEventShare> page = shared_page(t);
+      const uint32_t seen = page ? page->seq() : 0;
       bool satisfied = false;
       if (int code = check_device_wait_locked(t, &satisfied)) {
         fail_marker_locked(s, t, code, batch);
@@ -84,6 +114,10 @@ void Scheduler::run_device_marker_locked(Stream* s, Task* t, Batch& batch) {
       }
       s->head_busy_ = true;
       device_waits_.push_back(t);
+      if (page) {
+        IpcWatcher::instance().add(t, this, std::move(page), seen);
+        t->ipc_watched = true;
+      }
       if (t->wait_timeout_ns >= 0)
         wait_timer_.arm(WaitTimer::now_ns() + static_cast<uint64_t>(t->wait_timeout_ns), s, s->uid(), t->seq);
       return;
@@ -103,6 +137,7 @@ void Scheduler::recheck_device_waits_locked(Batch& batch) {
       continue;
     }
     device_waits_.erase(device_waits_.begin() + static_cast<std::ptrdiff_t>(i));
+    unwatch_locked(t);
     Stream* s = t->stream;
     s->head_busy_ = false;
     if (code != 0) {
@@ -117,6 +152,13 @@ void Scheduler::recheck_device_waits_locked(Batch& batch) {
 void Scheduler::drop_device_wait_locked(Task* t) {
   auto it = std::find(device_waits_.begin(), device_waits_.end(), t);
   if (it != device_waits_.end()) device_waits_.erase(it);
+  unwatch_locked(t);
+}
+
+void Scheduler::unwatch_locked(Task* t) {
+  if (!t->ipc_watched) return;
+  t->ipc_watched = false;
+  IpcWatcher::instance().remove(t);
 }
 
 bool Scheduler::stuck_locked(const Stream& s) const {
@@ -129,6 +171,12 @@ bool Scheduler::stuck_locked(const Stream& s) const {
   if (head->wait_timeout_ns >= 0) return false;  // its own timeout will move it on
   for (const Task* w : device_waits_) {
     if (w->wait_timeout_ns >= 0) return false;  // a timeout will move things on
+    if (w->ipc_watched) {
+      // Another process may satisfy it: not when the page never left this process (a notify
+      // exported but not imported elsewhere), which leaves the stuck check as for a local wait.
+      std::shared_ptr<IpcEventShare> page = shared_page(w);
+      if (page && page->shared_elsewhere()) return false;
+    }
   }
   for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
     if (free_units_[k].size() != device_->unit_count(static_cast<plugin::UnitKind>(k))) return false;

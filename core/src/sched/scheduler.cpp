@@ -13,6 +13,7 @@
 #include "host/host_queue.hpp"
 #include "runtime/context.hpp"
 #include "runtime/event.hpp"
+#include "sched/ipc_watcher.hpp"
 #include "sched/scheduler_batch.hpp"
 
 namespace arun {
@@ -40,7 +41,10 @@ Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> po
   }
 }
 
-Scheduler::~Scheduler() = default;  // wait_timer_, the last member, joins its thread first
+// wait_timer_, the last member, joins its thread first; the IPC watcher must not call us after.
+Scheduler::~Scheduler() {
+  IpcWatcher::instance().forget(this);
+}
 
 void Scheduler::add_stream(const std::shared_ptr<Stream>& stream) {
   std::lock_guard lock(mu_);
@@ -62,7 +66,8 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
     } else if (head->task_kind == TaskKind::EventWait && head->record) {
       auto& blocked = head->record->blocked;
       blocked.erase(std::remove(blocked.begin(), blocked.end(), s), blocked.end());
-    } else if (head->task_kind == TaskKind::NotifyWait || head->task_kind == TaskKind::ValueWait) {
+    } else if (head->task_kind == TaskKind::NotifyWait || head->task_kind == TaskKind::ValueWait ||
+               head->task_kind == TaskKind::IpcWait) {
       drop_device_wait_locked(head);
     }
   }
@@ -139,7 +144,7 @@ bool Scheduler::stop_running(Stream& stream) {
     // that is blocked (it is a marker). A blocking host call and a device-side wait do.
     const bool running = (head->task_kind == TaskKind::Work && head->dispatched) ||
                          head->task_kind == TaskKind::HostCall || head->task_kind == TaskKind::NotifyWait ||
-                         head->task_kind == TaskKind::ValueWait;
+                         head->task_kind == TaskKind::ValueWait || head->task_kind == TaskKind::IpcWait;
     if (!running) return false;
     if (head->task_kind == TaskKind::Work) head->cancel_requested.store(true, std::memory_order_release);
     stream.abnormal_.store(true, std::memory_order_release);
@@ -400,6 +405,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
         case TaskKind::NotifyWait:
         case TaskKind::ValueWrite:
         case TaskKind::ValueWait:
+        case TaskKind::IpcWait:
           run_device_marker_locked(s, t, batch);
           break;
         case TaskKind::HostCall: {
@@ -596,7 +602,8 @@ void Scheduler::expire_wait(Stream* stream, uint64_t stream_uid, uint64_t seq) {
           waiting.erase(std::remove(waiting.begin(), waiting.end(), s), waiting.end());
           if (t->event) --t->event->pending_waits;
         }
-      } else if (t->task_kind == TaskKind::NotifyWait || t->task_kind == TaskKind::ValueWait) {
+      } else if (t->task_kind == TaskKind::NotifyWait || t->task_kind == TaskKind::ValueWait ||
+                 t->task_kind == TaskKind::IpcWait) {
         blocked = std::find(device_waits_.begin(), device_waits_.end(), t) != device_waits_.end();
         if (blocked) drop_device_wait_locked(t);
       }

@@ -148,6 +148,7 @@ class Scheduler {
   void recheck_device_waits_locked(Batch& batch);
   void fail_marker_locked(Stream* s, Task* task, int code, Batch& batch);
   void drop_device_wait_locked(Task* task);
+  void unwatch_locked(Task* task);  // a wait leaves device_waits_: the IpcWatcher forgets it
   bool stuck_locked(const Stream& s) const;
   void note_failure_locked(Stream* s, int code);
 

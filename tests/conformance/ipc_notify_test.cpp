@@ -1,0 +1,144 @@
+// Spec part 2, 4.5: notifies shared across processes (aclrtNotifyGetExportKey /
+// aclrtNotifySetImportPid / aclrtNotifyImportByKey). The other process is ipc_helper (fork + exec).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "conformance.hpp"
+#include "ipc_helper_process.hpp"
+
+namespace conformance {
+namespace {
+
+class IpcNotifyTest : public AclDeviceTest {};
+
+TEST_P(IpcNotifyTest, RecordInAnotherProcessOrdersAWaitAndACopyHere) {
+  constexpr size_t kSize = 1u << 20;
+  Helper h({config(), "notify", "-", std::to_string(kSize), "53", "0"});
+  const std::string key = h.line();
+  const std::string notifyKey = h.line();
+  ASSERT_EQ("recorded", h.line());
+  ASSERT_EQ(0u, notifyKey.rfind("arun-ipc-" + std::to_string(h.pid()) + "-", 0)) << notifyKey;
+  aclrtNotify n = nullptr;
+  ASSERT_ACL_OK(aclrtNotifyImportByKey(&n, notifyKey.c_str(), ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT)) << "allowed";
+  uint32_t id = UINT32_MAX;
+  EXPECT_ACL_OK(aclrtGetNotifyId(n, &id));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  if (key == "-") {  // the backend cannot share memory: the notify alone orders the two processes
+    EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  } else {
+    void* imp = nullptr;
+    ASSERT_ACL_OK(aclrtIpcMemImportByKey(&imp, key.c_str(), 0));
+    void* host = nullptr;
+    ASSERT_ACL_OK(aclrtMallocHost(&host, kSize));
+    std::memset(host, 0xee, kSize);
+    // Right behind the wait: it reads before the exporter's 300 ms task ends unless the wait holds it.
+    ASSERT_ACL_OK(aclrtMemcpyAsync(host, kSize, imp, kSize, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+    const std::vector<uint8_t> want = ipcPattern(kSize, 53);
+    EXPECT_EQ(0, std::memcmp(host, want.data(), kSize)) << "the data the other process wrote before its record";
+    EXPECT_ACL_OK(aclrtFreeHost(host));
+    EXPECT_ACL_OK(aclrtIpcMemClose(key.c_str()));
+  }
+  // The wait consumed the record: a second wait blocks until its timeout.
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 1));
+  EXPECT_ACL(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStream(s));
+  h.go();
+  EXPECT_EQ(0, h.wait());
+  EXPECT_ACL_OK(aclrtDestroyNotify(n));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+}
+
+TEST_P(IpcNotifyTest, ImporterRecordsTheExportersWaitGoesOn) {
+  aclrtNotify n = nullptr;
+  ASSERT_ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+  char key[65] = {};
+  ASSERT_ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+  Helper h({config(), "notify-record", key, "0", "0", "0"});
+  int32_t child = h.pid();
+  ASSERT_ACL_OK(aclrtNotifySetImportPid(n, &child, 1));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  Probe probe;
+  ASSERT_ACL_OK(launchProbe(s, probe));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(probe.ran) << "nobody recorded yet";
+  h.go();
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_TRUE(probe.ran);
+  EXPECT_EQ(0, h.wait());
+  EXPECT_ACL_OK(aclrtDestroyNotify(n));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+}
+
+TEST_P(IpcNotifyTest, WaitOnAKeyNobodyImportedDoesNotHoldUpDestruction) {
+  // No other process has the page, so nothing can set the notify: destroying the stream drops the
+  // wait as it does for a local notify.
+  aclrtNotify n = nullptr;
+  ASSERT_ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+  char key[65] = {};
+  ASSERT_ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
+  EXPECT_ACL_OK(aclrtDestroyNotify(n));
+}
+
+TEST_P(IpcNotifyTest, ProcessNotOnTheAllowListIsRefused) {
+  Helper h({config(), "notify-deny", "-", "0", "0", "0"});
+  const std::string key = h.line();
+  ASSERT_FALSE(key.empty());
+  aclrtNotify n = nullptr;
+  EXPECT_ACL(ACL_ERROR_RT_NO_PERMISSION, aclrtNotifyImportByKey(&n, key.c_str(), 0)) << aclGetRecentErrMsg();
+  std::string guess = key;
+  guess.back() = guess.back() == '0' ? '1' : '0';
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&n, guess.c_str(), 0)) << "unknown name";
+  h.go();
+  EXPECT_EQ(0, h.wait());
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&n, key.c_str(), 0)) << "exporter gone";
+}
+
+TEST_P(IpcNotifyTest, ExporterThatExitsLeavesACleanError) {
+  Helper h({config(), "notify-exit", "-", "0", "0", "0"});
+  const std::string key = h.line();
+  aclrtNotify n = nullptr;
+  ASSERT_ACL_OK(aclrtNotifyImportByKey(&n, key.c_str(), 0));
+  aclrtStream s = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  Probe probe;
+  ASSERT_ACL_OK(launchProbe(s, probe));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(probe.ran) << "the wait holds the stream";
+  h.go();
+  EXPECT_EQ(0, h.wait());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStream(s)) << aclGetRecentErrMsg();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
+  EXPECT_TRUE(probe.ran) << "the stream goes on after the failed wait";
+  // A record through the import still works (the page outlives its exporter), and frees a wait.
+  ASSERT_ACL_OK(aclrtRecordNotify(n, s));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+  aclrtNotify again = nullptr;
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&again, key.c_str(), 0)) << "nobody to ask";
+  EXPECT_ACL_OK(aclrtDestroyNotify(n));
+  EXPECT_ACL_OK(aclrtDestroyStream(s));
+}
+
+}  // namespace
+
+ARUN_CONFORMANCE_INSTANTIATE(IpcNotifyTest);
+
+}  // namespace conformance
