@@ -204,23 +204,7 @@ TEST_P(IpcEventTest, AnotherProcessRecordsThisProcessWaitsThenReads) {
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   ASSERT_ACL_OK(aclrtStreamWaitEvent(s, ev));
-  if (key == "-") {  // the backend cannot share memory: the event alone orders the two processes
-    EXPECT_ACL_OK(aclrtSynchronizeStream(s));
-  } else {
-    void* imp = nullptr;
-    ASSERT_ACL_OK(aclrtIpcMemImportByKey(&imp, key.c_str(), 0));
-    void* host = nullptr;
-    ASSERT_ACL_OK(aclrtMallocHost(&host, kSize));
-    std::memset(host, 0xee, kSize);
-    // Queued right behind the wait: it reads before the exporter's 300 ms task ends unless the
-    // wait holds it.
-    ASSERT_ACL_OK(aclrtMemcpyAsync(host, kSize, imp, kSize, ACL_MEMCPY_DEVICE_TO_HOST, s));
-    ASSERT_ACL_OK(aclrtSynchronizeStream(s));
-    const std::vector<uint8_t> want = ipcPattern(kSize, 51);
-    EXPECT_EQ(0, std::memcmp(host, want.data(), kSize)) << "the data the other process wrote before its record";
-    EXPECT_ACL_OK(aclrtFreeHost(host));
-    EXPECT_ACL_OK(aclrtIpcMemClose(key.c_str()));
-  }
+  expectWrittenBeforeTheRecord(key, s, kSize, 51);
   aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_NOT_READY;
   EXPECT_ACL_OK(aclrtQueryEventStatus(ev, &st));
   EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);

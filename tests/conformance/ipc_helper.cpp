@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -109,20 +110,18 @@ int export_notify(aclrtNotify* n, int32_t allow) {
   return 0;
 }
 
-int notify_mode(const std::string& mode, size_t size, uint32_t seed) {
-  aclrtNotify n = nullptr;
-  char go = 0;
-  if (mode == "notify-deny" || mode == "notify-exit") {
-    const bool deny = mode == "notify-deny";
-    if (export_notify(&n, deny ? static_cast<int32_t>(getpid()) : 0) != 0) return 1;
-    (void)!read(0, &go, 1);
-    if (!deny) _exit(0);  // without destroying anything: importers must get a clean error
-    aclError e = aclrtDestroyNotify(n);
-    if (e != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
-    aclrtResetDevice(0);
-    aclFinalize();
-    return 0;
-  }
+// How an ordering test's exporter side makes, records and destroys its sync object (an IPC event or
+// an exported notify).
+struct SyncObject {
+  std::function<int()> make;  // creates and exports it, printing its handle; 0 on success
+  std::function<aclError(aclrtStream)> record;
+  std::function<aclError()> destroy;
+};
+
+// Exports zeroed device memory by key (printed; "-" where the backend cannot share memory), then
+// the sync object, and writes a pattern into the memory well after the importer queued its wait,
+// recording the sync object behind the write: only that record orders the importer's read.
+int write_then_record(size_t size, uint32_t seed, const SyncObject& sync) {
   aclrtStream stream = nullptr;
   aclError e = aclrtCreateStream(&stream);
   if (e != ACL_SUCCESS) return fail("aclrtCreateStream", e);
@@ -136,22 +135,22 @@ int notify_mode(const std::string& mode, size_t size, uint32_t seed) {
   else if (e != ACL_SUCCESS)
     return fail("aclrtIpcMemGetExportKey", e);
   std::printf("%s\n", key);
-  if (export_notify(&n, static_cast<int32_t>(getppid())) != 0) return 1;
+  if (sync.make() != 0) return 1;
   void* host = nullptr;
   if ((e = aclrtMallocHost(&host, size)) != ACL_SUCCESS) return fail("aclrtMallocHost", e);
   const std::vector<uint8_t> data = pattern(size, seed);
   std::memcpy(host, data.data(), size);
-  // The write happens well after the importer queued its wait: only the notify orders them.
   if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{300}), stream)) != ACL_SUCCESS)
     return fail("arunLaunchDeviceTask", e);
   if ((e = aclrtMemcpyAsync(dev, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE, stream)) != ACL_SUCCESS)
     return fail("aclrtMemcpyAsync", e);
-  if ((e = aclrtRecordNotify(n, stream)) != ACL_SUCCESS) return fail("aclrtRecordNotify", e);
+  if ((e = sync.record(stream)) != ACL_SUCCESS) return fail("record", e);
   std::printf("recorded\n");
   std::fflush(stdout);
+  char go = 0;
   (void)!read(0, &go, 1);
   if ((e = aclrtSynchronizeStream(stream)) != ACL_SUCCESS) return fail("aclrtSynchronizeStream", e);
-  if ((e = aclrtDestroyNotify(n)) != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
+  if ((e = sync.destroy()) != ACL_SUCCESS) return fail("destroy", e);
   if (key[0] != '-' && (e = aclrtIpcMemClose(key)) != ACL_SUCCESS) return fail("aclrtIpcMemClose", e);
   if ((e = aclrtFree(dev)) != ACL_SUCCESS) return fail("aclrtFree", e);
   if ((e = aclrtFreeHost(host)) != ACL_SUCCESS) return fail("aclrtFreeHost", e);
@@ -161,55 +160,45 @@ int notify_mode(const std::string& mode, size_t size, uint32_t seed) {
   return 0;
 }
 
+int notify_mode(const std::string& mode, size_t size, uint32_t seed) {
+  aclrtNotify n = nullptr;
+  if (mode == "notify-deny" || mode == "notify-exit") {
+    const bool deny = mode == "notify-deny";
+    if (export_notify(&n, deny ? static_cast<int32_t>(getpid()) : 0) != 0) return 1;
+    char go = 0;
+    (void)!read(0, &go, 1);
+    if (!deny) _exit(0);  // without destroying anything: importers must get a clean error
+    aclError e = aclrtDestroyNotify(n);
+    if (e != ACL_SUCCESS) return fail("aclrtDestroyNotify", e);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return 0;
+  }
+  return write_then_record(
+      size, seed,
+      {[&] { return export_notify(&n, static_cast<int32_t>(getppid())); },
+       [&](aclrtStream s) { return aclrtRecordNotify(n, s); }, [&] { return aclrtDestroyNotify(n); }});
+}
+
 int event_mode(const std::string& mode, size_t size, uint32_t seed) {
-  aclrtStream stream = nullptr;
-  aclError e = aclrtCreateStream(&stream);
-  if (e != ACL_SUCCESS) return fail("aclrtCreateStream", e);
   aclrtEvent ev = nullptr;
-  char go = 0;
   if (mode == "event-exit") {
+    aclrtStream stream = nullptr;
+    aclError e = aclrtCreateStream(&stream);
+    if (e != ACL_SUCCESS) return fail("aclrtCreateStream", e);
     if (export_event(&ev) != 0) return 1;
     if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{30000}), stream)) != ACL_SUCCESS)
       return fail("arunLaunchDeviceTask", e);
     if ((e = aclrtRecordEvent(ev, stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", e);
     std::printf("recorded\n");
     std::fflush(stdout);
+    char go = 0;
     (void)!read(0, &go, 1);
     _exit(0);  // with the record pending: importers must get a clean error
   }
-  void* dev = nullptr;
-  if ((e = aclrtMalloc(&dev, size, ACL_MEM_MALLOC_HUGE_FIRST)) != ACL_SUCCESS) return fail("aclrtMalloc", e);
-  if ((e = aclrtMemset(dev, size, 0, size)) != ACL_SUCCESS) return fail("aclrtMemset", e);
-  char key[65] = {};
-  e = aclrtIpcMemGetExportKey(dev, size, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
-  if (e == ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
-    std::snprintf(key, sizeof key, "-");  // the importer skips
-  else if (e != ACL_SUCCESS)
-    return fail("aclrtIpcMemGetExportKey", e);
-  std::printf("%s\n", key);
-  if (export_event(&ev) != 0) return 1;
-  void* host = nullptr;
-  if ((e = aclrtMallocHost(&host, size)) != ACL_SUCCESS) return fail("aclrtMallocHost", e);
-  const std::vector<uint8_t> data = pattern(size, seed);
-  std::memcpy(host, data.data(), size);
-  // The write happens well after the importer queued its wait: only the event orders them.
-  if ((e = arunLaunchDeviceTask(&sleep_task, reinterpret_cast<void*>(uintptr_t{300}), stream)) != ACL_SUCCESS)
-    return fail("arunLaunchDeviceTask", e);
-  if ((e = aclrtMemcpyAsync(dev, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE, stream)) != ACL_SUCCESS)
-    return fail("aclrtMemcpyAsync", e);
-  if ((e = aclrtRecordEvent(ev, stream)) != ACL_SUCCESS) return fail("aclrtRecordEvent", e);
-  std::printf("recorded\n");
-  std::fflush(stdout);
-  (void)!read(0, &go, 1);
-  if ((e = aclrtSynchronizeStream(stream)) != ACL_SUCCESS) return fail("aclrtSynchronizeStream", e);
-  if ((e = aclrtDestroyEvent(ev)) != ACL_SUCCESS) return fail("aclrtDestroyEvent", e);
-  if (key[0] != '-' && (e = aclrtIpcMemClose(key)) != ACL_SUCCESS) return fail("aclrtIpcMemClose", e);
-  if ((e = aclrtFree(dev)) != ACL_SUCCESS) return fail("aclrtFree", e);
-  if ((e = aclrtFreeHost(host)) != ACL_SUCCESS) return fail("aclrtFreeHost", e);
-  if ((e = aclrtDestroyStream(stream)) != ACL_SUCCESS) return fail("aclrtDestroyStream", e);
-  aclrtResetDevice(0);
-  aclFinalize();
-  return 0;
+  return write_then_record(size, seed,
+                           {[&] { return export_event(&ev); }, [&](aclrtStream s) { return aclrtRecordEvent(ev, s); },
+                            [&] { return aclrtDestroyEvent(ev); }});
 }
 
 }  // namespace

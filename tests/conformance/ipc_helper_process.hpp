@@ -8,8 +8,12 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include "acl/acl.h"
+#include "conformance.hpp"
 
 extern char** environ;
 
@@ -20,6 +24,28 @@ inline std::vector<uint8_t> ipcPattern(size_t n, uint32_t seed) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>((i * 131 + seed * 7 + (i >> 9)) & 0xff);
   return v;
+}
+
+// The importer's half of the ordering tests (ipc_helper's `event` and `notify` modes): on `s`,
+// right behind the wait, copies the `size` bytes the helper exported under `key` and checks them
+// against its pattern `seed`. The copy would read before the helper's 300 ms write ends unless the
+// wait holds it. Key "-": the backend cannot share memory, and the wait alone is checked.
+inline void expectWrittenBeforeTheRecord(const std::string& key, aclrtStream s, size_t size, uint32_t seed) {
+  if (key == "-") {
+    EXPECT_ACL_OK(aclrtSynchronizeStream(s));
+    return;
+  }
+  void* imp = nullptr;
+  ASSERT_ACL_OK(aclrtIpcMemImportByKey(&imp, key.c_str(), 0));
+  void* host = nullptr;
+  ASSERT_ACL_OK(aclrtMallocHost(&host, size));
+  std::memset(host, 0xee, size);
+  ASSERT_ACL_OK(aclrtMemcpyAsync(host, size, imp, size, ACL_MEMCPY_DEVICE_TO_HOST, s));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  const std::vector<uint8_t> want = ipcPattern(size, seed);
+  EXPECT_EQ(0, std::memcmp(host, want.data(), size)) << "the data the other process wrote before its record";
+  EXPECT_ACL_OK(aclrtFreeHost(host));
+  EXPECT_ACL_OK(aclrtIpcMemClose(key.c_str()));
 }
 
 // ipc_helper running with a pipe to its stdin and one from its stdout.

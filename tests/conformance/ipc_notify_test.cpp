@@ -31,22 +31,7 @@ TEST_P(IpcNotifyTest, RecordInAnotherProcessOrdersAWaitAndACopyHere) {
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
-  if (key == "-") {  // the backend cannot share memory: the notify alone orders the two processes
-    EXPECT_ACL_OK(aclrtSynchronizeStream(s));
-  } else {
-    void* imp = nullptr;
-    ASSERT_ACL_OK(aclrtIpcMemImportByKey(&imp, key.c_str(), 0));
-    void* host = nullptr;
-    ASSERT_ACL_OK(aclrtMallocHost(&host, kSize));
-    std::memset(host, 0xee, kSize);
-    // Right behind the wait: it reads before the exporter's 300 ms task ends unless the wait holds it.
-    ASSERT_ACL_OK(aclrtMemcpyAsync(host, kSize, imp, kSize, ACL_MEMCPY_DEVICE_TO_HOST, s));
-    ASSERT_ACL_OK(aclrtSynchronizeStream(s));
-    const std::vector<uint8_t> want = ipcPattern(kSize, 53);
-    EXPECT_EQ(0, std::memcmp(host, want.data(), kSize)) << "the data the other process wrote before its record";
-    EXPECT_ACL_OK(aclrtFreeHost(host));
-    EXPECT_ACL_OK(aclrtIpcMemClose(key.c_str()));
-  }
+  expectWrittenBeforeTheRecord(key, s, kSize, 53);
   // The wait consumed the record: a second wait blocks until its timeout.
   ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 1));
   EXPECT_ACL(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStream(s));

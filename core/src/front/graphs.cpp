@@ -47,6 +47,15 @@ Status graph_and_stream(aclmdlRI graph, aclrtStream stream, Runtime** rt, std::s
   return same_context(*rt, **g);
 }
 
+// The graph table's `fn(table, stream)` for a stream handle (NULL: the current context's default).
+template <class Fn>
+Status on_stream(aclrtStream stream, Fn&& fn) {
+  Runtime* rt = nullptr;
+  std::shared_ptr<Stream> s;
+  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
+  return fn(rt->graphs(), *s);
+}
+
 }  // namespace
 
 Status capture_begin(aclrtStream stream, uint32_t mode) {
@@ -59,10 +68,7 @@ Status capture_begin(aclrtStream stream, uint32_t mode) {
 }
 
 Status capture_end(aclrtStream stream, aclmdlRI* out) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().end(*s, out);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.end(s, out); });
 }
 
 Status capture_get_info(aclrtStream stream, aclmdlRICaptureStatus* status, aclmdlRI* out) {
@@ -262,40 +268,25 @@ Status graph_unbind_stream(aclmdlRI graph, aclrtStream stream) {
 }
 
 Status persistent_task_clean(aclrtStream stream) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().persistent_clean(*s);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.persistent_clean(s); });
 }
 
 // ---------------------------------------------------------------- task groups and update
 
 Status task_group_begin(aclrtStream stream) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().group_begin(*s);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.group_begin(s); });
 }
 
 Status task_group_end(aclrtStream stream, aclrtTaskGrp* out) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().group_end(*s, out);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.group_end(s, out); });
 }
 
 Status task_update_begin(aclrtStream stream, aclrtTaskGrp group) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().update_begin(*s, group);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.update_begin(s, group); });
 }
 
 Status task_update_end(aclrtStream stream) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().update_end(*s);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.update_end(s); });
 }
 
 // ---------------------------------------------------------------- per-task inspection and update
@@ -390,10 +381,7 @@ Status cond_handle_ptr(aclmdlRICondHandle handle, uint64_t** ptr) {
 }
 
 Status add_cond_task(aclmdlRICondHandle handle, uint32_t type, uint32_t size, aclmdlRI* branches, aclrtStream stream) {
-  Runtime* rt = nullptr;
-  std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(find_stream(&rt, stream, &s));
-  return rt->graphs().add_cond(*s, handle, type, size, branches);
+  return on_stream(stream, [&](GraphTable& t, Stream& s) { return t.add_cond(s, handle, type, size, branches); });
 }
 
 }  // namespace arun::rt

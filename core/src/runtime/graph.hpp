@@ -325,7 +325,13 @@ class GraphTable {
   // Runs a sub-graph to completion from a condition worker.
   void run_sync(Graph& g);
   static void run_cond(void* node);
-  Status resolve_task(void* handle, std::shared_ptr<Graph>* g, int32_t* node, bool for_update);
+  // The node behind a task handle (aclmdlRITask), found with mu_ held and returned holding it.
+  struct LockedTask {
+    std::shared_ptr<Graph> graph;  // declared first: released after the lock
+    GraphNode* node = nullptr;
+    std::unique_lock<std::mutex> lock;
+  };
+  Status lock_task(void* handle, bool for_update, LockedTask* out);
   Status stage_update_locked(Task* task);
   void add_node_locked(Graph& g, uint32_t lane, std::unique_ptr<Task> task);
   void forget_parts(Graph& g);

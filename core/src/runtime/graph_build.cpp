@@ -647,43 +647,44 @@ Status GraphTable::tasks_by_stream(void* stream, void** tasks, uint32_t* count) 
   return copy_out_handles(out, tasks, count, "the stream", "task");
 }
 
-Status GraphTable::resolve_task(void* handle, std::shared_ptr<Graph>* g, int32_t* node, bool for_update) {
+Status GraphTable::lock_task(void* handle, bool for_update, LockedTask* out) {
+  std::shared_ptr<Graph> g;  // declared before the lock: a last reference is dropped after it
+  std::unique_lock lock(mu_);
   std::shared_ptr<GraphPartRef> ref = task_refs_.find(handle);
   if (!ref) return Status(Errc::rt_invalid_handle, "task is not a live task of a model runtime instance");
-  *g = ref->graph.lock();
-  if (!*g || !graphs_.find((*g)->handle())) return Status(Errc::rt_invalid_handle, "the task's instance is gone");
-  if ((*g)->subgraph()) return Status(Errc::rt_feature_not_support, "the task belongs to a sub-graph");
-  if (for_update && (*g)->built_) {
-    return Status(Errc::rt_feature_not_support, graph_name(**g) + " was built: only captured instances are updated");
+  g = ref->graph.lock();
+  if (!g || !graphs_.find(g->handle())) return Status(Errc::rt_invalid_handle, "the task's instance is gone");
+  if (g->subgraph()) return Status(Errc::rt_feature_not_support, "the task belongs to a sub-graph");
+  if (for_update && g->built_) {
+    return Status(Errc::rt_feature_not_support, graph_name(*g) + " was built: only captured instances are updated");
   }
-  *node = ref->index;
+  if (ref->index < 0 || static_cast<size_t>(ref->index) >= g->nodes_.size()) {
+    return Status(Errc::rt_invalid_handle, "the task is no longer part of its instance");
+  }
+  out->node = &g->nodes_[static_cast<size_t>(ref->index)];
+  out->graph = std::move(g);
+  out->lock = std::move(lock);
   return Status::Ok();
 }
 
 Status GraphTable::task_type(void* task, uint32_t* type) {
-  std::shared_ptr<Graph> g;
-  int32_t i = 0;
-  ARUN_RETURN_IF_ERROR(resolve_task(task, &g, &i, false));
-  std::lock_guard lock(mu_);
-  *type = task_type_of(g->nodes_[static_cast<size_t>(i)]);
+  LockedTask found;
+  ARUN_RETURN_IF_ERROR(lock_task(task, false, &found));
+  *type = task_type_of(*found.node);
   return Status::Ok();
 }
 
 Status GraphTable::task_seq(void* task, uint32_t* seq) {
-  std::shared_ptr<Graph> g;
-  int32_t i = 0;
-  ARUN_RETURN_IF_ERROR(resolve_task(task, &g, &i, false));
-  std::lock_guard lock(mu_);
-  *seq = g->nodes_[static_cast<size_t>(i)].seq_in_lane;
+  LockedTask found;
+  ARUN_RETURN_IF_ERROR(lock_task(task, false, &found));
+  *seq = found.node->seq_in_lane;
   return Status::Ok();
 }
 
 Status GraphTable::task_get_params(void* task, aclmdlRITaskParams* p) {
-  std::shared_ptr<Graph> g;
-  int32_t i = 0;
-  ARUN_RETURN_IF_ERROR(resolve_task(task, &g, &i, false));
-  std::lock_guard lock(mu_);
-  const GraphNode& n = g->nodes_[static_cast<size_t>(i)];
+  LockedTask found;
+  ARUN_RETURN_IF_ERROR(lock_task(task, false, &found));
+  const GraphNode& n = *found.node;
   const uint32_t type = task_type_of(n);
   if (type == ACL_MODEL_RI_TASK_DEFAULT) {
     return Status(Errc::rt_param_invalid, "the task is of type ACL_MODEL_RI_TASK_DEFAULT: it has no parameters");
@@ -718,17 +719,15 @@ Status GraphTable::task_get_params(void* task, aclmdlRITaskParams* p) {
 }
 
 Status GraphTable::task_set_params(void* task, const aclmdlRITaskParams* p) {
-  std::shared_ptr<Graph> g;
-  int32_t i = 0;
-  ARUN_RETURN_IF_ERROR(resolve_task(task, &g, &i, true));
-  std::lock_guard lock(mu_);
-  GraphNode& n = g->nodes_[static_cast<size_t>(i)];
+  LockedTask found;
+  ARUN_RETURN_IF_ERROR(lock_task(task, true, &found));
+  GraphNode& n = *found.node;
   const uint32_t type = task_type_of(n);
   int32_t want = 0;
   std::memcpy(&want, &p->type, sizeof want);  // any int a C caller passed
   // Every refusal puts the instance in the fault state: aclmdlRIUpdate then answers 107040.
   auto fail = [&](const std::string& why) {
-    g->update_fault_ = true;
+    found.graph->update_fault_ = true;
     return Status(Errc::rt_param_invalid, why + " (aclmdlRIUpdate of this instance will fail)");
   };
   if (want == ACL_MODEL_RI_TASK_DEFAULT || want == ACL_MODEL_RI_TASK_EVENT_RECORD ||
@@ -788,20 +787,16 @@ Status GraphTable::task_set_params(void* task, const aclmdlRITaskParams* p) {
 }
 
 Status GraphTable::task_disable(void* task) {
-  std::shared_ptr<Graph> g;
-  int32_t i = 0;
-  ARUN_RETURN_IF_ERROR(resolve_task(task, &g, &i, true));
-  std::lock_guard lock(mu_);
-  g->nodes_[static_cast<size_t>(i)].staged_disable = true;
+  LockedTask found;
+  ARUN_RETURN_IF_ERROR(lock_task(task, true, &found));
+  found.node->staged_disable = true;
   return Status::Ok();
 }
 
 Status GraphTable::kernel_attribute(void* task, int32_t attr, aclrtLaunchKernelAttrValue* value) {
-  std::shared_ptr<Graph> g;
-  int32_t i = 0;
-  ARUN_RETURN_IF_ERROR(resolve_task(task, &g, &i, false));
-  std::lock_guard lock(mu_);
-  const GraphNode& n = g->nodes_[static_cast<size_t>(i)];
+  LockedTask found;
+  ARUN_RETURN_IF_ERROR(lock_task(task, false, &found));
+  const GraphNode& n = *found.node;
   if (task_type_of(n) != ACL_MODEL_RI_TASK_KERNEL)
     return Status(Errc::rt_param_invalid, "the task is not a kernel task");
   switch (attr) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,6 +58,20 @@ inline std::string csv_line_with(const std::filesystem::path& file, const std::s
   while (std::getline(in, line))
     if (line.find(needle) != std::string::npos) return line;
   return {};
+}
+
+// The CSV files of the msprof session under `out` (PROF_*/mindstudio_profiler_output/
+// <view>_<timestamp>.csv) by view; empty when there is none.
+inline std::map<std::string, std::filesystem::path> msprof_views(const std::filesystem::path& out) {
+  std::map<std::string, std::filesystem::path> views;
+  for (const auto& session : std::filesystem::directory_iterator(out)) {
+    if (session.path().filename().string().rfind("PROF_", 0) != 0) continue;
+    for (const auto& e : std::filesystem::directory_iterator(session.path() / "mindstudio_profiler_output")) {
+      const std::string name = e.path().filename().string();
+      views[name.substr(0, name.rfind('_'))] = e.path();
+    }
+  }
+  return views;
 }
 
 }  // namespace arun::test

@@ -43,18 +43,9 @@ TEST(MsprofCsvAndSummary, RowsAndTotalsMatchTheWorkDone) {
   ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
 
   // msprof's layout: PROF_*/mindstudio_profiler_output/<view>_<timestamp>.csv, one file per view.
-  fs::path csv;
-  for (auto& e : fs::directory_iterator(dir / "out"))
-    if (e.path().filename().string().rfind("PROF_", 0) == 0) csv = e.path() / "mindstudio_profiler_output";
-  ASSERT_FALSE(csv.empty());
-  std::map<std::string, fs::path> views;
-  for (auto& e : fs::directory_iterator(csv)) {
-    const std::string name = e.path().filename().string();
-    const size_t cut = name.rfind('_');
-    ASSERT_NE(cut, std::string::npos) << name;
-    EXPECT_EQ(name.size() - cut, 1 + 14 + 4) << name << ": not <view>_YYYYmmddHHMMSS.csv";
-    EXPECT_TRUE(views.emplace(name.substr(0, cut), e.path()).second) << name;
-  }
+  auto views = msprof_views(dir / "out");
+  for (const auto& [view, file] : views)
+    EXPECT_EQ(file.filename().string().size() - view.size(), 1 + 14 + 4) << file << ": not <view>_YYYYmmddHHMMSS.csv";
   ASSERT_EQ(views.size(), 4u);
 
   auto summary = read_csv(views["op_summary"]);

@@ -135,15 +135,8 @@ TEST(MsprofOpSummary, OperatorAndModelColumnsComeFromTheOperatorLibrary) {
   ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
   ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
 
-  fs::path csv;
-  for (auto& e : fs::directory_iterator(dir / "out"))
-    if (e.path().filename().string().rfind("PROF_", 0) == 0) csv = e.path() / "mindstudio_profiler_output";
-  ASSERT_FALSE(csv.empty());
-  std::map<std::string, fs::path> views;
-  for (auto& e : fs::directory_iterator(csv)) {
-    const std::string name = e.path().filename().string();
-    views[name.substr(0, name.rfind('_'))] = e.path();
-  }
+  auto views = msprof_views(dir / "out");
+  ASSERT_FALSE(views.empty());
   const auto rows = rows_of(read_csv(views["op_summary"]));
 
   // The single operator: op type as Op Name, msprof's no-model values, its NCHW float tensors.

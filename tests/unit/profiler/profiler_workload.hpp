@@ -20,7 +20,9 @@ struct WorkloadCounts {
   int streams = 3;
 };
 
-inline void bump(void* counter) { ++*static_cast<int*>(counter); }
+inline void bump(void* counter) {
+  ++*static_cast<int*>(counter);
+}
 
 // Runs `rounds` rounds on three streams: s0 copies host->device and records an event; s1 waits for
 // it, runs two device tasks and a memset of another buffer; s2 waits for it too and copies device->host. With
@@ -53,7 +55,9 @@ inline WorkloadCounts run_workload(int rounds, bool marks) {
   }
   int ran = 0;
   for (int i = 0; i < rounds; ++i) {
-    if (marks) EXPECT_EQ(aclprofMark(stamp), ACL_SUCCESS);
+    if (marks) {
+      EXPECT_EQ(aclprofMark(stamp), ACL_SUCCESS);
+    }
     EXPECT_EQ(aclrtMemcpyAsync(dev, kBytes, host, kBytes, ACL_MEMCPY_HOST_TO_DEVICE, s[0]), ACL_SUCCESS);
     ++n.copies_h2d;
     EXPECT_EQ(aclrtRecordEvent(ev, s[0]), ACL_SUCCESS);

@@ -84,7 +84,9 @@ void check_structure(const json& doc) {
       ASSERT_TRUE(e.contains("id") && e.contains("tid")) << e.dump();
       auto& f = flows[e["cat"].get<std::string>() + ":" + std::to_string(e["id"].get<uint64_t>())];
       (ph == "s" ? f.first : f.second)++;
-      if (ph == "f") EXPECT_EQ(e["bp"], "e");
+      if (ph == "f") {
+        EXPECT_EQ(e["bp"], "e");
+      }
     } else if (ph == "C") {
       ASSERT_TRUE(e.contains("args") && e["args"].is_object() && !e["args"].empty()) << e.dump();
     }
@@ -147,9 +149,12 @@ void check_workload_content(const json& doc, const WorkloadCounts& n, bool marks
     ASSERT_TRUE(api.count(c)) << "task without its API span: " << t.dump();
     const std::string& launcher = api[c];
     const std::string type = t["args"]["type"];
-    if (type == "MEMCPY") EXPECT_EQ(launcher, "aclrtMemcpyAsync");
-    if (type == "DEVICE_TASK") EXPECT_EQ(launcher, "arunLaunchDeviceTask");
-    if (type == "MEMSET") EXPECT_EQ(launcher, "aclrtMemsetAsync");
+    // One expected launcher per task type (EXPECT_* is an if/else: no bare ifs around it).
+    const std::map<std::string, std::string> want = {
+        {"MEMCPY", "aclrtMemcpyAsync"}, {"DEVICE_TASK", "arunLaunchDeviceTask"}, {"MEMSET", "aclrtMemsetAsync"}};
+    if (auto w = want.find(type); w != want.end()) {
+      EXPECT_EQ(launcher, w->second) << type;
+    }
   }
   auto sync = events_where(doc, "X", "sync");
   ASSERT_EQ(sync.size(), size_t(n.sync_copies));
