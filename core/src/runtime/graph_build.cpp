@@ -443,6 +443,8 @@ void GraphTable::run_sync(Graph& g) {
   launch.start->done.store(true);  // nothing to wait for: the conditional node is at its stream's head
   submit_launch(launch);
   g.context()->slot()->scheduler()->wait_record(*launch.end, -1);
+  if (san::on()) [[unlikely]]
+    san::synced_record(*launch.end);  // the branch completed before the condition node returns
 }
 
 void GraphTable::run_cond(void* p) {

@@ -112,6 +112,9 @@ struct TaskState {
   // that of memory the kernel maps is a use of freed memory. `kernel_live`: counted in live_kernels.
   uint64_t free_seq = 0;
   bool kernel_live = false;
+  // A blocking host call (its stream goes on only when it returns): what it synchronises with is
+  // ordered before the stream's next task, so host_join joins it into this stream's clock.
+  uint64_t blocking_stream = 0;  // Stream::uid, 0: not a blocking host call
 };
 
 namespace {
@@ -908,6 +911,7 @@ void on_ready(Task* task) {
     st->epoch = ss.clock.tick(ss.agent);
     st->clock = std::make_shared<const Clock>(ss.clock);
     st->ready = true;
+    if (task->task_kind == TaskKind::HostCall && task->host_blocking) st->blocking_stream = task->stream->uid();
     st->site->seq = task->seq;
     s.pending.erase(st);
     for (const TaskState::Range& r : st->ranges) {
@@ -1047,7 +1051,14 @@ HostPosition host_position(State& s) {
 }
 
 void host_join(State& s, const Clock& c) {
-  if (t_host_task != nullptr) return;  // a host call's clock is its task's
+  if (TaskState* ht = t_host_task) {  // a host call's clock is its task's
+    // A blocking one holds its stream: what it waited for (a condition's branch, run by
+    // GraphTable::run_sync) happens before the stream's next task.
+    if (ht->blocking_stream != 0) {
+      if (auto it = s.streams.find(ht->blocking_stream); it != s.streams.end()) it->second.clock.join(c);
+    }
+    return;
+  }
   HostState& h = host_state(s);
   h.clock.join(c);
   h.snap.reset();
