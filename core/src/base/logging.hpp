@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun {
 

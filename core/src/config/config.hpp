@@ -15,7 +15,7 @@
 #include <toml++/toml.h>
 
 #include "arun/core/status.hpp"
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun {
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun {
 namespace {

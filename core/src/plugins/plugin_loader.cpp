@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include <algorithm>
-#include <boost/dll/import.hpp>
+#include <boost/dll/shared_library.hpp>
 #include <filesystem>
 
 #include "base/install_paths.hpp"

@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <new>
 
+#include "arun/plugin/plugin_abi.hpp"
+
 #include "bins_policy.hpp"
 
 namespace arun::bins {

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <new>
 
+#include "arun/plugin/plugin_abi.hpp"
+
 #include "caching_policy.hpp"
 
 namespace arun::caching {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun::ascend {
 

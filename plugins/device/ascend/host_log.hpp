@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun::ascend {
 

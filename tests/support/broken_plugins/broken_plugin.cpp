@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "arun/plugin/device.hpp"
+#include "arun/plugin/plugin_abi.hpp"
 
 using namespace arun::plugin;
 

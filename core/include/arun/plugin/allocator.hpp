@@ -16,7 +16,7 @@
 
 #include "arun/core/status.hpp"
 #include "arun/plugin/device.hpp"
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun::plugin {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "arun/core/status.hpp"
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun::plugin {
 

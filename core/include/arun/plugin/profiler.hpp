@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun::plugin {
 

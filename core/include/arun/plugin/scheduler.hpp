@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "arun/plugin/device.hpp"
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun::plugin {
 

@@ -7,7 +7,7 @@
 
 #include "acl/acl_base.h"
 #include "arun/core/status.hpp"
-#include "arun/plugin/plugin_abi.hpp"
+#include "arun/plugin/plugin_descriptor.hpp"
 
 namespace arun {
 class Runtime;  // core-private: the front door only tells whether one is live
