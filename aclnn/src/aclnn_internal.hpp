@@ -89,6 +89,7 @@ bool live(const void* object, Kind kind);
 // A live tensor (NULL -> 161001 naming `what`, dead or foreign -> 161002).
 Status check_tensor(const aclTensor* t, const char* what);
 Status check_scalar(const aclScalar* s, const char* what);
+Status check_array(const aclIntArray* a, const char* what);
 
 // ---- dtypes
 bool is_floating(aclDataType d);  // f16, f32, f64, bf16

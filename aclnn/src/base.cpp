@@ -77,6 +77,12 @@ Status check_scalar(const aclScalar* s, const char* what) {
   return Status::Ok();
 }
 
+Status check_array(const aclIntArray* a, const char* what) {
+  if (a == nullptr) return null_error(what);
+  if (!live(a, Kind::IntArray)) return invalid(std::string(what) + " is not a live aclIntArray (destroyed or foreign)");
+  return Status::Ok();
+}
+
 // ---- dtypes
 bool is_floating(aclDataType d) {
   return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_DOUBLE || d == ACL_BF16;

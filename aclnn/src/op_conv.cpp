@@ -14,12 +14,6 @@ namespace {
 
 const std::vector<aclDataType> kConvTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 
-Status check_array(const aclIntArray* a, const char* what) {
-  if (a == nullptr) return null_error(what);
-  if (!live(a, Kind::IntArray)) return invalid(std::string(what) + " is not a live aclIntArray");
-  return Status::Ok();
-}
-
 Status check_dtype(const aclTensor* t, const char* what) {
   if (in_list(t->dtype, kConvTypes)) return Status::Ok();
   return invalid(std::string(what) + " has dtype " + ops::dtype_name(t->dtype) +

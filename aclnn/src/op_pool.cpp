@@ -20,12 +20,6 @@ struct Geometry {
   int64_t out[2] = {0, 0};
 };
 
-Status check_array(const aclIntArray* a, const char* what) {
-  if (a == nullptr) return null_error(what);
-  if (!live(a, Kind::IntArray)) return invalid(std::string(what) + " is not a live aclIntArray");
-  return Status::Ok();
-}
-
 // An array of length 1 (both dims) or 2 into `v`; `allow_empty` keeps `v` (the default) for length 0.
 Status pair_of(const aclIntArray* a, const char* what, bool allow_empty, int64_t min, int64_t v[2]) {
   const auto& x = a->values;

@@ -15,8 +15,9 @@ function(arun_header_objects name lang std)
   target_link_libraries(${name} PRIVATE acl_headers)
   target_include_directories(${name} PRIVATE ${ARUN_HDR_DIR})
   target_compile_options(${name} PRIVATE ${ARUN_HDR_STRICT})
+  # Each file checks one header alone: never merged into a unity source.
   set_target_properties(${name} PROPERTIES
-    ${lang}_STANDARD ${std} ${lang}_STANDARD_REQUIRED ON ${lang}_EXTENSIONS OFF)
+    ${lang}_STANDARD ${std} ${lang}_STANDARD_REQUIRED ON ${lang}_EXTENSIONS OFF UNITY_BUILD OFF)
 endfunction()
 
 # (1) Every header together, in C99, C11, C++11 and C++17.

@@ -14,6 +14,7 @@
 #include "arun/runtime/models.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "base/logging.hpp"
+#include "base/status_helpers.hpp"
 #include "prof/aclprof_state.hpp"
 #include "prof/session.hpp"
 #include "prof/subscriptions.hpp"
@@ -21,10 +22,6 @@
 
 namespace arun::rt {
 namespace {
-
-Status no_runtime() {
-  return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
-}
 
 // Declares `rt`, the live runtime (api_call checked there is one; a racing aclFinalize may have
 // ended it since), and `st`, its aclprof state.
@@ -35,10 +32,6 @@ Status no_runtime() {
 
 Status not_initialised() {
   return Status(Errc::prof_not_run, "aclprofInit has not been called (or aclprofFinalize was)");
-}
-
-Status invalid_param(const std::string& what) {
-  return Status(Errc::invalid_param, what);
 }
 
 // The categories ascend-run collects for a dataTypeConfig mask.

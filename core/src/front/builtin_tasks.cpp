@@ -15,6 +15,7 @@
 
 #include "arun/core/float16.hpp"
 #include "arun/runtime/launch.hpp"
+#include "base/status_helpers.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
@@ -35,16 +36,6 @@ int64_t raw(const E& e) {
   std::underlying_type_t<E> v;
   std::memcpy(&v, &e, sizeof v);
   return static_cast<int64_t>(v);
-}
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
-
-std::string hex(const void* p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%p", p);
-  return text;
 }
 
 // `ptr` must be memory of the device `slot` (the stream's).

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "arun/runtime/res_limits.hpp"
+#include "base/status_helpers.hpp"
+#include "front/stream_access.hpp"
 #include "runtime/runtime.hpp"
 #include "sched/scheduler.hpp"
 
@@ -12,50 +14,42 @@ namespace arun::rt {
 namespace {
 
 // The front door is reached only through api_call, which checked that aclInit has run.
-Runtime& runtime() {
-  return *Runtime::instance();
-}
-
-Status rt_param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- devices
 
 Status set_device(int32_t device) {
-  return runtime().set_device(device);
+  return detail::runtime().set_device(device);
 }
 
 Status reset_device(int32_t device, bool force) {
-  return runtime().reset_device(device, force);
+  return detail::runtime().reset_device(device, force);
 }
 
 Status current_device(int32_t* device) {
   Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime().require_context(&ctx));
+  ARUN_RETURN_IF_ERROR(detail::runtime().require_context(&ctx));
   *device = ctx->slot()->id();
   return Status::Ok();
 }
 
 Status device_count(uint32_t* count) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   if (rt.device_count() == 0) return Status(Errc::rt_no_device, "no device plugin provides a device");
   *count = rt.device_count();
   return Status::Ok();
 }
 
 Status synchronize_device(int32_t timeout_ms) {
-  return runtime().synchronize_device(timeout_ms);
+  return detail::runtime().synchronize_device(timeout_ms);
 }
 
 Status check_device(int32_t device) {
-  return runtime().check_device_id(device);
+  return detail::runtime().check_device_id(device);
 }
 
 Status device_attribute(int32_t device, int64_t attr, int64_t* value) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   const auto& p = rt.device(device)->device()->properties();
   switch (attr) {
@@ -106,13 +100,13 @@ Status device_attribute(int32_t device, int64_t attr, int64_t* value) {
       return Status(Errc::rt_feature_not_support, "attribute " + std::to_string(attr) + " is not modelled by the " +
                                                       rt.device(device)->backend() + " device");
     default:
-      return rt_param_invalid("unknown device attribute " + std::to_string(attr));
+      return param_invalid("unknown device attribute " + std::to_string(attr));
   }
   return Status::Ok();
 }
 
 Status device_utilization(int32_t device, DeviceUtilization* out) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   DeviceSlot* slot = rt.device(device);
   // Instantaneous share of busy AI cores; AI CPU and memory utilisation are not modelled.
@@ -191,8 +185,8 @@ Status unsupported_limit(uint32_t limit) {
 }
 
 Status out_of_range(uint32_t limit, size_t value, const char* range) {
-  return rt_param_invalid("value " + std::to_string(value) + " for device limit " + std::to_string(limit) +
-                          " is outside " + range);
+  return param_invalid("value " + std::to_string(value) + " for device limit " + std::to_string(limit) +
+                       " is outside " + range);
 }
 
 }  // namespace
@@ -206,7 +200,7 @@ Status set_device_limit(uint32_t limit, size_t value) {
       const uint32_t other = limit == ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE ? ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE
                                                                        : ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE;
       if (value == 0 && g_limits[other] == 0) {
-        return rt_param_invalid("the SIMT stack size and the SIMT divergent-warp stack size cannot both be 0");
+        return param_invalid("the SIMT stack size and the SIMT divergent-warp stack size cannot both be 0");
       }
       stored = round_up(value, 128);
       break;
@@ -247,22 +241,22 @@ Status device_limit(uint32_t limit, size_t* value) {
 // ---------------------------------------------------------------- peer access
 
 Status can_access_peer(int32_t device, int32_t peer, bool* can) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   ARUN_RETURN_IF_ERROR(rt.check_device_id(peer));
-  if (device == peer) return rt_param_invalid("deviceId and peerDeviceId are both " + std::to_string(device));
+  if (device == peer) return param_invalid("deviceId and peerDeviceId are both " + std::to_string(device));
   // Devices of one backend share a (simulated) interconnect; devices of different backends do not.
   *can = rt.device(device)->backend() == rt.device(peer)->backend();
   return Status::Ok();
 }
 
 Status enable_peer_access(int32_t peer) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   ARUN_RETURN_IF_ERROR(rt.check_device_id(peer));
   DeviceSlot* self = ctx->slot();
-  if (peer == self->id()) return rt_param_invalid("peer device is the current device");
+  if (peer == self->id()) return param_invalid("peer device is the current device");
   if (rt.device(peer)->backend() != self->backend()) {
     return Status(Errc::rt_feature_not_support, "devices of different backends cannot access each other");
   }
@@ -271,15 +265,15 @@ Status enable_peer_access(int32_t peer) {
 }
 
 Status disable_peer_access(int32_t peer) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   ARUN_RETURN_IF_ERROR(rt.check_device_id(peer));
   DeviceSlot* self = ctx->slot();
-  if (peer == self->id()) return rt_param_invalid("peer device is the current device");
+  if (peer == self->id()) return param_invalid("peer device is the current device");
   if (!self->remove_peer(peer)) {
-    return rt_param_invalid("peer access from device " + std::to_string(self->id()) + " to device " +
-                            std::to_string(peer) + " was not enabled");
+    return param_invalid("peer access from device " + std::to_string(self->id()) + " to device " +
+                         std::to_string(peer) + " was not enabled");
   }
   return Status::Ok();
 }
@@ -288,9 +282,9 @@ Status disable_peer_access(int32_t peer) {
 
 Status set_overflow_mode(int64_t mode) {
   Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime().require_context(&ctx));
+  ARUN_RETURN_IF_ERROR(detail::runtime().require_context(&ctx));
   if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN) {
-    return rt_param_invalid("overflow mode " + std::to_string(mode) + " is not SATURATION or INFNAN");
+    return param_invalid("overflow mode " + std::to_string(mode) + " is not SATURATION or INFNAN");
   }
   std::lock_guard lock(ctx->slot()->mu);
   ctx->slot()->overflow_mode = static_cast<int>(mode);
@@ -299,7 +293,7 @@ Status set_overflow_mode(int64_t mode) {
 
 Status overflow_mode(aclrtFloatOverflowMode* mode) {
   Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime().require_context(&ctx));
+  ARUN_RETURN_IF_ERROR(detail::runtime().require_context(&ctx));
   std::lock_guard lock(ctx->slot()->mu);
   *mode = static_cast<aclrtFloatOverflowMode>(ctx->slot()->overflow_mode);
   return Status::Ok();
@@ -308,27 +302,27 @@ Status overflow_mode(aclrtFloatOverflowMode* mode) {
 // ---------------------------------------------------------------- contexts
 
 Status create_context(int32_t device, aclrtContext* out) {
-  return runtime().create_context(device, out);
+  return detail::runtime().create_context(device, out);
 }
 
 Status destroy_context(aclrtContext context) {
-  return runtime().destroy_context(context);
+  return detail::runtime().destroy_context(context);
 }
 
 Status set_current_context(aclrtContext context) {
-  return runtime().set_current_context(context);
+  return detail::runtime().set_current_context(context);
 }
 
 Status get_current_context(aclrtContext* out) {
   Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime().require_context(&ctx));
+  ARUN_RETURN_IF_ERROR(detail::runtime().require_context(&ctx));
   *out = ctx->handle();
   return Status::Ok();
 }
 
 Status current_default_stream(aclrtStream* out) {
   Context* ctx = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime().require_context(&ctx));
+  ARUN_RETURN_IF_ERROR(detail::runtime().require_context(&ctx));
   *out = ctx->default_stream->handle();
   return Status::Ok();
 }

@@ -10,6 +10,7 @@
 #include "alloc/device_allocator.hpp"
 #include "base/install_paths.hpp"
 #include "base/logging.hpp"
+#include "front/stream_access.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
@@ -21,10 +22,6 @@ namespace arun::rt {
 namespace {
 
 // The front door is reached only through api_call, which checked that aclInit has run.
-Runtime& runtime() {
-  return *Runtime::instance();
-}
-
 // Runs a host function as the body of a one-block kernel.
 void run_host_function(plugin::KernelContext& ctx, void* args) {
   (void)ctx;
@@ -35,7 +32,7 @@ void run_host_function(plugin::KernelContext& ctx, void* args) {
 }  // namespace
 
 Status launch_device_task(void (*fn)(void*), void* user, aclrtStream stream) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
   auto* task = new Task();
@@ -61,7 +58,7 @@ Status set_scheduler_override(const char* spec) {
 
 Status stream_queue_depth(aclrtStream stream, uint32_t* depth, uint32_t* capacity) {
   std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(runtime().resolve_stream(stream, &s));
+  ARUN_RETURN_IF_ERROR(detail::runtime().resolve_stream(stream, &s));
   *depth = static_cast<uint32_t>(s->depth());
   if (capacity != nullptr) *capacity = s->scheduler()->queue_depth();
   return Status::Ok();
@@ -162,7 +159,7 @@ const char* runtime_report() {
 }
 
 Status allocator_state(int32_t device, AllocatorState* out) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   *out = AllocatorState{};
   out->policy = rt.allocator().name;
@@ -177,7 +174,7 @@ Status allocator_state(int32_t device, AllocatorState* out) {
 }
 
 Status allocator_trim(int32_t device, uint64_t keep_bytes, uint64_t* released) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   uint64_t freed = 0;
   rt.device(device)->with_allocator([&](DeviceAllocator* a) {
@@ -188,7 +185,7 @@ Status allocator_trim(int32_t device, uint64_t keep_bytes, uint64_t* released) {
 }
 
 Status allocator_snapshot(int32_t device, std::vector<plugin::BlockInfo>* out) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   out->clear();
   rt.device(device)->with_allocator([&](DeviceAllocator* a) {
@@ -199,7 +196,7 @@ Status allocator_snapshot(int32_t device, std::vector<plugin::BlockInfo>* out) {
 
 Status allocator_report(int32_t device, const char** out) {
   static thread_local std::string text;
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   text.clear();
   rt.device(device)->with_allocator([&](DeviceAllocator* a) {

@@ -9,21 +9,13 @@
 #include <string>
 
 #include "arun/runtime/devices.hpp"
+#include "base/status_helpers.hpp"
+#include "front/stream_access.hpp"
 #include "runtime/ipc_broker.hpp"
 #include "runtime/runtime.hpp"
 
 namespace arun::rt {
 namespace {
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
-
-Status runtime_of(Runtime** out) {
-  *out = Runtime::instance();
-  if (*out == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
-  return Status::Ok();
-}
 
 // This process's imports by key: address and count (importing a key again returns the same
 // address; aclrtIpcMemClose undoes one import). Guarded by g_imports_mu.
@@ -39,7 +31,7 @@ std::map<std::string, Import> g_imports;
 
 Status ipc_export_key(void* ptr, uint64_t size, bool pid_check, char* key, size_t len) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   DeviceSlot* slot = rt->device_owning(ptr);
   if (slot == nullptr) return param_invalid("devPtr is not device memory of this process");
   plugin::PhysicalMemorySource* source =
@@ -73,13 +65,13 @@ Status ipc_export_key(void* ptr, uint64_t size, bool pid_check, char* key, size_
 
 Status ipc_set_import_pid(const char* key, const int32_t* pids, size_t count) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return IpcBroker::instance().allow_key(key, pids, count);
 }
 
 Status ipc_import_key(const char* key, void** out) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   int32_t device = 0;
   ARUN_RETURN_IF_ERROR(current_device(&device));
   std::string name(key, strnlen(key, 65));
@@ -106,7 +98,7 @@ Status ipc_import_key(const char* key, void** out) {
 
 Status ipc_close(const char* key) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   std::string name(key, strnlen(key, 65));
   {
     std::unique_lock lock(g_imports_mu);
@@ -130,7 +122,7 @@ Status ipc_close(const char* key) {
 
 Status vmm_export(aclrtDrvMemHandle handle, bool pid_check, uint64_t* shareable) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   const auto local = reinterpret_cast<uint64_t>(handle);
   aclrtPhysicalMemProp prop{};
   ARUN_RETURN_IF_ERROR(rt->virtual_memory().properties(local, &prop));
@@ -149,13 +141,13 @@ Status vmm_export(aclrtDrvMemHandle handle, bool pid_check, uint64_t* shareable)
 
 Status vmm_set_pids(uint64_t shareable, const int32_t* pids, size_t count) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return IpcBroker::instance().allow_handle(shareable, pids, count);
 }
 
 Status vmm_import(uint64_t shareable, int32_t device, aclrtDrvMemHandle* handle) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   if (device < 0 || static_cast<uint32_t>(device) >= rt->device_count()) {
     return Status(Errc::rt_invalid_device_id, "deviceId " + std::to_string(device) + " is not a device");
   }
@@ -179,7 +171,7 @@ Status vmm_import(uint64_t shareable, int32_t device, aclrtDrvMemHandle* handle)
 
 Status ipc_set_attr(const char* key, uint64_t attr) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   const std::string name(key, strnlen(key, 65));
   if (!IpcBroker::instance().key_exported(name)) {
     return param_invalid("\"" + name + "\" is not IPC memory this process exports");

@@ -11,6 +11,7 @@
 
 #include "arun/runtime/ipc.hpp"
 #include "arun/runtime/streams.hpp"
+#include "base/status_helpers.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/ipc_broker.hpp"
 #include "runtime/ipc_event.hpp"
@@ -25,15 +26,6 @@ namespace {
 // An event handle is this prefix and the broker key that names the page, NUL-terminated.
 constexpr char kHandlePrefix[] = "arun-ev:";
 constexpr size_t kPrefixLen = sizeof kHandlePrefix - 1;
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
-
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The spec bars IPC events from capturing streams (a captured record kernel would be replayed).
 Status refuse_capture(aclrtStream stream) {

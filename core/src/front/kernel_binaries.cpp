@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "arun/runtime/launch.hpp"
+#include "base/status_helpers.hpp"
 #include "front/graph_kernels.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
@@ -27,16 +28,6 @@
 namespace arun::rt {
 
 namespace {
-
-Status no_runtime() {
-  return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
-}
-
-std::string hex(const void* p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%p", p);
-  return text;
-}
 
 Status dead(const char* what, const void* handle) {
   return Status(Errc::rt_invalid_handle,

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "arun/runtime/recorder.hpp"
+#include "base/status_helpers.hpp"
 #include "front/res_limit_state.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
@@ -46,10 +47,6 @@ struct ArgsGuard {
     if (free != nullptr) free(args);
   }
 };
-
-Status no_runtime() {
-  return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
-}
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 
 #include "arun/runtime/devices.hpp"
 #include "arun/runtime/launch.hpp"
+#include "base/status_helpers.hpp"
 #include "runtime/managed_memory.hpp"
 #include "runtime/runtime.hpp"
 
@@ -35,10 +36,6 @@ enum : int {
   kAttrLastPrefetchType,
   kAttrLastPrefetchId,
 };
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
 
 // HOST_NUMA_CURRENT becomes the NUMA node of the calling thread.
 Location resolve(const ManagedLocation& l) {

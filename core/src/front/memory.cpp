@@ -14,6 +14,7 @@
 #include "alloc/allocator_descriptors.hpp"
 #include "arun/runtime/recorder.hpp"
 #include "base/logging.hpp"
+#include "base/status_helpers.hpp"
 #include "runtime/ipc_broker.hpp"
 #include "runtime/managed_memory.hpp"
 #include "runtime/runtime.hpp"
@@ -26,13 +27,6 @@ using plugin::DevAddr;
 using plugin::PageKind;
 
 constexpr uint64_t kMiB = 1ull << 20;
-
-Status invalid_param(const std::string& what) {
-  return Status(Errc::invalid_param, what);
-}
-Status rt_param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
 
 // The live runtime; the API layer checked aclInit, but a caller inside the library may not have.
 #define ARUN_RUNTIME(rt)                                                                    \
@@ -171,9 +165,9 @@ struct CopyPlan {
 
 Status check_device_side(const PointerInfo& p, const void* ptr, uint64_t extent, const char* which) {
   if (!p.in_allocation) {
-    return rt_param_invalid(std::string(which) + " range [" + std::to_string(reinterpret_cast<uintptr_t>(ptr)) + ", +" +
-                            std::to_string(extent) + ") is not inside one live allocation of device " +
-                            std::to_string(p.slot->id()));
+    return param_invalid(std::string(which) + " range [" + std::to_string(reinterpret_cast<uintptr_t>(ptr)) + ", +" +
+                         std::to_string(extent) + ") is not inside one live allocation of device " +
+                         std::to_string(p.slot->id()));
   }
   return Status::Ok();
 }
@@ -207,12 +201,12 @@ Status plan_copy(Runtime& rt, void* dst, const void* src, uint64_t dst_extent, u
                          kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
   bool want_src_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
   if (is_device(d) != want_dst_device) {
-    return rt_param_invalid(std::string(kind_name(kind)) + " needs " + (want_dst_device ? "device" : "host") +
-                            " memory as dst, but dst is " + (is_device(d) ? "device" : "host") + " memory");
+    return param_invalid(std::string(kind_name(kind)) + " needs " + (want_dst_device ? "device" : "host") +
+                         " memory as dst, but dst is " + (is_device(d) ? "device" : "host") + " memory");
   }
   if (is_device(s) != want_src_device) {
-    return rt_param_invalid(std::string(kind_name(kind)) + " needs " + (want_src_device ? "device" : "host") +
-                            " memory as src, but src is " + (is_device(s) ? "device" : "host") + " memory");
+    return param_invalid(std::string(kind_name(kind)) + " needs " + (want_src_device ? "device" : "host") +
+                         " memory as src, but src is " + (is_device(s) ? "device" : "host") + " memory");
   }
   if (is_device(d)) ARUN_RETURN_IF_ERROR(check_device_side(d, dst, dst_extent, "dst"));
   if (is_device(s)) ARUN_RETURN_IF_ERROR(check_device_side(s, src, src_extent, "src"));
@@ -288,8 +282,8 @@ Status enqueue(Runtime& rt, aclrtStream stream, CopyPlan& plan, plugin::UnitKind
     // The stream's device must be one side of the copy (a peer may be the other).
     bool touches_own = (plan.work.dst.device == own->device()) || (plan.work.src.device == own->device());
     if (!touches_own) {
-      return rt_param_invalid("the memory belongs to device " + std::to_string(plan.exec->id()) +
-                              " but the stream belongs to device " + std::to_string(own->id()));
+      return param_invalid("the memory belongs to device " + std::to_string(plan.exec->id()) +
+                           " but the stream belongs to device " + std::to_string(own->id()));
     }
     DeviceSlot* other = plan.exec;
     ARUN_RETURN_IF_ERROR(check_peer(own, other));
@@ -340,7 +334,7 @@ Status plan_memset(Runtime& rt, void* devPtr, int32_t value, size_t count, CopyP
     ARUN_RETURN_IF_ERROR(check_device_side(p, devPtr, count, "devPtr"));
     plan->exec = p.slot;
   } else if (p.kind != PointerInfo::Kind::PinnedHost || !p.in_allocation) {
-    return rt_param_invalid("devPtr is neither device memory nor host memory from aclrtMallocHost");
+    return param_invalid("devPtr is neither device memory nor host memory from aclrtMallocHost");
   }
   plan->work.kind = plugin::WorkKind::Memset;
   plan->work.dst = {reinterpret_cast<uint64_t>(devPtr), is_device(p) ? p.slot->device() : nullptr};
@@ -392,7 +386,7 @@ Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const ac
   bool device_asserted = false;
   uint32_t asserted_device = 0;
   if (cfg != nullptr) {
-    if (cfg->attrs == nullptr) return rt_param_invalid("cfg->attrs is NULL (pass cfg = NULL for no attributes)");
+    if (cfg->attrs == nullptr) return param_invalid("cfg->attrs is NULL (pass cfg = NULL for no attributes)");
     for (size_t i = 0; i < cfg->numAttrs; ++i) {
       const aclrtMallocAttribute& a = cfg->attrs[i];
       uint32_t id = 0;
@@ -406,10 +400,9 @@ Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const ac
           asserted_device = a.value.deviceId;
           break;
         case ACL_RT_MEM_ATTR_VA_FLAG:
-          return rt_param_invalid("cfg->attrs[" + std::to_string(i) +
-                                  "]: ACL_RT_MEM_ATTR_VA_FLAG is not accepted here");
+          return param_invalid("cfg->attrs[" + std::to_string(i) + "]: ACL_RT_MEM_ATTR_VA_FLAG is not accepted here");
         default:
-          return rt_param_invalid("cfg->attrs[" + std::to_string(i) + "]: unknown attribute " + std::to_string(id));
+          return param_invalid("cfg->attrs[" + std::to_string(i) + "]: unknown attribute " + std::to_string(id));
       }
     }
   }
@@ -418,14 +411,14 @@ Status device_malloc_with_cfg(void** out, size_t size, uint32_t policy, const ac
   const uint32_t known = 0xffu | kBandwidth | ACL_MEM_ACCESS_USER_SPACE_READONLY;
   if ((policy & ~known) != 0 || (policy & 0xffu) > ACL_MEM_MALLOC_HUGE1G_ONLY_P2P ||
       (policy & kBandwidth) == kBandwidth) {
-    return rt_param_invalid("policy " + std::to_string(policy) + " is not a valid combination");
+    return param_invalid("policy " + std::to_string(policy) + " is not a valid combination");
   }
   if (device_asserted) {
     Context* ctx = nullptr;
     ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
     if (static_cast<int64_t>(asserted_device) != ctx->slot()->id()) {
-      return rt_param_invalid("ACL_RT_MEM_ATTR_DEVICE_ID " + std::to_string(asserted_device) +
-                              " is not the current device " + std::to_string(ctx->slot()->id()));
+      return param_invalid("ACL_RT_MEM_ATTR_DEVICE_ID " + std::to_string(asserted_device) +
+                           " is not the current device " + std::to_string(ctx->slot()->id()));
     }
   }
   return malloc_on(rt, out, size, policy, site, 0, false);
@@ -443,7 +436,7 @@ Status device_free_with_sync(void* ptr) {
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   if (rt.device_owning(ptr) == nullptr) {
-    return rt_param_invalid("pointer is not device memory allocated by this runtime");
+    return param_invalid("pointer is not device memory allocated by this runtime");
   }
   // A failed synchronisation leaves the block allocated, so the caller may retry.
   ARUN_RETURN_IF_ERROR(rt.synchronize_device(-1));
@@ -528,7 +521,7 @@ Status host_malloc_with_cfg(void** out, uint64_t size, const aclrtMallocConfig* 
   ARUN_RUNTIME(rt);
   (void)rt;
   if (cfg != nullptr) {
-    if (cfg->attrs == nullptr) return rt_param_invalid("cfg->attrs is NULL (pass cfg = NULL for no attributes)");
+    if (cfg->attrs == nullptr) return param_invalid("cfg->attrs is NULL (pass cfg = NULL for no attributes)");
     for (size_t i = 0; i < cfg->numAttrs; ++i) {
       uint32_t id = 0;
       std::memcpy(&id, &cfg->attrs[i].attr, sizeof id);
@@ -538,10 +531,9 @@ Status host_malloc_with_cfg(void** out, uint64_t size, const aclrtMallocConfig* 
         case ACL_RT_MEM_ATTR_DEVICE_ID:  // host memory belongs to no device: accepted and ignored
           break;
         case ACL_RT_MEM_ATTR_VA_FLAG:
-          return rt_param_invalid("cfg->attrs[" + std::to_string(i) +
-                                  "]: ACL_RT_MEM_ATTR_VA_FLAG is not accepted here");
+          return param_invalid("cfg->attrs[" + std::to_string(i) + "]: ACL_RT_MEM_ATTR_VA_FLAG is not accepted here");
         default:
-          return rt_param_invalid("cfg->attrs[" + std::to_string(i) + "]: unknown attribute " + std::to_string(id));
+          return param_invalid("cfg->attrs[" + std::to_string(i) + "]: unknown attribute " + std::to_string(id));
       }
     }
   }
@@ -559,7 +551,7 @@ Status host_free_with_sync(void* ptr) {
   ARUN_RETURN_IF_ERROR(rt.synchronize_device(-1));
   void* base = nullptr;
   if (!rt.pinned().find(ptr, 1, &base) || base != ptr) {
-    return rt_param_invalid("pointer was not returned by aclrtMallocHost / aclrtMallocHostWithCfg");
+    return param_invalid("pointer was not returned by aclrtMallocHost / aclrtMallocHostWithCfg");
   }
   return host_free(ptr);
 }
@@ -570,7 +562,7 @@ Status memcpy_sync(void* dst, size_t dest_max, const void* src, size_t count, in
   if (count == 0) return Status::Ok();
   if (dst == nullptr || src == nullptr) return invalid_param("dst or src is NULL");
   if (count > dest_max) {
-    return rt_param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(dest_max));
+    return param_invalid("count " + std::to_string(count) + " exceeds destMax " + std::to_string(dest_max));
   }
   ARUN_RUNTIME(rt);
   CopyPlan plan;
@@ -642,7 +634,7 @@ Status mem_info(int attr, MemInfo* out) {
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   if (attr < ACL_DDR_MEM || attr > ACL_MEM_P2P_HUGE1G) {
-    return rt_param_invalid("memory attribute " + std::to_string(attr) + " is out of range");
+    return param_invalid("memory attribute " + std::to_string(attr) + " is out of range");
   }
   switch (attr) {
     case ACL_DDR_MEM:

@@ -5,15 +5,12 @@
 #include <utility>
 
 #include "acl/error_codes/ge_error_codes.h"
+#include "base/status_helpers.hpp"
 #include "runtime/runtime.hpp"
 
 namespace arun::rt {
 
 namespace {
-
-Status no_runtime() {
-  return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
-}
 
 Status not_loaded(uint32_t id) {
   return Status(static_cast<Errc>(ACL_ERROR_GE_EXEC_MODEL_ID_INVALID),

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "front/res_limit_state.hpp"
+#include "front/stream_access.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/runtime.hpp"
@@ -20,10 +21,6 @@ struct Selection {
   const Runtime* runtime = nullptr;
 };
 thread_local Selection t_selection;
-
-Runtime& runtime() {
-  return *Runtime::instance();  // reached only through api_call, which checked aclInit
-}
 
 Status check_type(int64_t type) {
   if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE) {
@@ -54,7 +51,7 @@ Status check_value(const DeviceSlot& slot, int64_t type, uint32_t value) {
 
 // Device checks of the device-level functions, in the spec's order up to the type.
 Status open_device(int32_t device, DeviceSlot** out) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   ARUN_RETURN_IF_ERROR(rt.check_device_id(device));
   *out = rt.device(device);
   return Status::Ok();
@@ -121,7 +118,7 @@ Status reset_device_res_limit(int32_t device) {
 Status stream_res_limit(aclrtStream stream, int64_t type, uint32_t* value) {
   ARUN_RETURN_IF_ERROR(check_type(type));
   std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(runtime().resolve_stream(stream, &s));
+  ARUN_RETURN_IF_ERROR(detail::runtime().resolve_stream(stream, &s));
   *value = effective(*s, type);
   return Status::Ok();
 }
@@ -129,7 +126,7 @@ Status stream_res_limit(aclrtStream stream, int64_t type, uint32_t* value) {
 Status set_stream_res_limit(aclrtStream stream, int64_t type, uint32_t value) {
   ARUN_RETURN_IF_ERROR(check_type(type));
   std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(runtime().resolve_stream(stream, &s));
+  ARUN_RETURN_IF_ERROR(detail::runtime().resolve_stream(stream, &s));
   ARUN_RETURN_IF_ERROR(check_value(*s->context()->slot(), type, value));
   s->res_limit[type].store(value, std::memory_order_relaxed);
   return Status::Ok();
@@ -137,13 +134,13 @@ Status set_stream_res_limit(aclrtStream stream, int64_t type, uint32_t value) {
 
 Status reset_stream_res_limit(aclrtStream stream) {
   std::shared_ptr<Stream> s;
-  ARUN_RETURN_IF_ERROR(runtime().resolve_stream(stream, &s));
+  ARUN_RETURN_IF_ERROR(detail::runtime().resolve_stream(stream, &s));
   for (auto& limit : s->res_limit) limit.store(0, std::memory_order_relaxed);
   return Status::Ok();
 }
 
 Status use_stream_res(aclrtStream stream) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
   t_selection = Selection{s->handle(), &rt};
@@ -151,7 +148,7 @@ Status use_stream_res(aclrtStream stream) {
 }
 
 Status unuse_stream_res(aclrtStream stream) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   std::shared_ptr<Stream> s;
   ARUN_RETURN_IF_ERROR(rt.resolve_stream(stream, &s));
   if (t_selection.runtime == &rt && t_selection.handle == s->handle()) t_selection = Selection{};
@@ -159,7 +156,7 @@ Status unuse_stream_res(aclrtStream stream) {
 }
 
 Status res_limit_in_current_thread(int64_t type, uint32_t* value) {
-  Runtime& rt = runtime();
+  Runtime& rt = detail::runtime();
   Context* ctx = nullptr;
   ARUN_RETURN_IF_ERROR(rt.require_context(&ctx));
   ARUN_RETURN_IF_ERROR(check_type(type));

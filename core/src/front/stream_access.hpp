@@ -1,10 +1,10 @@
-// Shared by the stream, event and host-call front-door files: the live runtime and the objects
-// behind stream and event handles.
+// Shared by the front-door files: the live runtime and the objects behind stream and event handles.
 #pragma once
 
 #include <memory>
 
 #include "arun/core/status.hpp"
+#include "base/status_helpers.hpp"
 #include "runtime/runtime.hpp"
 
 namespace arun::rt::detail {
@@ -12,8 +12,13 @@ namespace arun::rt::detail {
 // The live runtime; uninitialized if aclFinalize raced the call.
 inline Status live_runtime(Runtime** out) {
   *out = Runtime::instance();
-  if (*out == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
+  if (*out == nullptr) return no_runtime();
   return Status::Ok();
+}
+
+// The runtime, where api_call already checked aclInit and nothing can finalize concurrently.
+inline Runtime& runtime() {
+  return *Runtime::instance();
 }
 
 // The stream behind `handle` (NULL: the current context's default stream).

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status_helpers.hpp"
+#include "front/stream_access.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/virtual_memory.hpp"
@@ -21,16 +23,6 @@ constexpr uint64_t kGiB = uint64_t{1} << 30;
 // CANN's window for a requested reservation start.
 constexpr uint64_t kWindowBegin = 16 * kTiB;
 constexpr uint64_t kWindowEnd = 24 * kTiB;
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
-
-Status runtime_of(Runtime** out) {
-  *out = Runtime::instance();
-  if (*out == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
-  return Status::Ok();
-}
 
 Status check_device(Runtime& rt, int64_t id, const char* what) {
   if (id < 0 || id >= static_cast<int64_t>(rt.device_count())) {
@@ -56,7 +48,7 @@ uint64_t next_pow2(uint64_t v) {
 
 Status reserve_mem_address(void** out, uint64_t size, uint64_t alignment, void* expect) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   if (alignment != 0) return param_invalid("alignment " + std::to_string(alignment) + " must be 0 (reserved)");
   const auto want = reinterpret_cast<uint64_t>(expect);
   const uint64_t align = size < kGiB ? std::max<uint64_t>(next_pow2(size), 2u << 20) : kGiB;
@@ -78,13 +70,13 @@ Status reserve_mem_address(void** out, uint64_t size, uint64_t alignment, void* 
 
 Status release_mem_address(void* ptr) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return rt->virtual_memory().release(reinterpret_cast<uint64_t>(ptr));
 }
 
 Status check_physical_location(const aclrtPhysicalMemProp& prop) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   if (prop.location.type == ACL_MEM_LOCATION_TYPE_DEVICE) return check_device(*rt, prop.location.id, "location.id");
   return Status::Ok();
 }
@@ -92,7 +84,7 @@ Status check_physical_location(const aclrtPhysicalMemProp& prop) {
 Status malloc_physical(aclrtDrvMemHandle* handle, uint64_t size, const aclrtPhysicalMemProp& prop,
                        const PhysicalKind& kind) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   ARUN_RETURN_IF_ERROR(check_physical_location(prop));
   if (size % kind.minimum != 0) {
     return param_invalid("size " + std::to_string(size) + " is not a multiple of the minimum granularity " +
@@ -147,31 +139,31 @@ Status malloc_physical(aclrtDrvMemHandle* handle, uint64_t size, const aclrtPhys
 
 Status free_physical(aclrtDrvMemHandle handle) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return rt->virtual_memory().free_physical(handle_id(handle));
 }
 
 Status physical_properties(aclrtDrvMemHandle handle, aclrtPhysicalMemProp* prop) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return rt->virtual_memory().properties(handle_id(handle), prop);
 }
 
 Status map_mem(void* ptr, uint64_t size, aclrtDrvMemHandle handle, bool access) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return rt->virtual_memory().map(reinterpret_cast<uint64_t>(ptr), size, handle_id(handle), access);
 }
 
 Status unmap_mem(void* ptr) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   return rt->virtual_memory().unmap(reinterpret_cast<uint64_t>(ptr));
 }
 
 Status retain_allocation_handle(void* ptr, aclrtDrvMemHandle* handle) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   uint64_t h = 0;
   ARUN_RETURN_IF_ERROR(rt->virtual_memory().retain(reinterpret_cast<uint64_t>(ptr), &h));
   *handle = reinterpret_cast<aclrtDrvMemHandle>(h);
@@ -180,7 +172,7 @@ Status retain_allocation_handle(void* ptr, aclrtDrvMemHandle* handle) {
 
 Status mem_set_access(void* ptr, size_t size, const aclrtMemAccessDesc* desc, size_t count) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   if (ptr == nullptr) return param_invalid("virPtr is NULL");
   if (desc == nullptr) return param_invalid("desc is NULL");
   if (count == 0) return param_invalid("count is 0");
@@ -216,7 +208,7 @@ Status mem_set_access(void* ptr, size_t size, const aclrtMemAccessDesc* desc, si
 
 Status mem_get_access(void* ptr, const aclrtMemLocation& location, uint64_t* flags) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   const int type = static_cast<int>(location.type);
   if (type != ACL_MEM_LOCATION_TYPE_HOST && type != ACL_MEM_LOCATION_TYPE_DEVICE) {
     return param_invalid("location.type " + std::to_string(type) + " is not HOST or DEVICE");
@@ -231,7 +223,7 @@ Status mem_get_access(void* ptr, const aclrtMemLocation& location, uint64_t* fla
 
 Status reserve_mem_address_no_uc(void** out, uint64_t size, uint64_t alignment, void* expect, uint64_t flags) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   if (size % kGiB != 0) return param_invalid("size " + std::to_string(size) + " is not a multiple of 1 GiB");
   if (alignment != 0) return param_invalid("alignment " + std::to_string(alignment) + " must be 0 (reserved)");
   if (flags != 0) return param_invalid("flags " + std::to_string(flags) + " must be 0");
@@ -251,7 +243,7 @@ Status reserve_mem_address_no_uc(void** out, uint64_t size, uint64_t alignment, 
 
 Status mem_get_address_range(void* ptr, void** base, size_t* size) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   const auto addr = reinterpret_cast<uint64_t>(ptr);
   uint64_t b = 0, n = 0;
   VirtualMemory::Lookup v;
@@ -273,7 +265,7 @@ Status mem_get_address_range(void* ptr, void** base, size_t* size) {
 
 Status mem_p2p_map(void* ptr, uint64_t size, int32_t dst) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   ARUN_RETURN_IF_ERROR(check_device(*rt, dst, "dstDevId"));
   const PointerInfo p = rt->classify(ptr, size);
   if (p.kind != PointerInfo::Kind::Device || !p.in_allocation || p.slot == nullptr) {
@@ -289,7 +281,7 @@ Status mem_p2p_map(void* ptr, uint64_t size, int32_t dst) {
 
 Status mem_map_selected_link(void* dst, uint64_t size, void* src) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   VirtualMemory::Lookup d, s;
   const auto daddr = reinterpret_cast<uint64_t>(dst), saddr = reinterpret_cast<uint64_t>(src);
   if (!rt->virtual_memory().lookup(daddr, size, &d)) return param_invalid("virPtrDst is not a reserved range");
@@ -301,7 +293,7 @@ Status mem_map_selected_link(void* dst, uint64_t size, void* src) {
 
 Status mem_map_set_link(aclrtDrvMemHandle handle) {
   Runtime* rt = nullptr;
-  ARUN_RETURN_IF_ERROR(runtime_of(&rt));
+  ARUN_RETURN_IF_ERROR(detail::live_runtime(&rt));
   aclrtPhysicalMemProp prop{};
   ARUN_RETURN_IF_ERROR(rt->virtual_memory().properties(handle_id(handle), &prop));
   return Status(Errc::rt_feature_not_support, "the simulated chip has no link selection for mapped memory");

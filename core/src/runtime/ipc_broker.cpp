@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "base/logging.hpp"
+#include "base/status_helpers.hpp"
 
 namespace arun {
 namespace {
@@ -67,10 +68,6 @@ void set_timeouts(int fd) {
   timeval tv{kTimeoutMs / 1000, (kTimeoutMs % 1000) * 1000};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
 }
 
 }  // namespace

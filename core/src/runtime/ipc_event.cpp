@@ -12,16 +12,14 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/status_helpers.hpp"
+
 namespace arun {
 
 namespace {
 constexpr uint32_t kVersion = 2;
 constexpr int64_t kPollNs = 5'000'000;  // how often a waiter looks at cancel / the exporter
 
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 }  // namespace
 
 // Plain words accessed with __atomic builtins: the page is shared with other processes, so no

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <utility>
 
+#include "base/status_helpers.hpp"
+
 namespace arun {
 namespace {
 
@@ -38,10 +40,6 @@ std::atomic<uint64_t> g_next_handle{0x5a0000000010ull};
 // Reservations alive in the process: every copy classifies its host pointers and every device
 // translation of an address not its own asks here, so with none the answer needs no lock.
 std::atomic<int64_t> g_reservations{0};
-
-Status param_invalid(const std::string& what) {
-  return Status(Errc::rt_param_invalid, what);
-}
 
 // An inaccessible anonymous range with no commit charge.
 void* map_hole(void* at, uint64_t bytes, bool fixed) {

@@ -8,12 +8,6 @@
 
 namespace arun {
 
-namespace {
-uint32_t kind_index(const Task* t) {
-  return static_cast<uint32_t>(t->unit_kind);
-}
-}  // namespace
-
 uint32_t FairPolicy::weight_of(uint32_t priority) {
   static const auto table = [] {
     std::array<uint32_t, kPriorityLevels> w{};
@@ -50,7 +44,7 @@ void FairPolicy::ready(Task* task) {
   State& s = state(task->stream);
   s.vruntime = std::max(s.vruntime, min_vruntime_);
   task->ready_seq = ++ready_seq_;
-  ready_[kind_index(task)].push_back(task);
+  ready_[kind_index(task->unit_kind)].push_back(task);
 }
 
 Task* FairPolicy::pick(plugin::UnitKind kind) {

@@ -8,9 +8,6 @@
 namespace arun {
 
 namespace {
-uint32_t kind_index(const Task* t) {
-  return static_cast<uint32_t>(t->unit_kind);
-}
 uint32_t level_of(const Task* t) {
   return std::min(t->stream->priority(), kPriorityLevels - 1);
 }
@@ -19,7 +16,7 @@ uint32_t level_of(const Task* t) {
 void PriorityPolicy::ready(Task* task) {
   // The clock is read only when aging is on: it is the one per-task cost aging adds.
   task->ready_ns = aging_ns_ != 0 ? now_ns() : 0;
-  Levels& k = kinds_[kind_index(task)];
+  Levels& k = kinds_[kind_index(task->unit_kind)];
   uint32_t level = level_of(task);
   k.queue[level].push_back(task);
   k.nonempty |= 1u << level;

@@ -5,12 +5,6 @@
 
 namespace arun {
 
-namespace {
-uint32_t kind_index(const Task* t) {
-  return static_cast<uint32_t>(t->unit_kind);
-}
-}  // namespace
-
 void RotatingPolicy::stream_added(Stream& stream) {
   order_of(&stream);
 }
@@ -27,7 +21,7 @@ uint64_t RotatingPolicy::order_of(Stream* stream) {
 }
 
 void RotatingPolicy::ready(Task* task) {
-  ready_[kind_index(task)].emplace(order_of(task->stream), task);
+  ready_[kind_index(task->unit_kind)].emplace(order_of(task->stream), task);
 }
 
 bool RotatingPolicy::discard(Stream& stream) {

@@ -17,6 +17,11 @@ namespace arun {
 class Stream;
 struct Task;
 
+// Policies keep one ready queue per unit kind, indexed by the kind's value.
+inline uint32_t kind_index(plugin::UnitKind kind) {
+  return static_cast<uint32_t>(kind);
+}
+
 // Stream priorities as CANN numbers them: 0 is the most urgent, 7 the least.
 inline constexpr uint32_t kPriorityLevels = 8;
 

@@ -7,16 +7,11 @@
 #include <cstring>
 #include <string>
 
+#include "align.hpp"
+
 namespace arun::ascend {
 
 namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) {
-  return (v + a - 1) & ~(a - 1);
-}
-uint64_t align_down(uint64_t v, uint64_t a) {
-  return v & ~(a - 1);
-}
 
 // Maps `bytes` at an address that is a multiple of `alignment`: over-maps by `alignment` and
 // unmaps the slack on both sides, so only the aligned window stays mapped.

@@ -12,19 +12,14 @@
 #include <optional>
 #include <utility>
 
+#include "align.hpp"
+
 namespace arun::ascend {
 
 using plugin::DevAddr;
 using plugin::PageKind;
 
 namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) {
-  return (v + a - 1) / a * a;
-}
-uint64_t align_down(uint64_t v, uint64_t a) {
-  return v / a * a;
-}
 
 const char* page_name(PageKind page) {
   switch (page) {

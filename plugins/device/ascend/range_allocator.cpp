@@ -2,13 +2,9 @@
 
 #include <cassert>
 
-namespace arun::ascend {
+#include "align.hpp"
 
-namespace {
-uint64_t align_up(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) & ~(alignment - 1);
-}
-}  // namespace
+namespace arun::ascend {
 
 RangeAllocator::RangeAllocator(uint64_t capacity) : capacity_(capacity) {
   reset();

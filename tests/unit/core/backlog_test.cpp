@@ -14,12 +14,10 @@
 
 using namespace arun;
 using arun::test::ManualDevice;
+using arun::test::tag;
 
 namespace {
 
-void* tag(uintptr_t n) {
-  return reinterpret_cast<void*>(n);
-}
 using Tags = std::vector<void*>;
 
 constexpr uint32_t kDepth = 4;

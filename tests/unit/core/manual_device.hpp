@@ -89,4 +89,9 @@ class ManualDevice final : public plugin::Device {
   mutable std::atomic<uint64_t> clock_{0};
 };
 
+// A distinct tag for task `n` (the tests recognise tasks by their tags).
+inline void* tag(uintptr_t n) {
+  return reinterpret_cast<void*>(n);
+}
+
 }  // namespace arun::test

@@ -20,12 +20,10 @@
 
 using namespace arun;
 using arun::test::ManualDevice;
+using arun::test::tag;
 
 namespace {
 
-void* tag(uintptr_t n) {
-  return reinterpret_cast<void*>(n);
-}
 using Tags = std::vector<void*>;
 
 std::atomic<uint64_t> g_fake_now{0};

@@ -11,14 +11,11 @@
 
 using namespace arun;
 using arun::test::ManualDevice;
+using arun::test::tag;
 
 namespace {
 
 // Tags are small integers cast to pointers, carried in Work::args.
-void* tag(uintptr_t n) {
-  return reinterpret_cast<void*>(n);
-}
-
 struct Fixture : ::testing::Test {
   explicit Fixture(uint32_t compute = 1, uint32_t copy = 1) : device(compute, copy) {}
   void SetUp() override { sched = std::make_unique<Scheduler>(&device, std::make_unique<FifoPolicy>()); }

@@ -8,35 +8,35 @@
 #include "runtime/visible_devices.hpp"
 
 using arun::visible_devices;
-using V = std::vector<uint32_t>;
+using Ids = std::vector<uint32_t>;
 
 TEST(VisibleDevices, UnsetOrEmptyShowsEveryDevice) {
-  EXPECT_EQ(visible_devices(nullptr, 3), (V{0, 1, 2}));
-  EXPECT_EQ(visible_devices("", 3), (V{0, 1, 2}));
-  EXPECT_EQ(visible_devices(nullptr, 0), V{});
+  EXPECT_EQ(visible_devices(nullptr, 3), (Ids{0, 1, 2}));
+  EXPECT_EQ(visible_devices("", 3), (Ids{0, 1, 2}));
+  EXPECT_EQ(visible_devices(nullptr, 0), Ids{});
 }
 
 TEST(VisibleDevices, AscendingIdsAreKeptInOrder) {
-  EXPECT_EQ(visible_devices("1", 8), V{1});
-  EXPECT_EQ(visible_devices("1,2,3", 8), (V{1, 2, 3}));
-  EXPECT_EQ(visible_devices("0,7", 8), (V{0, 7}));
+  EXPECT_EQ(visible_devices("1", 8), Ids{1});
+  EXPECT_EQ(visible_devices("1,2,3", 8), (Ids{1, 2, 3}));
+  EXPECT_EQ(visible_devices("0,7", 8), (Ids{0, 7}));
 }
 
 TEST(VisibleDevices, ReadingStopsAtTheFirstBadToken) {
   // CANN's examples: a space before 2 keeps only 1; an id past the last device keeps those before it.
-  EXPECT_EQ(visible_devices("1, 2,3", 8), V{1});
-  EXPECT_EQ(visible_devices("1,3,8", 8), (V{1, 3}));
-  EXPECT_EQ(visible_devices("1,2a,3", 8), V{1});
-  EXPECT_EQ(visible_devices("1,,3", 8), V{1});
-  EXPECT_EQ(visible_devices("1,", 8), V{1});
-  EXPECT_EQ(visible_devices("x", 8), V{});
-  EXPECT_EQ(visible_devices("-1", 8), V{});
+  EXPECT_EQ(visible_devices("1, 2,3", 8), Ids{1});
+  EXPECT_EQ(visible_devices("1,3,8", 8), (Ids{1, 3}));
+  EXPECT_EQ(visible_devices("1,2a,3", 8), Ids{1});
+  EXPECT_EQ(visible_devices("1,,3", 8), Ids{1});
+  EXPECT_EQ(visible_devices("1,", 8), Ids{1});
+  EXPECT_EQ(visible_devices("x", 8), Ids{});
+  EXPECT_EQ(visible_devices("-1", 8), Ids{});
   // Only ascending lists are supported: a repeat or a step back ends the list.
-  EXPECT_EQ(visible_devices("2,1", 8), V{2});
-  EXPECT_EQ(visible_devices("2,2", 8), V{2});
+  EXPECT_EQ(visible_devices("2,1", 8), Ids{2});
+  EXPECT_EQ(visible_devices("2,2", 8), Ids{2});
   // A long digit run is an id past the last device, not an overflow that wraps to a valid one.
-  EXPECT_EQ(visible_devices("0,18446744073709551617", 8), V{0});
-  EXPECT_EQ(visible_devices("00000000000000000000001", 8), V{1});
+  EXPECT_EQ(visible_devices("0,18446744073709551617", 8), Ids{0});
+  EXPECT_EQ(visible_devices("00000000000000000000001", 8), Ids{1});
 }
 
 TEST(VisibleDevices, RuntimeRenumbersTheVisibleDevices) {
