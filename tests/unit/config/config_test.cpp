@@ -451,7 +451,7 @@ TEST(ConfigTomlErrors, InvalidKindListsValidValues) {
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
   EXPECT_EQ(s.message(), kDataDir +
                              "/bad_kind.toml:7:8: plugin[1].kind: \"gpu\" is not a plugin kind "
-                             "(valid: device, allocator, profiler, scheduler)");
+                             "(valid: device, allocator, profiler, scheduler, collective)");
 }
 
 TEST(ConfigTomlErrors, WrongTypes) {
@@ -503,7 +503,7 @@ TEST(ConfigTomlErrors, MissingKindOrName) {
   Status s = parse("[[plugin]]\nname = \"ascend\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_missing_attr);
   EXPECT_EQ(s.message(),
-            "t.toml:1:1: plugin[0]: missing required key \"kind\" (one of: device, allocator, profiler, scheduler)");
+            "t.toml:1:1: plugin[0]: missing required key \"kind\" (one of: device, allocator, profiler, scheduler, collective)");
   s = parse("[[plugin]]\nkind = \"device\"\nname = \"a\"\n\n[[plugin]]\nkind = \"device\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_missing_attr);
   EXPECT_EQ(s.message(), "t.toml:5:1: plugin[1]: missing required key \"name\"");

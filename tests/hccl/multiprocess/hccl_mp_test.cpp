@@ -1,0 +1,111 @@
+// HCCL across processes: starts N processes of hccl_mp_rank (fork + exec) on loopback and checks
+// that each exits 0 within a bound (a hang is killed and fails the test). What each rank checks is
+// in hccl_mp_rank.cpp; the collective plugin is the configured one (gloo).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef HCCL_MP_RANK
+#error "HCCL_MP_RANK: the path of hccl_mp_rank"
+#endif
+
+namespace {
+
+std::string temp_path(const std::string& what) {
+  static int n = 0;
+  return ::testing::TempDir() + "hccl_mp_" + std::to_string(::getpid()) + "_" + what + "_" + std::to_string(++n);
+}
+
+// Runs `n` ranks; returns every rank's exit status (-1: killed at the deadline).
+std::vector<int> run_ranks(const std::string& mode, uint32_t n, const std::string& file, int limit_s = 60) {
+  std::vector<pid_t> pids;
+  for (uint32_t r = 0; r < n; ++r) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const std::string ns = std::to_string(n), rs = std::to_string(r);
+      ::execl(HCCL_MP_RANK, HCCL_MP_RANK, mode.c_str(), ns.c_str(), rs.c_str(), file.c_str(), nullptr);
+      std::perror("execl");
+      ::_exit(127);
+    }
+    pids.push_back(pid);
+  }
+  std::vector<int> status(n, -1);
+  std::vector<bool> done(n, false);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
+  uint32_t left = n;
+  while (left > 0 && std::chrono::steady_clock::now() < deadline) {
+    for (uint32_t r = 0; r < n; ++r) {
+      int st = 0;
+      if (!done[r] && ::waitpid(pids[r], &st, WNOHANG) == pids[r]) {
+        done[r] = true;
+        --left;
+        status[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (uint32_t r = 0; r < n; ++r) {
+    if (!done[r]) {
+      ::kill(pids[r], SIGKILL);
+      ::waitpid(pids[r], nullptr, 0);
+      ADD_FAILURE() << "rank " << r << " of " << mode << " still running after " << limit_s << " s: killed";
+    }
+  }
+  std::remove(file.c_str());
+  return status;
+}
+
+void expect_all_ok(const std::vector<int>& status, uint32_t skip = UINT32_MAX) {
+  for (uint32_t r = 0; r < status.size(); ++r)
+    if (r != skip) EXPECT_EQ(status[r], 0) << "rank " << r;
+}
+
+class Ranks : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(Ranks, EveryCollectiveAgainstHostReferences) {
+  expect_all_ok(run_ranks("collectives", GetParam(), temp_path("root")));
+}
+
+INSTANTIATE_TEST_SUITE_P(N, Ranks, ::testing::Values(2u, 3u, 4u));
+
+std::string rank_table(uint32_t n, const std::string& status, const std::string& bad_device_id = "") {
+  std::string t = "{\n  \"status\": \"" + status + "\",\n  \"version\": \"1.0\",\n  \"server_count\": \"1\",\n"
+                  "  \"server_list\": [{\"server_id\": \"node_0\", \"host_ip\": \"127.0.0.1\", \"device\": [\n";
+  for (uint32_t r = 0; r < n; ++r) {
+    const std::string dev = (r == 1 && !bad_device_id.empty()) ? bad_device_id : "\"" + std::to_string(r % 2) + "\"";
+    t += "    {\"device_id\": " + dev + ", \"rank_id\": \"" + std::to_string(r) + "\"}" + (r + 1 < n ? ",\n" : "\n");
+  }
+  return t + "  ]}]\n}\n";
+}
+
+TEST(RankTable, TwoProcessesAllReduce) {
+  const std::string file = temp_path("ranktable.json");
+  std::ofstream(file) << rank_table(2, "completed");
+  expect_all_ok(run_ranks("ranktable", 2, file));
+}
+
+TEST(RankTable, BadFieldIsInternalError) {
+  const std::string file = temp_path("bad_ranktable.json");
+  std::ofstream(file) << rank_table(2, "completed", "\"x7\"");
+  expect_all_ok(run_ranks("badranktable", 2, file, 30));
+}
+
+TEST(Failures, RankThatNeverJoinsTimesOut) {
+  expect_all_ok(run_ranks("neverjoins", 3, temp_path("root"), 30));
+}
+
+TEST(Failures, KilledRankFailsThePeersCollective) {
+  const auto status = run_ranks("killed", 3, temp_path("root"), 30);
+  expect_all_ok(status, 2);
+  EXPECT_EQ(status[2], 9);
+}
+
+}  // namespace
