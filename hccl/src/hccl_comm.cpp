@@ -209,6 +209,41 @@ HcclResult init_remote(uint32_t nRanks, uint32_t rank, const std::string& ip, ui
   return HCCL_SUCCESS;
 }
 
+// A rank of a rank table's communicator ("hccl_world_group" unless the config names it).
+HcclResult init_cluster_rank(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm) {
+  Settings s;
+  if (HcclResult r = env_settings(&s); r != HCCL_SUCCESS) return r;
+  if (config != nullptr) {
+    if (HcclResult r = apply_config(config, &s); r != HCCL_SUCCESS) return r;
+  }
+  long timeout_ms = 0;
+  if (HcclResult r = connect_timeout_ms(&timeout_ms); r != HCCL_SUCCESS) return r;
+  int32_t device = 0;
+  if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
+  const std::string name = s.name.empty() ? "hccl_world_group" : s.name;
+  return init_cluster(path, rank, config, comm,
+                      [&](uint32_t n, uint32_t me, const std::string& ip, uint32_t port, bool serve,
+                          const std::string& id) {
+                        {
+                          Registry& R = reg();
+                          std::lock_guard<std::mutex> lk(R.mu);
+                          for (const auto& [h, c] : R.comms) {
+                            if (c->name == name && c->device == device) {
+                              log_error("a communicator named \"%s\" already exists on device %d", name.c_str(),
+                                        device);
+                              return s.name.empty() ? HCCL_E_UNAVAIL : HCCL_E_PARA;
+                            }
+                          }
+                        }
+                        if (serve) {
+                          if (HcclResult r = remote_serve_at(ip, port, id); r != HCCL_SUCCESS) return r;
+                        }
+                        const HcclResult r = init_remote(n, me, ip, port, id, name, s, timeout_ms, device, comm);
+                        if (serve) remote_close_service(id);
+                        return r;
+                      });
+}
+
 HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank, const HcclCommConfig* config,
                      HcclComm* comm) {
   Settings s;
@@ -554,8 +589,7 @@ HcclResult HcclCommInitClusterInfo(const char* clusterInfo, uint32_t rank, HcclC
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
   if (clusterInfo == nullptr || comm == nullptr) return HCCL_E_PTR;
-  log_error("rank tables (HcclCommInitClusterInfo) are not supported by ascend-run yet");
-  return HCCL_E_NOT_SUPPORT;
+  return init_cluster_rank(clusterInfo, rank, nullptr, comm);
 }
 
 HcclResult HcclCommInitClusterInfoConfig(const char* clusterInfo, uint32_t rank, HcclCommConfig* config,
@@ -563,8 +597,7 @@ HcclResult HcclCommInitClusterInfoConfig(const char* clusterInfo, uint32_t rank,
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
   if (clusterInfo == nullptr || comm == nullptr || config == nullptr) return HCCL_E_PTR;
-  log_error("rank tables (HcclCommInitClusterInfoConfig) are not supported by ascend-run yet");
-  return HCCL_E_NOT_SUPPORT;
+  return init_cluster_rank(clusterInfo, rank, config, comm);
 }
 
 HcclResult HcclCommInitAll(uint32_t ndev, int32_t* devices, HcclComm* comms) {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -111,6 +112,8 @@ HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, ui
 void remote_destroy(Comm& c);  // after the communicator's operations ended
 // Starts a rendezvous service for a root info (port 0 and no service when no plugin is usable).
 void remote_serve(const std::string& ip, const std::string& id, uint32_t* port);
+// A rendezvous service at exactly ip:port (a rank table's rank 0); HCCL_E_TCP_CONNECT when it cannot listen.
+HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id);
 uint32_t remote_clients(const std::string& id);  // ranks of other processes that contacted it
 void remote_close_service(const std::string& id);
 std::string local_ip();  // HCCL_IF_IP, else 127.0.0.1
@@ -135,5 +138,12 @@ struct P2pItem {
 };
 HcclResult remote_p2p(Comm& c, aclrtStream s, const std::vector<P2pItem>& items);
 HcclResult remote_barrier(Comm& c, aclrtStream s);
+
+// Rank tables (hccl_ranktable.cpp): loads and checks the table, then calls `join` with the
+// communicator's size, the caller's rank, the rendezvous address, whether this rank serves it, and
+// a session id every rank derives alike. Load errors: HCCL_E_INTERNAL; rank not listed: HCCL_E_PARA.
+HcclResult init_cluster(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm,
+                        const std::function<HcclResult(uint32_t n, uint32_t rank, const std::string& ip,
+                                                       uint32_t port, bool serve, const std::string& id)>& join);
 
 }  // namespace hccl

@@ -278,6 +278,25 @@ void remote_serve(const std::string& ip, const std::string& id, uint32_t* port) 
   g_services[id] = {ops, server};
 }
 
+HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id) {
+  std::string why;
+  const arunCollectiveOps* ops = plugin_ops(&why);
+  if (ops == nullptr) {
+    log_error("a rank table's communicator spans processes, which needs a collective plugin: %s", why.c_str());
+    return HCCL_E_NOT_SUPPORT;
+  }
+  arunCollServer server = nullptr;
+  char err[512] = {};
+  uint32_t bound = 0;
+  if (ops->serve(ip.c_str(), port, port, &server, &bound, err, sizeof err) != ARUN_COLL_OK) {
+    log_error("rank 0 cannot serve the rendezvous at %s:%u: %s", ip.c_str(), port, err);
+    return HCCL_E_TCP_CONNECT;
+  }
+  std::lock_guard<std::mutex> lk(g_services_mu);
+  g_services[id] = {ops, server};
+  return HCCL_SUCCESS;
+}
+
 uint32_t remote_clients(const std::string& id) {
   std::lock_guard<std::mutex> lk(g_services_mu);
   auto it = g_services.find(id);

@@ -2,7 +2,9 @@
 // that each exits 0 within a bound (a hang is killed and fails the test). What each rank checks is
 // in hccl_mp_rank.cpp; the collective plugin is the configured one (gloo).
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,12 +78,27 @@ TEST_P(Ranks, EveryCollectiveAgainstHostReferences) {
 
 INSTANTIATE_TEST_SUITE_P(N, Ranks, ::testing::Values(2u, 3u, 4u));
 
+// A port nobody listens on now (the system's choice), for rank 0's host_port.
+uint32_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
 std::string rank_table(uint32_t n, const std::string& status, const std::string& bad_device_id = "") {
   std::string t = "{\n  \"status\": \"" + status + "\",\n  \"version\": \"1.0\",\n  \"server_count\": \"1\",\n"
                   "  \"server_list\": [{\"server_id\": \"node_0\", \"host_ip\": \"127.0.0.1\", \"device\": [\n";
   for (uint32_t r = 0; r < n; ++r) {
     const std::string dev = (r == 1 && !bad_device_id.empty()) ? bad_device_id : "\"" + std::to_string(r % 2) + "\"";
-    t += "    {\"device_id\": " + dev + ", \"rank_id\": \"" + std::to_string(r) + "\"}" + (r + 1 < n ? ",\n" : "\n");
+    const std::string port = r == 0 ? ", \"host_port\": \"" + std::to_string(free_port()) + "\"" : "";
+    t += "    {\"device_id\": " + dev + ", \"rank_id\": \"" + std::to_string(r) + "\"" + port + "}" +
+         (r + 1 < n ? ",\n" : "\n");
   }
   return t + "  ]}]\n}\n";
 }
