@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -26,12 +28,18 @@ std::string temp_path(const std::string& what) {
   return ::testing::TempDir() + "hccl_mp_" + std::to_string(::getpid()) + "_" + what + "_" + std::to_string(++n);
 }
 
-// Runs `n` ranks; returns every rank's exit status (-1: killed at the deadline).
-std::vector<int> run_ranks(const std::string& mode, uint32_t n, const std::string& file, int limit_s = 60) {
+// Runs `n` ranks; returns every rank's exit status (-1: killed at the deadline). With `errs`, each
+// rank's stderr is captured into it.
+std::vector<int> run_ranks(const std::string& mode, uint32_t n, const std::string& file, int limit_s = 60,
+                           std::vector<std::string>* errs = nullptr) {
   std::vector<pid_t> pids;
   for (uint32_t r = 0; r < n; ++r) {
     const pid_t pid = ::fork();
     if (pid == 0) {
+      if (errs != nullptr) {
+        const int fd = ::open((file + ".err" + std::to_string(r)).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(fd, 2);
+      }
       const std::string ns = std::to_string(n), rs = std::to_string(r);
       ::execl(HCCL_MP_RANK, HCCL_MP_RANK, mode.c_str(), ns.c_str(), rs.c_str(), file.c_str(), nullptr);
       std::perror("execl");
@@ -62,6 +70,12 @@ std::vector<int> run_ranks(const std::string& mode, uint32_t n, const std::strin
     }
   }
   std::remove(file.c_str());
+  for (uint32_t r = 0; errs != nullptr && r < n; ++r) {
+    const std::string e = file + ".err" + std::to_string(r);
+    std::ifstream in(e);
+    errs->emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::remove(e.c_str());
+  }
   return status;
 }
 
@@ -112,7 +126,19 @@ TEST(RankTable, TwoProcessesAllReduce) {
 TEST(RankTable, BadFieldIsInternalError) {
   const std::string file = temp_path("bad_ranktable.json");
   std::ofstream(file) << rank_table(2, "completed", "\"x7\"");
-  expect_all_ok(run_ranks("badranktable", 2, file, 30));
+  std::vector<std::string> errs;
+  expect_all_ok(run_ranks("badranktable", 2, file, 30, &errs));
+  // The message names the file's field.
+  EXPECT_NE(errs[0].find("server_list[0].device[1].device_id = \"x7\" is not an integer"), std::string::npos)
+      << errs[0];
+}
+
+TEST(RankTable, NotCompletedIsInternalError) {
+  const std::string file = temp_path("initializing.json");
+  std::ofstream(file) << rank_table(2, "initializing");
+  std::vector<std::string> errs;
+  expect_all_ok(run_ranks("badranktable", 2, file, 30, &errs));
+  EXPECT_NE(errs[1].find("status is \"initializing\", not \"completed\""), std::string::npos) << errs[1];
 }
 
 TEST(Failures, RankThatNeverJoinsTimesOut) {
