@@ -345,6 +345,8 @@ HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, ui
 
 void remote_destroy(Comm& c) {
   Remote& r = *c.remote;
+  // A call still running (its stream was aborted, so the token went early) ends at its timeout.
+  std::lock_guard<std::mutex> run(r.run_mu);
   r.ops->destroy(r.coll);
   r.coll = nullptr;
   std::lock_guard<std::mutex> lk(r.pool->mu);

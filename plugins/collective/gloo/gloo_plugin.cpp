@@ -326,8 +326,7 @@ int32_t broadcast(arunCollComm comm, void* buf, uint64_t bytes, uint32_t root, c
   Comm& c = *as_comm(comm);
   GUARD("gloo broadcast", {
     gloo::BroadcastOptions o(c.ctx);
-    if (static_cast<int>(root) == c.ctx->rank) o.setInput(static_cast<char*>(buf), bytes);
-    o.setOutput(static_cast<char*>(buf), bytes);
+    o.setOutput(static_cast<char*>(buf), bytes);  // the root sends from it, the others receive into it
     o.setRoot(static_cast<int>(root));
     o.setTimeout(c.timeout);
     gloo::broadcast(o);

@@ -1045,11 +1045,14 @@ TEST(ShippedConfigs, DefaultToml) {
   Status s = arun::load_config_file(kConfigDir + "/default.toml", &cfg);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(cfg.log_level, LogLevel::Warning);
-  ASSERT_EQ(cfg.plugins.size(), 1u);
+  ASSERT_EQ(cfg.plugins.size(), 2u);
   const auto& p = cfg.plugins[0];
   EXPECT_EQ(p.kind, PluginKind::Device);
   EXPECT_EQ(p.name, "ascend");
   EXPECT_TRUE(p.path.empty());
+  // The transport libhccl uses between processes.
+  EXPECT_EQ(cfg.plugins[1].kind, PluginKind::Collective);
+  EXPECT_EQ(cfg.plugins[1].name, "gloo");
   EXPECT_EQ(cfg.scheduler_policy, "priority");
   EXPECT_EQ(cfg.scheduler_options["queue_depth"].value<int64_t>(), 1024);
   EXPECT_EQ(cfg.scheduler_options["aging_us"].value<int64_t>(), 0);
@@ -1210,9 +1213,24 @@ TEST(DefaultConfig, ShippedDefaultNamesTheDevicePluginAndSink) {
   RuntimeConfig cfg;
   ASSERT_TRUE(arun::load_config_file(dir.write("empty.toml", ""), &cfg).ok());
   ASSERT_TRUE(arun::apply_default_config(kConfigDir + "/default.toml", &cfg).ok());
-  ASSERT_EQ(cfg.plugins.size(), 1u);
+  ASSERT_EQ(cfg.plugins.size(), 2u);
   EXPECT_EQ(cfg.plugins[0].name, "ascend");
+  EXPECT_EQ(cfg.plugins[1].kind, PluginKind::Collective);
+  EXPECT_EQ(cfg.plugins[1].name, "gloo");
   EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"timeline"}));
+}
+
+TEST(DefaultConfig, OwnCollectivePluginIsKept) {
+  // A configuration naming its own collective plugin does not get the default's as well.
+  TempDir dir;
+  RuntimeConfig cfg;
+  ASSERT_TRUE(arun::load_config_file(dir.write("own.toml", "[[plugin]]\nkind = \"collective\"\nname = \"mine\"\n"),
+                                     &cfg)
+                  .ok());
+  ASSERT_TRUE(arun::apply_default_config(kConfigDir + "/default.toml", &cfg).ok());
+  ASSERT_EQ(cfg.plugins.size(), 2u);
+  EXPECT_EQ(cfg.plugins[0].name, "mine");
+  EXPECT_EQ(cfg.plugins[1].kind, PluginKind::Device);
 }
 
 TEST(DefaultConfig, NoFileAtAllLoadsNoPlugin) {
