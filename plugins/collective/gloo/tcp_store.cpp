@@ -123,6 +123,7 @@ void StoreServer::serve() {
       break;
     }
     if (fds[0].revents != 0) break;
+    std::vector<int> keep;
     if (fds[1].revents & POLLIN) {
       int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c >= 0) {
@@ -130,10 +131,9 @@ void StoreServer::serve() {
         ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         timeval tv{5, 0};  // a client that stalls mid-request is dropped, not waited for
         ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        clients.push_back(c);
+        keep.push_back(c);  // polled from the next round on
       }
     }
-    std::vector<int> keep;
     for (size_t i = 2; i < fds.size(); ++i) {
       const int c = fds[i].fd;
       bool ok = true;

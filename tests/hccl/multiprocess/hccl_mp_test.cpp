@@ -80,8 +80,11 @@ std::vector<int> run_ranks(const std::string& mode, uint32_t n, const std::strin
 }
 
 void expect_all_ok(const std::vector<int>& status, uint32_t skip = UINT32_MAX) {
-  for (uint32_t r = 0; r < status.size(); ++r)
-    if (r != skip) EXPECT_EQ(status[r], 0) << "rank " << r;
+  for (uint32_t r = 0; r < status.size(); ++r) {
+    if (r != skip) {
+      EXPECT_EQ(status[r], 0) << "rank " << r;
+    }
+  }
 }
 
 class Ranks : public ::testing::TestWithParam<uint32_t> {};
