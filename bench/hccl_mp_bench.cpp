@@ -107,8 +107,8 @@ int rank_main(uint32_t n, uint32_t rank, uint64_t max_bytes, int iters, const st
     if (rank == 0) {
       const double f = 2.0 * (n - 1) / n;
       const double ah = double(bytes) / th / 1e9, ae = double(bytes) / te / 1e9;
-      std::printf("  %12llu %12.1f %10.3f %10.3f %12.1f %10.3f %10.3f %8.2f\n", (unsigned long long)bytes, th * 1e6,
-                  ah, ah * f, te * 1e6, ae, ae * f, te / th);
+      std::printf("  %12llu %12.1f %10.3f %10.3f %12.1f %10.3f %10.3f %8.2f\n", (unsigned long long)bytes, th * 1e6, ah,
+                  ah * f, te * 1e6, ae, ae * f, te / th);
       std::fflush(stdout);
     }
   }

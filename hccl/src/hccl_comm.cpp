@@ -182,8 +182,7 @@ std::string missing_ranks(const Pending& p) {
 HcclResult init_remote(uint32_t nRanks, uint32_t rank, const std::string& ip, uint32_t port, const std::string& id,
                        const std::string& name, const Settings& s, long timeout_ms, int32_t device, HcclComm* comm) {
   std::shared_ptr<Remote> remote;
-  if (HcclResult r = remote_init(nRanks, rank, ip, port, id, timeout_ms, s.exec_timeout_s, &remote);
-      r != HCCL_SUCCESS)
+  if (HcclResult r = remote_init(nRanks, rank, ip, port, id, timeout_ms, s.exec_timeout_s, &remote); r != HCCL_SUCCESS)
     return r;
   auto g = std::make_shared<Group>();
   g->n = nRanks;
@@ -221,27 +220,26 @@ HcclResult init_cluster_rank(const char* path, uint32_t rank, const HcclCommConf
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
   const std::string name = s.name.empty() ? "hccl_world_group" : s.name;
-  return init_cluster(path, rank, config, comm,
-                      [&](uint32_t n, uint32_t me, const std::string& ip, uint32_t port, bool serve,
-                          const std::string& id) {
-                        {
-                          Registry& R = reg();
-                          std::lock_guard<std::mutex> lk(R.mu);
-                          for (const auto& [h, c] : R.comms) {
-                            if (c->name == name && c->device == device) {
-                              log_error("a communicator named \"%s\" already exists on device %d", name.c_str(),
-                                        device);
-                              return s.name.empty() ? HCCL_E_UNAVAIL : HCCL_E_PARA;
-                            }
-                          }
-                        }
-                        if (serve) {
-                          if (HcclResult r = remote_serve_at(ip, port, id); r != HCCL_SUCCESS) return r;
-                        }
-                        const HcclResult r = init_remote(n, me, ip, port, id, name, s, timeout_ms, device, comm);
-                        if (serve) remote_close_service(id);
-                        return r;
-                      });
+  return init_cluster(
+      path, rank, config, comm,
+      [&](uint32_t n, uint32_t me, const std::string& ip, uint32_t port, bool serve, const std::string& id) {
+        {
+          Registry& R = reg();
+          std::lock_guard<std::mutex> lk(R.mu);
+          for (const auto& [h, c] : R.comms) {
+            if (c->name == name && c->device == device) {
+              log_error("a communicator named \"%s\" already exists on device %d", name.c_str(), device);
+              return s.name.empty() ? HCCL_E_UNAVAIL : HCCL_E_PARA;
+            }
+          }
+        }
+        if (serve) {
+          if (HcclResult r = remote_serve_at(ip, port, id); r != HCCL_SUCCESS) return r;
+        }
+        const HcclResult r = init_remote(n, me, ip, port, id, name, s, timeout_ms, device, comm);
+        if (serve) remote_close_service(id);
+        return r;
+      });
 }
 
 HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank, const HcclCommConfig* config,
@@ -362,9 +360,10 @@ HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t ran
       lk.unlock();
       aclrtFree(staging);
       if (!alone) {
-        log_error("communicator \"%s\" spans processes and has several ranks in this one: not supported (one rank "
-                  "per process, or all ranks in one process)",
-                  id.c_str());
+        log_error(
+            "communicator \"%s\" spans processes and has several ranks in this one: not supported (one rank "
+            "per process, or all ranks in one process)",
+            id.c_str());
         remote_close_service(id);
         return HCCL_E_NOT_SUPPORT;
       }

@@ -9,8 +9,8 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -143,7 +143,7 @@ HcclResult remote_barrier(Comm& c, aclrtStream s);
 // communicator's size, the caller's rank, the rendezvous address, whether this rank serves it, and
 // a session id every rank derives alike. Load errors: HCCL_E_INTERNAL; rank not listed: HCCL_E_PARA.
 HcclResult init_cluster(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm,
-                        const std::function<HcclResult(uint32_t n, uint32_t rank, const std::string& ip,
-                                                       uint32_t port, bool serve, const std::string& id)>& join);
+                        const std::function<HcclResult(uint32_t n, uint32_t rank, const std::string& ip, uint32_t port,
+                                                       bool serve, const std::string& id)>& join);
 
 }  // namespace hccl

@@ -660,8 +660,7 @@ HcclResult HcclReduceScatterV(void* sendBuf, const void* sendCounts, const void*
   const size_t es = type_size(dataType);
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
-  if (is.comm->remote)
-    return remote_reduce_scatter(*is.comm, stream, sendBuf, recvBuf, counts, displs, dataType, op);
+  if (is.comm->remote) return remote_reduce_scatter(*is.comm, stream, sendBuf, recvBuf, counts, displs, dataType, op);
   Plan p(*is.comm, stream, Kind::ReduceScatterV, descriptor(Kind::ReduceScatterV, dataType, op, 0, 0));
   reduce_scatter_v(p, sendBuf, recvBuf, counts, displs, dataType, op);
   return p.finish();

@@ -36,8 +36,8 @@ struct TableError {
 };
 
 // A 1.x number: a JSON string holding a decimal integer in [lo, hi] (2.0: a JSON number).
-int64_t number(const json& obj, const std::string& key, const std::string& where, int64_t lo, int64_t hi,
-               bool required, int64_t dflt = 0) {
+int64_t number(const json& obj, const std::string& key, const std::string& where, int64_t lo, int64_t hi, bool required,
+               int64_t dflt = 0) {
   auto it = obj.find(key);
   if (it == obj.end()) {
     if (required) throw TableError{where + "." + key + " is missing"};
@@ -237,8 +237,8 @@ std::vector<TableRank> load(const char* path, std::string* content) {
 }  // namespace
 
 HcclResult init_cluster(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm,
-                        const std::function<HcclResult(uint32_t n, uint32_t rank, const std::string& ip,
-                                                       uint32_t port, bool serve, const std::string& id)>& join) {
+                        const std::function<HcclResult(uint32_t n, uint32_t rank, const std::string& ip, uint32_t port,
+                                                       bool serve, const std::string& id)>& join) {
   std::string content;
   std::vector<TableRank> ranks;
   try {

@@ -136,8 +136,8 @@ struct Copy {
   uint64_t bytes;
 };
 
-const char* g_kind_names[] = {"AllReduce", "Reduce", "ReduceScatter", "Broadcast", "AllGather",
-                              "Scatter",   "AlltoAll", "Send/Recv",   "Barrier"};
+const char* g_kind_names[] = {"AllReduce", "Reduce",   "ReduceScatter", "Broadcast", "AllGather",
+                              "Scatter",   "AlltoAll", "Send/Recv",     "Barrier"};
 enum OpKind { kAllReduce, kReduce, kReduceScatter, kBroadcast, kAllGather, kScatter, kAlltoAll, kP2p, kBarrier };
 
 // Enqueues one operation: in-copies, the call, out-copies, the finishing kernel.
@@ -211,12 +211,14 @@ bool widened(HcclDataType t) {
 
 void widen(HcclDataType t, const char* src, float* dst, uint64_t n) {
   const auto* h = reinterpret_cast<const uint16_t*>(src);
-  for (uint64_t i = 0; i < n; ++i) dst[i] = t == HCCL_DATA_TYPE_FP16 ? arun::half_to_float(h[i]) : arun::bf16_to_float(h[i]);
+  for (uint64_t i = 0; i < n; ++i)
+    dst[i] = t == HCCL_DATA_TYPE_FP16 ? arun::half_to_float(h[i]) : arun::bf16_to_float(h[i]);
 }
 
 void narrow(HcclDataType t, const float* src, char* dst, uint64_t n) {
   auto* h = reinterpret_cast<uint16_t*>(dst);
-  for (uint64_t i = 0; i < n; ++i) h[i] = t == HCCL_DATA_TYPE_FP16 ? arun::float_to_half(src[i]) : arun::float_to_bf16(src[i]);
+  for (uint64_t i = 0; i < n; ++i)
+    h[i] = t == HCCL_DATA_TYPE_FP16 ? arun::float_to_half(src[i]) : arun::float_to_bf16(src[i]);
 }
 
 // Host layout of a reduction of `in_n` elements into `out_n`: the plugin works on [work_in | work_out]
@@ -329,8 +331,8 @@ HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, ui
     return HCCL_E_NOT_SUPPORT;
   }
   const std::string local = local_ip();
-  arunCollSpec spec{nRanks, rank, ip.c_str(), port, id.c_str(), local.c_str(), connect_timeout_ms,
-                    int64_t(exec_timeout_s) * 1000};
+  arunCollSpec spec{nRanks,     rank,          ip.c_str(),         port,
+                    id.c_str(), local.c_str(), connect_timeout_ms, int64_t(exec_timeout_s) * 1000};
   auto r = std::make_shared<Remote>();
   r->ops = ops;
   char err[1024] = {};
@@ -364,17 +366,15 @@ HcclResult remote_allreduce(Comm& c, aclrtStream s, const void* send, void* recv
   if (gets) out.push_back({recv, L.raw_out, count * L.es});
   auto ops = c.remote->ops;
   auto coll = c.remote->coll;
-  return enqueue(c, s, only_root ? kReduce : kAllReduce, L.total, in, out,
-                 [=](char* h, char* err, size_t n) {
-                   if (widened(t)) widen(t, h + L.raw_in, reinterpret_cast<float*>(h + L.work_in), count);
-                   const int32_t rc = only_root ? ops->reduce(coll, h + L.work_in, h + L.work_out, count, L.type,
-                                                              int32_t(op), root, err, n)
-                                                : ops->allreduce(coll, h + L.work_in, h + L.work_out, count, L.type,
-                                                                 int32_t(op), err, n);
-                   if (rc == ARUN_COLL_OK && gets && widened(t))
-                     narrow(t, reinterpret_cast<float*>(h + L.work_out), h + L.raw_out, count);
-                   return rc;
-                 });
+  return enqueue(c, s, only_root ? kReduce : kAllReduce, L.total, in, out, [=](char* h, char* err, size_t n) {
+    if (widened(t)) widen(t, h + L.raw_in, reinterpret_cast<float*>(h + L.work_in), count);
+    const int32_t rc = only_root
+                           ? ops->reduce(coll, h + L.work_in, h + L.work_out, count, L.type, int32_t(op), root, err, n)
+                           : ops->allreduce(coll, h + L.work_in, h + L.work_out, count, L.type, int32_t(op), err, n);
+    if (rc == ARUN_COLL_OK && gets && widened(t))
+      narrow(t, reinterpret_cast<float*>(h + L.work_out), h + L.raw_out, count);
+    return rc;
+  });
 }
 
 HcclResult remote_reduce_scatter(Comm& c, aclrtStream s, const void* send, void* recv,
@@ -397,8 +397,8 @@ HcclResult remote_reduce_scatter(Comm& c, aclrtStream s, const void* send, void*
   auto coll = c.remote->coll;
   return enqueue(c, s, kReduceScatter, L.total, in, out, [=](char* h, char* err, size_t n) {
     if (widened(t)) widen(t, h + L.raw_in, reinterpret_cast<float*>(h + L.work_in), total);
-    const int32_t rc = ops->reduce_scatter(coll, h + L.work_in, h + L.work_out, counts.data(), L.type, int32_t(op),
-                                           err, n);
+    const int32_t rc =
+        ops->reduce_scatter(coll, h + L.work_in, h + L.work_out, counts.data(), L.type, int32_t(op), err, n);
     if (rc == ARUN_COLL_OK && widened(t)) narrow(t, reinterpret_cast<float*>(h + L.work_out), h + L.raw_out, mine);
     return rc;
   });
@@ -433,8 +433,9 @@ HcclResult remote_all_gather(Comm& c, aclrtStream s, const void* send, void* rec
     out.push_back({static_cast<char*>(recv) + displs[i] * es, mine + prefix[i], bytes[i]});
   auto ops = c.remote->ops;
   auto coll = c.remote->coll;
-  return enqueue(c, s, kAllGather, mine + total, in, out,
-                 [=](char* h, char* err, size_t n) { return ops->allgatherv(coll, h, h + mine, bytes.data(), err, n); });
+  return enqueue(c, s, kAllGather, mine + total, in, out, [=](char* h, char* err, size_t n) {
+    return ops->allgatherv(coll, h, h + mine, bytes.data(), err, n);
+  });
 }
 
 HcclResult remote_scatter(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t bytes, uint32_t root) {

@@ -75,7 +75,7 @@ typedef struct {
 } arunCollSpec;
 
 typedef struct {
-  int32_t send;  /* 1: send buf to peer; 0: receive into buf from peer */
+  int32_t send; /* 1: send buf to peer; 0: receive into buf from peer */
   uint32_t peer;
   void* buf;
   uint64_t bytes;

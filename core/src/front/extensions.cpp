@@ -234,8 +234,8 @@ Status collective_ops(const arunCollectiveOps** out) {
                     "installed default.toml names \"gloo\")");
     }
     auto inst = std::make_unique<PluginInstance<plugin::CollectivePlugin>>();
-    ARUN_RETURN_IF_ERROR(load_plugin_object(*entry, plugin_search(cfg), entry->options, entry->origin + ".options",
-                                            inst.get()));
+    ARUN_RETURN_IF_ERROR(
+        load_plugin_object(*entry, plugin_search(cfg), entry->options, entry->origin + ".options", inst.get()));
     const arunCollectiveOps* ops = inst->object->ops();
     if (ops == nullptr || ops->struct_size < sizeof(arunCollectiveOps) || ops->version != ARUN_COLLECTIVE_OPS_VERSION) {
       return Status(Errc::file_attr_invalid, "collective plugin " + inst->library.name + " (" + inst->library.path +

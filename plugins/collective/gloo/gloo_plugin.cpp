@@ -52,15 +52,15 @@ int32_t from_exception(char* err, size_t n, const char* op, const std::exception
   return fail(err, n, timeout ? ARUN_COLL_E_TIMEOUT : ARUN_COLL_E_REMOTE, std::string(op) + ": " + msg);
 }
 
-#define GUARD(op, ...)                                               \
-  try {                                                               \
-    __VA_ARGS__;                                                      \
-    return ARUN_COLL_OK;                                              \
-  } catch (const std::bad_alloc&) {                                   \
-    return fail(err, err_size, ARUN_COLL_E_INTERNAL, op ": out of memory"); \
-  } catch (const std::exception& e) {                                 \
-    return from_exception(err, err_size, op, e);                      \
-  } catch (...) {                                                     \
+#define GUARD(op, ...)                                                          \
+  try {                                                                         \
+    __VA_ARGS__;                                                                \
+    return ARUN_COLL_OK;                                                        \
+  } catch (const std::bad_alloc&) {                                             \
+    return fail(err, err_size, ARUN_COLL_E_INTERNAL, op ": out of memory");     \
+  } catch (const std::exception& e) {                                           \
+    return from_exception(err, err_size, op, e);                                \
+  } catch (...) {                                                               \
     return fail(err, err_size, ARUN_COLL_E_INTERNAL, op ": unknown exception"); \
   }
 
@@ -101,10 +101,18 @@ using Fn = void (*)(void*, const void*, const void*, size_t);
 template <class F>
 void with_word(size_t es, F&& f) {
   switch (es) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(uint64_t{}); break;
+    case 1:
+      f(uint8_t{});
+      break;
+    case 2:
+      f(uint16_t{});
+      break;
+    case 4:
+      f(uint32_t{});
+      break;
+    default:
+      f(uint64_t{});
+      break;
   }
 }
 
@@ -127,17 +135,38 @@ Fn pick_op(int32_t op) {
 // The element size and reduce function of (type, op); false when the engine has none.
 bool reduction(int32_t type, int32_t op, size_t* es, Fn* fn) {
   switch (type) {
-    case ARUN_COLL_INT8: *es = 1, *fn = pick_op<int8_t>(op); break;
-    case ARUN_COLL_UINT8: *es = 1, *fn = pick_op<uint8_t>(op); break;
-    case ARUN_COLL_INT16: *es = 2, *fn = pick_op<int16_t>(op); break;
-    case ARUN_COLL_UINT16: *es = 2, *fn = pick_op<uint16_t>(op); break;
-    case ARUN_COLL_INT32: *es = 4, *fn = pick_op<int32_t>(op); break;
-    case ARUN_COLL_UINT32: *es = 4, *fn = pick_op<uint32_t>(op); break;
-    case ARUN_COLL_INT64: *es = 8, *fn = pick_op<int64_t>(op); break;
-    case ARUN_COLL_UINT64: *es = 8, *fn = pick_op<uint64_t>(op); break;
-    case ARUN_COLL_FLOAT32: *es = 4, *fn = pick_op<float>(op); break;
-    case ARUN_COLL_FLOAT64: *es = 8, *fn = pick_op<double>(op); break;
-    default: return false;
+    case ARUN_COLL_INT8:
+      *es = 1, *fn = pick_op<int8_t>(op);
+      break;
+    case ARUN_COLL_UINT8:
+      *es = 1, *fn = pick_op<uint8_t>(op);
+      break;
+    case ARUN_COLL_INT16:
+      *es = 2, *fn = pick_op<int16_t>(op);
+      break;
+    case ARUN_COLL_UINT16:
+      *es = 2, *fn = pick_op<uint16_t>(op);
+      break;
+    case ARUN_COLL_INT32:
+      *es = 4, *fn = pick_op<int32_t>(op);
+      break;
+    case ARUN_COLL_UINT32:
+      *es = 4, *fn = pick_op<uint32_t>(op);
+      break;
+    case ARUN_COLL_INT64:
+      *es = 8, *fn = pick_op<int64_t>(op);
+      break;
+    case ARUN_COLL_UINT64:
+      *es = 8, *fn = pick_op<uint64_t>(op);
+      break;
+    case ARUN_COLL_FLOAT32:
+      *es = 4, *fn = pick_op<float>(op);
+      break;
+    case ARUN_COLL_FLOAT64:
+      *es = 8, *fn = pick_op<double>(op);
+      break;
+    default:
+      return false;
   }
   return *fn != nullptr;
 }

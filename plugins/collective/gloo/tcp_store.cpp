@@ -92,8 +92,8 @@ StoreServer::StoreServer(const std::string& address, uint32_t lo, uint32_t hi) {
     if (hi == 0) break;
   }
   if (listen_fd_ < 0) {
-    throw std::runtime_error("cannot listen on " + address + " ports " + std::to_string(lo) + "-" +
-                             std::to_string(hi) + " (" + last_error + ")");
+    throw std::runtime_error("cannot listen on " + address + " ports " + std::to_string(lo) + "-" + std::to_string(hi) +
+                             " (" + last_error + ")");
   }
   if (::pipe2(wake_, O_CLOEXEC) != 0) {
     ::close(listen_fd_);
@@ -208,9 +208,8 @@ StoreClient::StoreClient(const std::string& address, uint32_t port, std::chrono:
     ::freeaddrinfo(res);
     if (fd_ >= 0) break;
     if (std::chrono::steady_clock::now() >= deadline) {
-      throw StoreTimeout("cannot reach the rendezvous service at " + address + ":" + std::to_string(port) + " (" +
-                             why + ")",
-                         {});
+      throw StoreTimeout(
+          "cannot reach the rendezvous service at " + address + ":" + std::to_string(port) + " (" + why + ")", {});
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

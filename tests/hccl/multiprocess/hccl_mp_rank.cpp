@@ -69,16 +69,36 @@ double value(HcclDataType t, uint32_t r, uint64_t i) {
 
 void put(HcclDataType t, char* p, double v) {
   switch (t) {
-    case HCCL_DATA_TYPE_INT8: *reinterpret_cast<int8_t*>(p) = int8_t(v); break;
-    case HCCL_DATA_TYPE_UINT8: *reinterpret_cast<uint8_t*>(p) = uint8_t(v); break;
-    case HCCL_DATA_TYPE_INT16: *reinterpret_cast<int16_t*>(p) = int16_t(v); break;
-    case HCCL_DATA_TYPE_INT32: *reinterpret_cast<int32_t*>(p) = int32_t(v); break;
-    case HCCL_DATA_TYPE_INT64: *reinterpret_cast<int64_t*>(p) = int64_t(v); break;
-    case HCCL_DATA_TYPE_UINT64: *reinterpret_cast<uint64_t*>(p) = uint64_t(v); break;
-    case HCCL_DATA_TYPE_FP16: *reinterpret_cast<uint16_t*>(p) = arun::float_to_half(float(v)); break;
-    case HCCL_DATA_TYPE_BFP16: *reinterpret_cast<uint16_t*>(p) = arun::float_to_bf16(float(v)); break;
-    case HCCL_DATA_TYPE_FP32: *reinterpret_cast<float*>(p) = float(v); break;
-    default: *reinterpret_cast<double*>(p) = v; break;
+    case HCCL_DATA_TYPE_INT8:
+      *reinterpret_cast<int8_t*>(p) = int8_t(v);
+      break;
+    case HCCL_DATA_TYPE_UINT8:
+      *reinterpret_cast<uint8_t*>(p) = uint8_t(v);
+      break;
+    case HCCL_DATA_TYPE_INT16:
+      *reinterpret_cast<int16_t*>(p) = int16_t(v);
+      break;
+    case HCCL_DATA_TYPE_INT32:
+      *reinterpret_cast<int32_t*>(p) = int32_t(v);
+      break;
+    case HCCL_DATA_TYPE_INT64:
+      *reinterpret_cast<int64_t*>(p) = int64_t(v);
+      break;
+    case HCCL_DATA_TYPE_UINT64:
+      *reinterpret_cast<uint64_t*>(p) = uint64_t(v);
+      break;
+    case HCCL_DATA_TYPE_FP16:
+      *reinterpret_cast<uint16_t*>(p) = arun::float_to_half(float(v));
+      break;
+    case HCCL_DATA_TYPE_BFP16:
+      *reinterpret_cast<uint16_t*>(p) = arun::float_to_bf16(float(v));
+      break;
+    case HCCL_DATA_TYPE_FP32:
+      *reinterpret_cast<float*>(p) = float(v);
+      break;
+    default:
+      *reinterpret_cast<double*>(p) = v;
+      break;
   }
 }
 
@@ -90,10 +110,14 @@ std::vector<char> fill(HcclDataType t, uint32_t r, uint64_t count, uint64_t shif
 
 double fold(HcclReduceOp op, double a, double b) {
   switch (op) {
-    case HCCL_REDUCE_SUM: return a + b;
-    case HCCL_REDUCE_PROD: return a * b;
-    case HCCL_REDUCE_MAX: return std::max(a, b);
-    default: return std::min(a, b);
+    case HCCL_REDUCE_SUM:
+      return a + b;
+    case HCCL_REDUCE_PROD:
+      return a * b;
+    case HCCL_REDUCE_MAX:
+      return std::max(a, b);
+    default:
+      return std::min(a, b);
   }
 }
 
@@ -144,11 +168,10 @@ void expect_same(const std::vector<char>& got, const std::vector<char>& want, co
         (unsigned long long)count);
 }
 
-const HcclDataType kReduceTypes[] = {HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_INT64,
-                                     HCCL_DATA_TYPE_FP16,  HCCL_DATA_TYPE_BFP16, HCCL_DATA_TYPE_FP32,
-                                     HCCL_DATA_TYPE_FP64,  HCCL_DATA_TYPE_UINT64};
-const HcclDataType kMoveTypes[] = {HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_FP16, HCCL_DATA_TYPE_FP32,
-                                   HCCL_DATA_TYPE_INT64};
+const HcclDataType kReduceTypes[] = {HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_INT64,
+                                     HCCL_DATA_TYPE_FP16, HCCL_DATA_TYPE_BFP16, HCCL_DATA_TYPE_FP32,
+                                     HCCL_DATA_TYPE_FP64, HCCL_DATA_TYPE_UINT64};
+const HcclDataType kMoveTypes[] = {HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_FP16, HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_INT64};
 const HcclReduceOp kOps[] = {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX, HCCL_REDUCE_MIN};
 const uint64_t kCounts[] = {0, 1, 7, 1001};
 
@@ -177,11 +200,9 @@ void test_reductions(Ctx& c) {
         // ReduceScatter: block r of every rank's n*count elements, reduced, lands on rank r.
         Dev rsin(c.n * count * es), rsout(count * es);
         rsin.put(fill(t, c.rank, c.n * count));
-        CHECK(HcclReduceScatter(rsin.p, rsout.p, count, t, op, c.comm, c.stream) == HCCL_SUCCESS,
-              "HcclReduceScatter");
+        CHECK(HcclReduceScatter(rsin.p, rsout.p, count, t, op, c.comm, c.stream) == HCCL_SUCCESS, "HcclReduceScatter");
         sync_ok(c, "ReduceScatter");
-        expect_same(rsout.get(count * es), reduced(t, op, c.n, count, c.rank * count), "ReduceScatter", t, op,
-                    count);
+        expect_same(rsout.get(count * es), reduced(t, op, c.n, count, c.rank * count), "ReduceScatter", t, op, count);
       }
     }
   }
@@ -247,9 +268,9 @@ void test_movement(Ctx& c) {
   Dev vin(counts[c.rank] * 4), vout(total * 4);
   vin.put(fill(t, c.rank, counts[c.rank]));
   vout.put(std::vector<char>(total * 4, 0));
-  CHECK(HcclAllGatherV(vin.p, counts[c.rank], vout.p, counts.data(), displs.data(), t, c.comm, c.stream) ==
-            HCCL_SUCCESS,
-        "HcclAllGatherV");
+  CHECK(
+      HcclAllGatherV(vin.p, counts[c.rank], vout.p, counts.data(), displs.data(), t, c.comm, c.stream) == HCCL_SUCCESS,
+      "HcclAllGatherV");
   sync_ok(c, "AllGatherV");
   std::vector<char> want(total * 4, 0);
   for (uint32_t r = 0; r < c.n; ++r) {
@@ -327,16 +348,14 @@ int main(int argc, char** argv) {
   } else if (mode == "ranktable") {
     CHECK(HcclCommInitClusterInfo(file.c_str(), rank, &c.comm) == HCCL_SUCCESS, "HcclCommInitClusterInfo");
     char name[COMM_NAME_MAX_LENGTH] = {};
-    CHECK(HcclGetCommName(c.comm, name) == HCCL_SUCCESS && std::strcmp(name, "hccl_world_group") == 0, "name %s",
-          name);
+    CHECK(HcclGetCommName(c.comm, name) == HCCL_SUCCESS && std::strcmp(name, "hccl_world_group") == 0, "name %s", name);
     const uint64_t count = 513;
     Dev in(count * 4);
     in.put(fill(HCCL_DATA_TYPE_FP32, rank, count));
     CHECK(HcclAllReduce(in.p, in.p, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) == HCCL_SUCCESS,
           "HcclAllReduce");
     sync_ok(c, "AllReduce");
-    expect_same(in.get(count * 4), reduced(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, n, count), "AllReduce", 4, 0,
-                count);
+    expect_same(in.get(count * 4), reduced(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, n, count), "AllReduce", 4, 0, count);
     CHECK(HcclCommDestroy(c.comm) == HCCL_SUCCESS, "HcclCommDestroy");
   } else {
     HcclRootInfo info;
@@ -368,8 +387,7 @@ int main(int argc, char** argv) {
         HcclResult a = HCCL_SUCCESS;
         // Rounds until the death is seen (the first may complete before the peer exits).
         for (int i = 0; i < 50 && a == HCCL_SUCCESS; ++i) {
-          CHECK(HcclAllReduce(in.p, in.p, 4096, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) ==
-                    HCCL_SUCCESS,
+          CHECK(HcclAllReduce(in.p, in.p, 4096, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) == HCCL_SUCCESS,
                 "HcclAllReduce enqueue");
           const aclError e = aclrtSynchronizeStream(c.stream);
           CHECK(HcclGetCommAsyncError(c.comm, &a) == HCCL_SUCCESS, "HcclGetCommAsyncError");

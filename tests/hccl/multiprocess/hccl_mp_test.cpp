@@ -109,7 +109,8 @@ uint32_t free_port() {
 }
 
 std::string rank_table(uint32_t n, const std::string& status, const std::string& bad_device_id = "") {
-  std::string t = "{\n  \"status\": \"" + status + "\",\n  \"version\": \"1.0\",\n  \"server_count\": \"1\",\n"
+  std::string t = "{\n  \"status\": \"" + status +
+                  "\",\n  \"version\": \"1.0\",\n  \"server_count\": \"1\",\n"
                   "  \"server_list\": [{\"server_id\": \"node_0\", \"host_ip\": \"127.0.0.1\", \"device\": [\n";
   for (uint32_t r = 0; r < n; ++r) {
     const std::string dev = (r == 1 && !bad_device_id.empty()) ? bad_device_id : "\"" + std::to_string(r % 2) + "\"";

@@ -503,7 +503,8 @@ TEST(ConfigTomlErrors, MissingKindOrName) {
   Status s = parse("[[plugin]]\nname = \"ascend\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_missing_attr);
   EXPECT_EQ(s.message(),
-            "t.toml:1:1: plugin[0]: missing required key \"kind\" (one of: device, allocator, profiler, scheduler, collective)");
+            "t.toml:1:1: plugin[0]: missing required key \"kind\" (one of: device, allocator, profiler, scheduler, "
+            "collective)");
   s = parse("[[plugin]]\nkind = \"device\"\nname = \"a\"\n\n[[plugin]]\nkind = \"device\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_missing_attr);
   EXPECT_EQ(s.message(), "t.toml:5:1: plugin[1]: missing required key \"name\"");
@@ -1224,9 +1225,8 @@ TEST(DefaultConfig, OwnCollectivePluginIsKept) {
   // A configuration naming its own collective plugin does not get the default's as well.
   TempDir dir;
   RuntimeConfig cfg;
-  ASSERT_TRUE(arun::load_config_file(dir.write("own.toml", "[[plugin]]\nkind = \"collective\"\nname = \"mine\"\n"),
-                                     &cfg)
-                  .ok());
+  ASSERT_TRUE(
+      arun::load_config_file(dir.write("own.toml", "[[plugin]]\nkind = \"collective\"\nname = \"mine\"\n"), &cfg).ok());
   ASSERT_TRUE(arun::apply_default_config(kConfigDir + "/default.toml", &cfg).ok());
   ASSERT_EQ(cfg.plugins.size(), 2u);
   EXPECT_EQ(cfg.plugins[0].name, "mine");
