@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -84,7 +85,7 @@ int rank_main(uint32_t n, uint32_t rank, uint64_t max_bytes, int iters, const st
     std::printf("# %12s %12s %10s %10s %12s %10s %10s %8s\n", "size(B)", "hccl(us)", "algbw", "busbw", "engine(us)",
                 "algbw", "busbw", "ratio");
   }
-  for (uint64_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
+  for (uint64_t bytes = 8;; bytes = std::min(bytes * 8, max_bytes)) {
     const uint64_t count = bytes / sizeof(float);
     // HCCL on the stream.
     CHECK(HcclAllReduce(send, recv, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
@@ -111,12 +112,14 @@ int rank_main(uint32_t n, uint32_t rank, uint64_t max_bytes, int iters, const st
                   ah * f, te * 1e6, ae, ae * f, te / th);
       std::fflush(stdout);
     }
+    if (bytes == max_bytes) break;
   }
   ops->destroy(direct);
   CHECK(HcclCommDestroy(comm));
   CHECK(aclrtDestroyStream(stream));
   CHECK(aclrtFree(send));
   CHECK(aclrtFree(recv));
+  CHECK(aclrtResetDevice(0));
   aclFinalize();
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "arun/collective.h"
 #include "arun/core/float16.hpp"
@@ -20,11 +21,21 @@
 
 namespace hccl {
 
-// Pinned host staging buffers of one communicator: reused across operations, freed at destroy.
+// A pinned host staging block; when the last holder lets go it returns to its pool's free list.
+struct Block {
+  char* p;
+  size_t cap;
+};
+
+// Pinned host staging of one communicator, freed at destroy. Each stream keeps one block that its
+// operations reuse: they run in stream order, so an operation's copies in start after the previous
+// one's copies out ended. A bigger operation moves the stream to a bigger block. (A fresh block per
+// operation would pay the first touch of its pages every time: the dominant cost at 16 MiB.)
 struct Pool {
   std::mutex mu;
-  std::multimap<size_t, void*> free;
+  std::multimap<size_t, void*> free;  // blocks nothing holds
   std::vector<void*> all;
+  std::map<aclrtStream, std::shared_ptr<Block>> current;
 };
 
 struct Remote {
@@ -88,19 +99,21 @@ aclError stream_code(HcclResult r) {
 struct Job {
   std::shared_ptr<Remote> r;
   std::shared_ptr<std::atomic<int>> async_error;
+  std::shared_ptr<Block> block;
   char* host = nullptr;
-  size_t cap = 0;
   std::string what;  // "AllReduce #3 of communicator \"x\" (rank 1)"
   std::function<int32_t(char* host, char* err, size_t n)> run;
   HcclResult result = HCCL_SUCCESS;
   std::string message;
-  ~Job() {
-    if (host != nullptr) {
-      std::lock_guard<std::mutex> lk(r->pool->mu);
-      r->pool->free.emplace(cap, host);
-    }
-  }
 };
+
+std::shared_ptr<Block> make_block(const std::shared_ptr<Pool>& pool, void* p, size_t cap) {
+  return std::shared_ptr<Block>(new Block{static_cast<char*>(p), cap}, [pool](Block* b) {
+    std::lock_guard<std::mutex> lk(pool->mu);
+    pool->free.emplace(b->cap, b->p);
+    delete b;
+  });
+}
 
 void run_job(void* arg) {
   std::unique_ptr<std::shared_ptr<Job>> holder(static_cast<std::shared_ptr<Job>*>(arg));
@@ -158,16 +171,18 @@ HcclResult enqueue(Comm& c, aclrtStream s, OpKind kind, uint64_t host_bytes, con
               "\" (rank " + std::to_string(c.rank) + ")";
   job->run = std::move(run);
   if (host_bytes > 0) {
+    std::shared_ptr<Block> old;  // released after the lock: its deleter takes it
     {
       std::lock_guard<std::mutex> lk(r.pool->mu);
-      auto it = r.pool->free.lower_bound(host_bytes);
-      if (it != r.pool->free.end()) {
-        job->cap = it->first;
-        job->host = static_cast<char*>(it->second);
+      auto& cur = r.pool->current[s];
+      if (cur && cur->cap >= host_bytes) {
+        job->block = cur;
+      } else if (auto it = r.pool->free.lower_bound(host_bytes); it != r.pool->free.end()) {
+        job->block = make_block(r.pool, it->second, it->first);
         r.pool->free.erase(it);
       }
     }
-    if (job->host == nullptr) {
+    if (!job->block) {
       void* p = nullptr;
       if (aclrtMallocHost(&p, host_bytes) != ACL_SUCCESS) {
         log_error("%s: cannot allocate %llu bytes of pinned host staging", job->what.c_str(),
@@ -176,9 +191,13 @@ HcclResult enqueue(Comm& c, aclrtStream s, OpKind kind, uint64_t host_bytes, con
       }
       std::lock_guard<std::mutex> lk(r.pool->mu);
       r.pool->all.push_back(p);
-      job->host = static_cast<char*>(p);
-      job->cap = host_bytes;
+      job->block = make_block(r.pool, p, host_bytes);
     }
+    {
+      std::lock_guard<std::mutex> lk(r.pool->mu);
+      old = std::exchange(r.pool->current[s], job->block);
+    }
+    job->host = job->block->p;
   }
   auto failed = [&](const char* what) {
     const char* msg = aclGetRecentErrMsg();
@@ -228,15 +247,17 @@ struct Reduction {
   size_t es, wes;  // element size on the device, in the engine
   uint64_t in_n, out_n;
   size_t work_in = 0, work_out, raw_in, raw_out, total;
-  Reduction(HcclDataType t, uint64_t in, uint64_t out) : in_n(in), out_n(out) {
+  // in_place (AllReduce, Reduce: in_n == out_n): the result replaces the input, which halves the
+  // staging and saves the engine a copy.
+  Reduction(HcclDataType t, uint64_t in, uint64_t out, bool in_place = false) : in_n(in), out_n(out) {
     es = type_size(t);
     wes = widened(t) ? 4 : es;
     type = widened(t) ? ARUN_COLL_FLOAT32 : int32_t(t);
-    work_out = in_n * wes;
-    const size_t work_end = work_out + out_n * wes;
+    work_out = in_place ? 0 : in_n * wes;
+    const size_t work_end = in_place ? in_n * wes : work_out + out_n * wes;
     raw_in = widened(t) ? work_end : 0;
-    raw_out = widened(t) ? raw_in + in_n * es : work_out;
-    total = widened(t) ? raw_out + out_n * es : work_end;
+    raw_out = in_place ? raw_in : widened(t) ? raw_in + in_n * es : work_out;
+    total = widened(t) ? (in_place ? raw_in + in_n * es : raw_out + out_n * es) : work_end;
   }
 };
 
@@ -351,7 +372,12 @@ void remote_destroy(Comm& c) {
   std::lock_guard<std::mutex> run(r.run_mu);
   r.ops->destroy(r.coll);
   r.coll = nullptr;
-  std::lock_guard<std::mutex> lk(r.pool->mu);
+  std::map<aclrtStream, std::shared_ptr<Block>> current;
+  std::unique_lock<std::mutex> lk(r.pool->mu);
+  current.swap(r.pool->current);  // (their deleters take the lock: released below, outside it)
+  lk.unlock();
+  current.clear();
+  lk.lock();
   for (void* p : r.pool->all) aclrtFreeHost(p);
   r.pool->all.clear();
   r.pool->free.clear();
@@ -359,7 +385,7 @@ void remote_destroy(Comm& c) {
 
 HcclResult remote_allreduce(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
                             HcclReduceOp op, bool only_root, uint32_t root) {
-  Reduction L(t, count, count);
+  Reduction L(t, count, count, true);
   const bool gets = !only_root || c.rank == root;
   std::vector<Copy> in{{const_cast<void*>(send), L.raw_in, count * L.es}};
   std::vector<Copy> out;
