@@ -5,7 +5,9 @@
 // publishes the root info), ranktable (FILE: a rank table; AllReduce), badranktable (FILE: a rank
 // table with a bad field: init must fail with HCCL_E_INTERNAL), neverjoins (the last rank never
 // calls init: the others must get HCCL_E_TIMEOUT), killed (the last rank dies after init: the
-// others' AllReduce must fail on the stream and in HcclGetCommAsyncError).
+// others' AllReduce must fail on the stream and in HcclGetCommAsyncError), noplugin (one process
+// whose configuration names a collective plugin that does not exist: arunGetCollectiveOps fails,
+// root infos still work for this process's ranks, another process's root info is refused).
 // Exit 0 when every check passed; the failing check is printed.
 #include <fcntl.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "arun/collective.h"
 #include "arun/core/float16.hpp"
 #include "hccl/hccl.h"
 
@@ -342,7 +345,19 @@ int main(int argc, char** argv) {
   CHECK(aclrtSetDevice(0) == ACL_SUCCESS, "aclrtSetDevice");
   Ctx c{nullptr, nullptr, n, rank};
   CHECK(aclrtCreateStream(&c.stream) == ACL_SUCCESS, "aclrtCreateStream");
-  if (mode == "badranktable") {
+  if (mode == "noplugin") {
+    const arunCollectiveOps* ops = nullptr;
+    CHECK(arunGetCollectiveOps(nullptr) == ACL_ERROR_INVALID_PARAM, "arunGetCollectiveOps(NULL)");
+    const aclError e = arunGetCollectiveOps(&ops);
+    const char* msg = aclGetRecentErrMsg();
+    CHECK(e != ACL_SUCCESS && ops == nullptr, "arunGetCollectiveOps returned %d", int(e));
+    CHECK(msg != nullptr && std::strstr(msg, "nosuch") != nullptr, "message \"%s\" names no plugin", msg);
+    HcclRootInfo info;
+    CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "HcclGetRootInfo without a collective plugin");
+    info.internal[80] ^= 1;  // now an identifier this process did not make: "another process's"
+    const HcclResult r = HcclCommInitRootInfo(2, &info, 1, &c.comm);
+    CHECK(r == HCCL_E_NOT_SUPPORT, "HcclCommInitRootInfo returned %d, not HCCL_E_NOT_SUPPORT", int(r));
+  } else if (mode == "badranktable") {
     const HcclResult r = HcclCommInitClusterInfo(file.c_str(), rank, &c.comm);
     CHECK(r == HCCL_E_INTERNAL, "HcclCommInitClusterInfo returned %d, not HCCL_E_INTERNAL", int(r));
   } else if (mode == "ranktable") {

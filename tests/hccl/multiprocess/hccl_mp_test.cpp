@@ -149,6 +149,22 @@ TEST(Failures, RankThatNeverJoinsTimesOut) {
   expect_all_ok(run_ranks("neverjoins", 3, temp_path("root"), 30));
 }
 
+TEST(Failures, NoCollectivePluginIsNotSupported) {
+  // A configuration whose collective plugin does not exist (its own entry replaces default.toml's).
+  const std::string config = temp_path("nosuch.toml");
+  std::ofstream(config) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n"
+                           "[[plugin]]\nkind = \"collective\"\nname = \"nosuch\"\n";
+  const char* old = std::getenv("ASCEND_RUN_CONFIG");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("ASCEND_RUN_CONFIG", config.c_str(), 1);
+  std::vector<std::string> errs;
+  const auto status = run_ranks("noplugin", 1, temp_path("unused"), 30, &errs);
+  ::setenv("ASCEND_RUN_CONFIG", saved.c_str(), 1);
+  std::remove(config.c_str());
+  expect_all_ok(status);
+  EXPECT_NE(errs[0].find("needs a collective plugin"), std::string::npos) << errs[0];
+}
+
 TEST(Failures, KilledRankFailsThePeersCollective) {
   const auto status = run_ranks("killed", 3, temp_path("root"), 30);
   expect_all_ok(status, 2);
