@@ -515,6 +515,10 @@ namespace {
 // A root info: `serve` starts a rendezvous service for ranks of other processes (HcclGetRootInfo);
 // HcclCommInitAll's ranks are all threads of this process and need none.
 HcclResult make_root_info(HcclRootInfo* rootInfo, int32_t device, bool serve) {
+  uint32_t lo = 0, hi = 0;
+  if (serve) {
+    if (HcclResult r = host_ports(&lo, &hi); r != HCCL_SUCCESS) return r;
+  }
   Registry& R = reg();
   std::unique_lock<std::mutex> lk(R.mu);
   const auto us =
@@ -531,7 +535,7 @@ HcclResult make_root_info(HcclRootInfo* rootInfo, int32_t device, bool serve) {
   R.issued_ids.insert(id);
   lk.unlock();
   uint32_t port = 0;
-  if (serve) remote_serve(ip, id, &port);
+  if (serve) remote_serve(ip, id, lo, hi, &port);
   std::memset(rootInfo->internal, 0, HCCL_ROOT_INFO_BYTES);
   std::memcpy(rootInfo->internal, kMagic, 4);
   std::memcpy(rootInfo->internal + kOffVersion, &kRootInfoVersion, 4);

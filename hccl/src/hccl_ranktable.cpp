@@ -270,9 +270,12 @@ HcclResult init_cluster(const char* path, uint32_t rank, const HcclCommConfig* c
   std::string ip = root->host_ip.empty() ? local_ip() : root->host_ip;
   uint32_t port = uint32_t(root->host_port);
   if (port == 0) {
-    port = 60000;
-    if (const char* b = std::getenv("HCCL_IF_BASE_PORT"); b != nullptr && b[0] != '\0')
-      port = uint32_t(std::strtoul(b, nullptr, 10));
+    uint32_t hi = 0;
+    if (HcclResult r = host_ports(&port, &hi); r != HCCL_SUCCESS) return r;
+    if (port == 0) {
+      log_error("rank table %s: rank 0 has no host_port, and HCCL_HOST_SOCKET_PORT_RANGE=auto names none", path);
+      return HCCL_E_PARA;
+    }
   }
   // The session: the table's content, so every rank of the same table derives the same one.
   uint64_t h = 1469598103934665603ULL;

@@ -268,28 +268,53 @@ std::string local_ip() {
   return v != nullptr && v[0] != '\0' ? v : "127.0.0.1";
 }
 
-// Ports: HCCL_HOST_SOCKET_PORT_RANGE ("auto", "a-b" or "a"), else HCCL_IF_BASE_PORT's 32 ports
-// (60000 by default), the first free one.
-void remote_serve(const std::string& ip, const std::string& id, uint32_t* port) {
+HcclResult host_ports(uint32_t* lo, uint32_t* hi) {
+  *lo = 60000;
+  *hi = 60031;
+  if (const char* b = std::getenv("HCCL_IF_BASE_PORT"); b != nullptr && b[0] != '\0') {
+    char* end = nullptr;
+    const long v = std::strtol(b, &end, 10);
+    if (*end != '\0' || v < 1024 || v > 65520) {
+      log_error("environment variable HCCL_IF_BASE_PORT=\"%s\" is not an integer in [1024, 65520]", b);
+      return HCCL_E_PARA;
+    }
+    *lo = uint32_t(v);
+    *hi = *lo + 31;
+  }
+  if (const char* range = std::getenv("HCCL_HOST_SOCKET_PORT_RANGE"); range != nullptr && range[0] != '\0') {
+    if (std::strcmp(range, "auto") == 0) {
+      *lo = *hi = 0;
+      return HCCL_SUCCESS;
+    }
+    // "a", "a-b" or a comma-separated list of those: the first entry is used.
+    unsigned a = 0, b = 0;
+    int used = 0;
+    const int got = std::sscanf(range, "%u-%u%n", &a, &b, &used);
+    if (got == 1) {
+      used = 0;
+      std::sscanf(range, "%u%n", &a, &used);
+      b = a;
+    }
+    const char rest = range[used];
+    if (got < 1 || a == 0 || b < a || b > 65535 || (rest != '\0' && rest != ',')) {
+      log_error(
+          "environment variable HCCL_HOST_SOCKET_PORT_RANGE=\"%s\" is not \"auto\" or ports / ranges "
+          "a-b in [1, 65535], comma-separated",
+          range);
+      return HCCL_E_PARA;
+    }
+    *lo = a;
+    *hi = b;
+  }
+  return HCCL_SUCCESS;
+}
+
+// The first free port of host_ports().
+void remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uint32_t hi, uint32_t* port) {
   *port = 0;
   std::string why;
   const arunCollectiveOps* ops = plugin_ops(&why);
   if (ops == nullptr) return;  // ranks of this process only: they meet in memory
-  uint32_t lo = 60000, hi = 60031;
-  if (const char* b = std::getenv("HCCL_IF_BASE_PORT"); b != nullptr && b[0] != '\0') {
-    lo = static_cast<uint32_t>(std::strtoul(b, nullptr, 10));
-    hi = lo + 31;
-  }
-  if (const char* range = std::getenv("HCCL_HOST_SOCKET_PORT_RANGE"); range != nullptr && range[0] != '\0') {
-    if (std::strcmp(range, "auto") == 0) {
-      lo = hi = 0;
-    } else {
-      unsigned a = 0, b = 0;
-      const int got = std::sscanf(range, "%u-%u", &a, &b);
-      lo = a;
-      hi = got == 2 ? b : a;
-    }
-  }
   arunCollServer server = nullptr;
   char err[512] = {};
   if (ops->serve(ip.c_str(), lo, hi, &server, port, err, sizeof err) != ARUN_COLL_OK) {

@@ -353,6 +353,19 @@ int main(int argc, char** argv) {
     CHECK(e != ACL_SUCCESS && ops == nullptr, "arunGetCollectiveOps returned %d", int(e));
     CHECK(msg != nullptr && std::strstr(msg, "nosuch") != nullptr, "message \"%s\" names no plugin", msg);
     HcclRootInfo info;
+    // Malformed port settings are HCCL_E_PARA (hccl-api.md section 3), plugin or not.
+    for (const char* v : {"5", "65521", "x"}) {
+      ::setenv("HCCL_IF_BASE_PORT", v, 1);
+      CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_IF_BASE_PORT=%s", v);
+    }
+    ::unsetenv("HCCL_IF_BASE_PORT");
+    for (const char* v : {"x", "70000", "9-3", "7-9z"}) {
+      ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", v, 1);
+      CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_HOST_SOCKET_PORT_RANGE=%s", v);
+    }
+    ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "61000-61031,62000", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "a port list");
+    ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);
     CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "HcclGetRootInfo without a collective plugin");
     info.internal[80] ^= 1;  // now an identifier this process did not make: "another process's"
     const HcclResult r = HcclCommInitRootInfo(2, &info, 1, &c.comm);
