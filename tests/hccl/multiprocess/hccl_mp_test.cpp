@@ -10,8 +10,10 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -125,6 +127,41 @@ TEST(RankTable, TwoProcessesAllReduce) {
   const std::string file = temp_path("ranktable.json");
   std::ofstream(file) << rank_table(2, "completed");
   expect_all_ok(run_ranks("ranktable", 2, file));
+}
+
+TEST(RankTable, Version2AllReduce) {
+  const std::string file = temp_path("ranktable2.json");
+  std::string t = "{\"version\": \"2.0\", \"rank_count\": 2, \"rank_list\": [\n";
+  for (uint32_t r = 0; r < 2; ++r) {
+    t += "{\"rank_id\": " + std::to_string(r) + ", \"local_id\": " + std::to_string(r) +
+         ", \"device_id\": " + std::to_string(r) +
+         (r == 0 ? ", \"host_port\": " + std::to_string(free_port()) : std::string()) +
+         ", \"level_list\": [{\"net_layer\": 0, \"net_instance_id\": \"az0\", \"net_type\": \"TOPO_FILE_DESC\", "
+         "\"net_attr\": \"\", \"rank_addr_list\": [{\"addr_type\": \"IPV4\", \"addr\": \"127.0.0.1\", "
+         "\"ports\": [\"0/0\"]}]}]}" +
+         (r == 0 ? ",\n" : "\n");
+  }
+  std::ofstream(file) << t << "]}\n";
+  expect_all_ok(run_ranks("ranktable", 2, file));
+}
+
+TEST(RankTable, LegacyTemplateAllReduce) {
+  // No host_port in this format: the rendezvous takes HCCL_IF_BASE_PORT (here a free one).
+  const std::string file = temp_path("legacy.json");
+  std::ofstream(file) << "{\"status\": \"completed\", \"group_count\": \"1\", \"group_list\": [{"
+                         "\"group_name\": \"hccl_world_group\", \"instance_count\": \"2\", \"device_count\": \"2\", "
+                         "\"instance_list\": ["
+                         "{\"pod_name\": \"a\", \"server_id\": \"node_0\", \"devices\": [{\"device_id\": \"0\"}]},"
+                         "{\"pod_name\": \"b\", \"server_id\": \"node_1\", \"devices\": [{\"device_id\": \"1\"}]}"
+                         "]}]}\n";
+  const std::string saved =
+      std::getenv("HCCL_HOST_SOCKET_PORT_RANGE") ? std::getenv("HCCL_HOST_SOCKET_PORT_RANGE") : "";
+  ::unsetenv("HCCL_HOST_SOCKET_PORT_RANGE");
+  ::setenv("HCCL_IF_BASE_PORT", std::to_string(std::max(1024u, free_port() % 65000)).c_str(), 1);
+  const auto status = run_ranks("ranktable", 2, file);
+  ::unsetenv("HCCL_IF_BASE_PORT");
+  if (!saved.empty()) ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", saved.c_str(), 1);
+  expect_all_ok(status);
 }
 
 TEST(RankTable, BadFieldIsInternalError) {
