@@ -49,9 +49,16 @@ struct Remote {
 
 namespace {
 
-std::mutex g_services_mu;
-// Root infos this process serves, with the table that made the service.
-std::map<std::string, std::pair<const arunCollectiveOps*, arunCollServer>> g_services;
+// Root infos this process serves, with the table that made the service. Never destroyed: a
+// service nobody joined stays open until the process exits, and must stay reachable till then.
+std::mutex& services_mu() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+std::map<std::string, std::pair<const arunCollectiveOps*, arunCollServer>>& services() {
+  static auto* m = new std::map<std::string, std::pair<const arunCollectiveOps*, arunCollServer>>();
+  return *m;
+}
 
 const arunCollectiveOps* plugin_ops(std::string* why) {
   const arunCollectiveOps* ops = nullptr;
@@ -322,8 +329,8 @@ void remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uin
     *port = 0;
     return;
   }
-  std::lock_guard<std::mutex> lk(g_services_mu);
-  g_services[id] = {ops, server};
+  std::lock_guard<std::mutex> lk(services_mu());
+  services()[id] = {ops, server};
 }
 
 HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id) {
@@ -340,26 +347,26 @@ HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::stri
     log_error("rank 0 cannot serve the rendezvous at %s:%u: %s", ip.c_str(), port, err);
     return HCCL_E_TCP_CONNECT;
   }
-  std::lock_guard<std::mutex> lk(g_services_mu);
-  g_services[id] = {ops, server};
+  std::lock_guard<std::mutex> lk(services_mu());
+  services()[id] = {ops, server};
   return HCCL_SUCCESS;
 }
 
 uint32_t remote_clients(const std::string& id) {
-  std::lock_guard<std::mutex> lk(g_services_mu);
-  auto it = g_services.find(id);
-  if (it == g_services.end()) return 0;
+  std::lock_guard<std::mutex> lk(services_mu());
+  auto it = services().find(id);
+  if (it == services().end()) return 0;
   return it->second.first->server_clients(it->second.second);
 }
 
 void remote_close_service(const std::string& id) {
   std::pair<const arunCollectiveOps*, arunCollServer> entry;
   {
-    std::lock_guard<std::mutex> lk(g_services_mu);
-    auto it = g_services.find(id);
-    if (it == g_services.end()) return;
+    std::lock_guard<std::mutex> lk(services_mu());
+    auto it = services().find(id);
+    if (it == services().end()) return;
     entry = it->second;
-    g_services.erase(it);
+    services().erase(it);
   }
   entry.first->close_server(entry.second);
 }
