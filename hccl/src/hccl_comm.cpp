@@ -34,6 +34,7 @@ struct Pending {
   uint32_t count = 0;
   std::shared_ptr<Group> group;  // set by the last rank to join
   bool failed = false;
+  bool remote = false;  // ranks of other processes joined: this process's ranks join through the plugin
 };
 
 struct Registry {
@@ -343,42 +344,26 @@ HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t ran
     bool remote = false;
     while (p->group == nullptr && !p->failed && std::chrono::steady_clock::now() < deadline) {
       R.cv.wait_for(lk, std::chrono::milliseconds(20));
-      if (p->group == nullptr && !p->failed && remote_clients(id) > 0) {
+      if (p->group == nullptr && !p->failed && (p->remote || remote_clients(id) > 0)) {
         remote = true;
         break;
       }
     }
     if (remote) {
+      // Every rank of this process leaves the in-process rendezvous and joins through the plugin
+      // as a member of its own (ranks arriving later find the identifier gone and do the same).
       p->joined[rank] = false;
       --p->count;
       p->staging[rank] = nullptr;
-      const bool alone = p->count == 0;
-      if (!alone) p->failed = true;
-      R.pending.erase(id);
+      p->remote = true;
+      if (auto it = R.pending.find(id); it != R.pending.end() && it->second == p) R.pending.erase(it);
       R.issued_ids.erase(id);
       R.cv.notify_all();
       lk.unlock();
       aclrtFree(staging);
-      if (!alone) {
-        log_error(
-            "communicator \"%s\" spans processes and has several ranks in this one: not supported (one rank "
-            "per process, or all ranks in one process)",
-            id.c_str());
-        remote_close_service(id);
-        return HCCL_E_NOT_SUPPORT;
-      }
       const HcclResult r = init_remote(nRanks, rank, ipbuf, port, id, name, s, timeout_ms, device, comm);
       remote_close_service(id);  // every rank has its links now (connect ends with a barrier)
       return r;
-    }
-    if (p->group == nullptr && p->failed) {
-      p->joined[rank] = false;
-      --p->count;
-      p->staging[rank] = nullptr;
-      lk.unlock();
-      aclrtFree(staging);
-      log_error("rendezvous \"%s\" failed (a rank of it switched to ranks across processes)", id.c_str());
-      return HCCL_E_NOT_SUPPORT;
     }
     if (p->group == nullptr) {
       // Nobody can complete this rendezvous any more: fail it for every rank that joined.

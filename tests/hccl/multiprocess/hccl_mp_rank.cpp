@@ -7,11 +7,14 @@
 // calls init: the others must get HCCL_E_TIMEOUT), killed (the last rank dies after init: the
 // others' AllReduce must fail on the stream and in HcclGetCommAsyncError), noplugin (one process
 // whose configuration names a collective plugin that does not exist: arunGetCollectiveOps fails,
-// root infos still work for this process's ranks, another process's root info is refused).
+// root infos still work for this process's ranks, another process's root info is refused),
+// twolocal (process 0 runs ranks 0 and 1 of a 3-rank communicator as threads, process 1 rank 2:
+// every rank joins through the plugin, the AllReduce is right on all three).
 // Exit 0 when every check passed; the failing check is printed.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -388,6 +391,38 @@ int main(int argc, char** argv) {
   } else {
     HcclRootInfo info;
     root_info(file, rank, &info);
+    if (mode == "twolocal") {
+      // Process 0 runs ranks 0 and 1 as threads (devices 0 and 1), process 1 rank 2.
+      std::atomic<int> good{0};
+      auto run = [&](uint32_t r, int32_t dev) {
+        if (aclrtSetDevice(dev) != ACL_SUCCESS) return;
+        HcclComm comm = nullptr;
+        aclrtStream st = nullptr;
+        if (HcclCommInitRootInfo(3, &info, r, &comm) != HCCL_SUCCESS || aclrtCreateStream(&st) != ACL_SUCCESS) return;
+        const uint64_t count = 257;
+        Dev in(count * 4);
+        in.put(fill(HCCL_DATA_TYPE_FP32, r, count));
+        if (HcclAllReduce(in.p, in.p, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, st) == HCCL_SUCCESS &&
+            aclrtSynchronizeStream(st) == ACL_SUCCESS &&
+            in.get(count * 4) == reduced(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 3, count))
+          ++good;
+        HcclCommDestroy(comm);
+        aclrtDestroyStream(st);
+      };
+      if (rank == 0) {
+        std::thread t1(run, 1u, 1);
+        run(0, 0);
+        t1.join();
+        CHECK(good == 2, "%d of 2 local ranks got the right AllReduce", good.load());
+      } else {
+        run(2, 0);
+        CHECK(good == 1, "rank 2 did not get the right AllReduce");
+      }
+      aclrtDestroyStream(c.stream);
+      aclFinalize();
+      std::printf("rank %u: twolocal OK (%ld checks)\n", rank, g_checks);
+      return 0;
+    }
     if (mode == "neverjoins" && rank == n - 1) {
       std::printf("rank %u: not joining\n", rank);
       return 0;  // no aclFinalize either: a rank that vanished

@@ -123,6 +123,10 @@ std::string rank_table(uint32_t n, const std::string& status, const std::string&
   return t + "  ]}]\n}\n";
 }
 
+TEST(Mixed, TwoRanksInOneProcessOneInAnother) {
+  expect_all_ok(run_ranks("twolocal", 2, temp_path("root")));
+}
+
 TEST(RankTable, TwoProcessesAllReduce) {
   const std::string file = temp_path("ranktable.json");
   std::ofstream(file) << rank_table(2, "completed");
