@@ -9,7 +9,7 @@ packages=(
   libtomlplusplus-dev                    # configuration files
   libcli11-dev                           # tools/ascend-run: the command line
   libspdlog-dev libfmt-dev               # logging
-  nlohmann-json3-dev                     # CANN acl.json configs
+  nlohmann-json3-dev                     # CANN acl.json configs, HCCL rank tables
   libgtest-dev libgmock-dev googletest   # tests
   libbenchmark-dev                       # bench/
   python3-onnx python3-numpy             # tests/models: the test models and their references
@@ -18,6 +18,7 @@ packages=(
   libonnx-dev libprotobuf-dev            # model/: ONNX import (aclmdlLoadFromFile & co.)
   clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang
   nodejs                                 # tests/integration/speedscope: speedscope's importer
+  libgloo-dev                            # plugins/collective/gloo: HCCL across processes
 )
 # Debian's npm, unless npm comes with another Node.js build (NodeSource's bundles it).
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -7,6 +7,7 @@
 
 #include "api_call.hpp"
 #include "arun/arun_ext.h"
+#include "arun/collective.h"
 
 using namespace arun;
 using namespace arun::api;
@@ -119,4 +120,11 @@ extern "C" const char* arunMemReport(int32_t deviceId) {
   const char* out = nullptr;
   aclError rc = api_call("arunMemReport", [&] { return rt::allocator_report(deviceId, &out); });
   return rc == ACL_SUCCESS ? out : nullptr;
+}
+
+extern "C" aclError arunGetCollectiveOps(const arunCollectiveOps** ops) {
+  return api_call("arunGetCollectiveOps", [&] {
+    if (ops == nullptr) return invalid_param("ops is NULL");
+    return rt::collective_ops(ops);
+  });
 }

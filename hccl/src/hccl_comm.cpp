@@ -34,6 +34,7 @@ struct Pending {
   uint32_t count = 0;
   std::shared_ptr<Group> group;  // set by the last rank to join
   bool failed = false;
+  bool remote = false;  // ranks of other processes joined: this process's ranks join through the plugin
 };
 
 struct Registry {
@@ -177,6 +178,71 @@ std::string missing_ranks(const Pending& p) {
   return s;
 }
 
+// A rank of a communicator spanning processes: joins through the collective plugin, then gets a
+// handle like any rank (its Group holds only the size and name: no staging buffers).
+HcclResult init_remote(uint32_t nRanks, uint32_t rank, const std::string& ip, uint32_t port, const std::string& id,
+                       const std::string& name, const Settings& s, long timeout_ms, int32_t device, HcclComm* comm) {
+  std::shared_ptr<Remote> remote;
+  if (HcclResult r = remote_init(nRanks, rank, ip, port, id, timeout_ms, s.exec_timeout_s, &remote); r != HCCL_SUCCESS)
+    return r;
+  auto g = std::make_shared<Group>();
+  g->n = nRanks;
+  g->name = name;
+  g->live_ranks = 1;
+  g->gone.assign(nRanks, false);
+  auto c = std::make_shared<Comm>();
+  c->g = g;
+  c->remote = remote;
+  c->rank = rank;
+  c->device = device;
+  c->name = name;
+  c->exec_timeout_s = s.exec_timeout_s;
+  c->deterministic = s.deterministic;
+  c->expansion_mode = s.expansion_mode;
+  c->algo = s.algo;
+  Registry& R = reg();
+  std::lock_guard<std::mutex> lk(R.mu);
+  const uintptr_t h = R.next_handle;
+  R.next_handle += 16;
+  R.comms[h] = c;
+  *comm = reinterpret_cast<HcclComm>(h);
+  return HCCL_SUCCESS;
+}
+
+// A rank of a rank table's communicator ("hccl_world_group" unless the config names it).
+HcclResult init_cluster_rank(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm) {
+  Settings s;
+  if (HcclResult r = env_settings(&s); r != HCCL_SUCCESS) return r;
+  if (config != nullptr) {
+    if (HcclResult r = apply_config(config, &s); r != HCCL_SUCCESS) return r;
+  }
+  long timeout_ms = 0;
+  if (HcclResult r = connect_timeout_ms(&timeout_ms); r != HCCL_SUCCESS) return r;
+  int32_t device = 0;
+  if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
+  const std::string name = s.name.empty() ? "hccl_world_group" : s.name;
+  return init_cluster(
+      path, rank, config, comm,
+      [&](uint32_t n, uint32_t me, const std::string& ip, uint32_t port, bool serve, const std::string& id) {
+        {
+          Registry& R = reg();
+          std::lock_guard<std::mutex> lk(R.mu);
+          for (const auto& [h, c] : R.comms) {
+            if (c->name == name && c->device == device) {
+              log_error("a communicator named \"%s\" already exists on device %d", name.c_str(), device);
+              return s.name.empty() ? HCCL_E_UNAVAIL : HCCL_E_PARA;
+            }
+          }
+        }
+        if (serve) {
+          if (HcclResult r = remote_serve_at(ip, port, id); r != HCCL_SUCCESS) return r;
+        }
+        const HcclResult r = init_remote(n, me, ip, port, id, name, s, timeout_ms, device, comm);
+        if (serve) remote_close_service(id);
+        return r;
+      });
+}
+
 HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank, const HcclCommConfig* config,
                      HcclComm* comm) {
   Settings s;
@@ -193,23 +259,26 @@ HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t ran
   char idbuf[129] = {};
   std::memcpy(idbuf, rootInfo->internal + kOffId, 128);
   const std::string id(idbuf);
+  char ipbuf[65] = {};
+  std::memcpy(ipbuf, rootInfo->internal + kOffIp, 64);
+  uint32_t port = 0;
+  std::memcpy(&port, rootInfo->internal + kOffPort, 4);
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
 
   Registry& R = reg();
   std::unique_lock<std::mutex> lk(R.mu);
-  if (R.issued_ids.count(id) == 0) {
-    // Root infos of other processes name another pid: multi-process transport is not built yet.
-    log_error("root info \"%s\" was not produced in this process: ranks in other processes are not supported",
-              id.c_str());
-    return HCCL_E_NOT_SUPPORT;
-  }
   const std::string name = s.name.empty() ? id : s.name;
   for (const auto& [h, c] : R.comms) {
     if (c->name == name && c->device == device) {
       log_error("a communicator named \"%s\" already exists on device %d", name.c_str(), device);
       return HCCL_E_PARA;
     }
+  }
+  if (R.issued_ids.count(id) == 0) {
+    // Another process made the root info: join through its rendezvous service.
+    lk.unlock();
+    return init_remote(nRanks, rank, ipbuf, port, id, name, s, timeout_ms, device, comm);
   }
   auto& slot = R.pending[id];
   if (!slot) {
@@ -267,9 +336,36 @@ HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t ran
     R.pending.erase(id);
     R.issued_ids.erase(id);
     R.cv.notify_all();
+    remote_close_service(id);  // every rank is in this process: nobody else may join
   } else {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    if (!R.cv.wait_until(lk, deadline, [&] { return p->group != nullptr; })) {
+    // Ranks of other processes contact this process's rendezvous service: then the communicator
+    // spans processes and this rank joins it through the collective plugin too.
+    bool remote = false;
+    while (p->group == nullptr && !p->failed && std::chrono::steady_clock::now() < deadline) {
+      R.cv.wait_for(lk, std::chrono::milliseconds(20));
+      if (p->group == nullptr && !p->failed && (p->remote || remote_clients(id) > 0)) {
+        remote = true;
+        break;
+      }
+    }
+    if (remote) {
+      // Every rank of this process leaves the in-process rendezvous and joins through the plugin
+      // as a member of its own (ranks arriving later find the identifier gone and do the same).
+      p->joined[rank] = false;
+      --p->count;
+      p->staging[rank] = nullptr;
+      p->remote = true;
+      if (auto it = R.pending.find(id); it != R.pending.end() && it->second == p) R.pending.erase(it);
+      R.issued_ids.erase(id);
+      R.cv.notify_all();
+      lk.unlock();
+      aclrtFree(staging);
+      const HcclResult r = init_remote(nRanks, rank, ipbuf, port, id, name, s, timeout_ms, device, comm);
+      remote_close_service(id);  // every rank has its links now (connect ends with a barrier)
+      return r;
+    }
+    if (p->group == nullptr) {
       // Nobody can complete this rendezvous any more: fail it for every rank that joined.
       p->failed = true;
       const std::string missing = missing_ranks(*p);
@@ -399,28 +495,49 @@ void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item) 
 
 extern "C" {
 
-HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
-  int32_t device = 0;
-  if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
-  if (rootInfo == nullptr) return HCCL_E_PTR;
+namespace {
+
+// A root info: `serve` starts a rendezvous service for ranks of other processes (HcclGetRootInfo);
+// HcclCommInitAll's ranks are all threads of this process and need none.
+HcclResult make_root_info(HcclRootInfo* rootInfo, int32_t device, bool serve) {
+  uint32_t lo = 0, hi = 0;
+  if (serve) {
+    if (HcclResult r = host_ports(&lo, &hi); r != HCCL_SUCCESS) return r;
+  }
   Registry& R = reg();
-  std::lock_guard<std::mutex> lk(R.mu);
+  std::unique_lock<std::mutex> lk(R.mu);
   const auto us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch());
   // "<hostIP>_<port>_<devicePhyId>_<timestampUs>" as CANN; the pid and a counter keep it unique.
   char id[128];
-  std::snprintf(id, sizeof id, "127.0.0.1_%d_%d_%lld_%llu", static_cast<int>(::getpid()), device,
-                static_cast<long long>(us.count()), static_cast<unsigned long long>(++R.id_counter));
+  const std::string ip = local_ip();
+  // A random part too: two hosts' processes may share a pid and a microsecond.
+  static thread_local uint64_t rnd = uint64_t(us.count()) ^ (uint64_t(::getpid()) << 32) ^ uint64_t(uintptr_t(&rnd));
+  rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+  std::snprintf(id, sizeof id, "%.64s_%d_%d_%lld_%llu_%08llx", ip.c_str(), static_cast<int>(::getpid()), device,
+                static_cast<long long>(us.count()), static_cast<unsigned long long>(++R.id_counter),
+                static_cast<unsigned long long>(rnd >> 32));
   R.issued_ids.insert(id);
+  lk.unlock();
+  uint32_t port = 0;
+  if (serve) remote_serve(ip, id, lo, hi, &port);
   std::memset(rootInfo->internal, 0, HCCL_ROOT_INFO_BYTES);
   std::memcpy(rootInfo->internal, kMagic, 4);
   std::memcpy(rootInfo->internal + kOffVersion, &kRootInfoVersion, 4);
-  std::strcpy(rootInfo->internal + kOffIp, "127.0.0.1");
-  const uint32_t port = 0;
+  std::snprintf(rootInfo->internal + kOffIp, 64, "%s", ip.c_str());
   std::memcpy(rootInfo->internal + kOffPort, &port, 4);
   std::memcpy(rootInfo->internal + kOffId, id, std::strlen(id));  // id < 128 bytes, rest is zero
   std::memcpy(rootInfo->internal + kOffDevice, &device, 4);
   return HCCL_SUCCESS;
+}
+
+}  // namespace
+
+HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
+  int32_t device = 0;
+  if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
+  if (rootInfo == nullptr) return HCCL_E_PTR;
+  return make_root_info(rootInfo, device, true);
 }
 
 HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank, HcclComm* comm) {
@@ -460,8 +577,7 @@ HcclResult HcclCommInitClusterInfo(const char* clusterInfo, uint32_t rank, HcclC
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
   if (clusterInfo == nullptr || comm == nullptr) return HCCL_E_PTR;
-  log_error("rank tables (HcclCommInitClusterInfo) are not supported by ascend-run yet");
-  return HCCL_E_NOT_SUPPORT;
+  return init_cluster_rank(clusterInfo, rank, nullptr, comm);
 }
 
 HcclResult HcclCommInitClusterInfoConfig(const char* clusterInfo, uint32_t rank, HcclCommConfig* config,
@@ -469,8 +585,7 @@ HcclResult HcclCommInitClusterInfoConfig(const char* clusterInfo, uint32_t rank,
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
   if (clusterInfo == nullptr || comm == nullptr || config == nullptr) return HCCL_E_PTR;
-  log_error("rank tables (HcclCommInitClusterInfoConfig) are not supported by ascend-run yet");
-  return HCCL_E_NOT_SUPPORT;
+  return init_cluster_rank(clusterInfo, rank, config, comm);
 }
 
 HcclResult HcclCommInitAll(uint32_t ndev, int32_t* devices, HcclComm* comms) {
@@ -495,7 +610,7 @@ HcclResult HcclCommInitAll(uint32_t ndev, int32_t* devices, HcclComm* comms) {
     }
   }
   HcclRootInfo root;
-  if (HcclResult r = HcclGetRootInfo(&root); r != HCCL_SUCCESS) return r;
+  if (HcclResult r = make_root_info(&root, device, false); r != HCCL_SUCCESS) return r;
   std::vector<HcclResult> results(ndev, HCCL_SUCCESS);
   std::vector<std::thread> threads;
   for (uint32_t i = 0; i < ndev; ++i) {
@@ -571,6 +686,7 @@ HcclResult HcclCommDestroy(HcclComm comm) {
   // Every rank's operations ended before its destroy returned (the token): tell the sanitizer.
   if (!to_free.empty()) arunSyncAcquire(nullptr, c->g.get(), UINT64_MAX);
   for (void* p : to_free) aclrtFree(p);
+  if (c->remote) remote_destroy(*c);
   return HCCL_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,8 +46,24 @@ struct InFlight {
   uint64_t count = 0;
 };
 
+// Retires one in-flight operation when the last task of the operation is destroyed (ran or dropped).
+struct Token {
+  std::shared_ptr<InFlight> f;
+  explicit Token(std::shared_ptr<InFlight> in) : f(std::move(in)) {
+    std::lock_guard<std::mutex> lk(f->mu);
+    ++f->count;
+  }
+  ~Token() {
+    std::lock_guard<std::mutex> lk(f->mu);
+    if (--f->count == 0) f->cv.notify_all();
+  }
+};
+
+struct Remote;  // hccl_remote.cpp: a communicator whose ranks live in several processes
+
 struct Comm {
   std::shared_ptr<Group> g;
+  std::shared_ptr<Remote> remote;  // set: the operations go through the collective plugin
   uint32_t rank = 0;
   int32_t device = 0;
   std::string name;
@@ -83,5 +100,53 @@ HcclResult current_device(int32_t* dev);
 // recorded after their argument checks and run at the outermost HcclGroupEnd.
 bool in_group();
 void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item);
+
+// ---- ranks in several processes (hccl_remote.cpp) ----
+// Each operation: device -> pinned host staging (aclrtMemcpyAsync), the collective plugin's call
+// in a host function on the caller's stream, host -> device, then a one-block kernel that fails
+// the stream (and sets the async error) when the call failed. Stream ordered like any task.
+
+// Joins communicator `id` through the collective plugin (the rendezvous service at ip:port).
+HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, uint32_t port, const std::string& id,
+                       int64_t connect_timeout_ms, int32_t exec_timeout_s, std::shared_ptr<Remote>* out);
+void remote_destroy(Comm& c);  // after the communicator's operations ended
+// Starts a rendezvous service for a root info (port 0 and no service when no plugin is usable).
+void remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uint32_t hi, uint32_t* port);
+// The host ports a rendezvous may use: HCCL_HOST_SOCKET_PORT_RANGE ("auto": 0, 0), else
+// HCCL_IF_BASE_PORT's 32 ports (60000 by default). A malformed value: HCCL_E_PARA.
+HcclResult host_ports(uint32_t* lo, uint32_t* hi);
+// A rendezvous service at exactly ip:port (a rank table's rank 0); HCCL_E_TCP_CONNECT when it cannot listen.
+HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id);
+uint32_t remote_clients(const std::string& id);  // ranks of other processes that contacted it
+void remote_close_service(const std::string& id);
+std::string local_ip();  // HCCL_IF_IP, else 127.0.0.1
+
+HcclResult remote_allreduce(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
+                            HcclReduceOp op, bool only_root, uint32_t root);
+HcclResult remote_reduce_scatter(Comm& c, aclrtStream s, const void* send, void* recv,
+                                 const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs,
+                                 HcclDataType t, HcclReduceOp op);
+HcclResult remote_broadcast(Comm& c, aclrtStream s, void* buf, uint64_t bytes, uint32_t root);
+HcclResult remote_all_gather(Comm& c, aclrtStream s, const void* send, void* recv, const std::vector<uint64_t>& counts,
+                             const std::vector<uint64_t>& displs, size_t es);
+HcclResult remote_scatter(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t bytes, uint32_t root);
+HcclResult remote_alltoall(Comm& c, aclrtStream s, const void* send, void* recv, const std::vector<uint64_t>& sc,
+                           const std::vector<uint64_t>& sd, const std::vector<uint64_t>& rc,
+                           const std::vector<uint64_t>& rd, size_t es);
+struct P2pItem {
+  bool send;
+  uint32_t peer;
+  void* buf;
+  uint64_t bytes;
+};
+HcclResult remote_p2p(Comm& c, aclrtStream s, const std::vector<P2pItem>& items);
+HcclResult remote_barrier(Comm& c, aclrtStream s);
+
+// Rank tables (hccl_ranktable.cpp): loads and checks the table, then calls `join` with the
+// communicator's size, the caller's rank, the rendezvous address, whether this rank serves it, and
+// a session id every rank derives alike. Load errors: HCCL_E_INTERNAL; rank not listed: HCCL_E_PARA.
+HcclResult init_cluster(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm,
+                        const std::function<HcclResult(uint32_t n, uint32_t rank, const std::string& ip, uint32_t port,
+                                                       bool serve, const std::string& id)>& join);
 
 }  // namespace hccl

@@ -145,19 +145,6 @@ uint64_t descriptor(Kind k, HcclDataType t, int op, uint64_t count, uint32_t roo
   return h | 1;  // never 0 (0 = nothing posted)
 }
 
-// Retires one in-flight operation when the last task of the operation is destroyed (ran or dropped).
-struct Token {
-  std::shared_ptr<InFlight> f;
-  explicit Token(std::shared_ptr<InFlight> in) : f(std::move(in)) {
-    std::lock_guard<std::mutex> lk(f->mu);
-    ++f->count;
-  }
-  ~Token() {
-    std::lock_guard<std::mutex> lk(f->mu);
-    if (--f->count == 0) f->cv.notify_all();
-  }
-};
-
 struct SyncArgs {
   std::shared_ptr<Group> g;
   std::shared_ptr<std::atomic<int>> async_error;
@@ -545,6 +532,7 @@ HcclResult alltoall_matrix(Issue& is, const void* sendBuf, const void* recvBuf, 
                            const std::vector<uint64_t>& rd, HcclDataType t, aclrtStream stream) {
   Comm& c = *is.comm;
   const size_t es = type_size(t);
+  if (c.remote) return remote_alltoall(c, stream, sendBuf, const_cast<void*>(recvBuf), sc, sd, rc, rd, es);
   Plan p(c, stream, Kind::AlltoAll, descriptor(Kind::AlltoAll, t, 0, 0, 0));
   const uint32_t r = c.rank;
   p.copy(at(recvBuf, rd[r], es), at(sendBuf, sd[r], es), std::min(sc[r], rc[r]) * es);
@@ -580,6 +568,7 @@ HcclResult HcclAllReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataT
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
   Comm& c = *is.comm;
+  if (c.remote) return remote_allreduce(c, stream, sendBuf, recvBuf, count, dataType, op, false, 0);
   Plan p(c, stream, Kind::AllReduce, descriptor(Kind::AllReduce, dataType, op, count, 0));
   if (c.g->n == 1) {
     p.copy(recvBuf, sendBuf, count * es);
@@ -606,6 +595,7 @@ HcclResult HcclReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataType
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
   Comm& c = *is.comm;
+  if (c.remote) return remote_allreduce(c, stream, sendBuf, recvBuf, count, dataType, op, true, root);
   Plan p(c, stream, Kind::Reduce, descriptor(Kind::Reduce, dataType, op, count, root));
   if (c.g->n == 1) {
     p.copy(recvBuf, sendBuf, count * es);
@@ -632,6 +622,7 @@ HcclResult HcclReduceScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, H
   const uint32_t n = c.g->n;
   std::vector<uint64_t> counts(n, recvCount), displs(n);
   for (uint32_t i = 0; i < n; ++i) displs[i] = uint64_t(i) * recvCount;
+  if (c.remote) return remote_reduce_scatter(c, stream, sendBuf, recvBuf, counts, displs, dataType, op);
   Plan p(c, stream, Kind::ReduceScatter, descriptor(Kind::ReduceScatter, dataType, op, recvCount, 0));
   reduce_scatter_v(p, sendBuf, recvBuf, counts, displs, dataType, op);
   return p.finish();
@@ -669,6 +660,7 @@ HcclResult HcclReduceScatterV(void* sendBuf, const void* sendCounts, const void*
   const size_t es = type_size(dataType);
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
+  if (is.comm->remote) return remote_reduce_scatter(*is.comm, stream, sendBuf, recvBuf, counts, displs, dataType, op);
   Plan p(*is.comm, stream, Kind::ReduceScatterV, descriptor(Kind::ReduceScatterV, dataType, op, 0, 0));
   reduce_scatter_v(p, sendBuf, recvBuf, counts, displs, dataType, op);
   return p.finish();
@@ -687,6 +679,7 @@ HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataType, uint3
   const size_t es = type_size(dataType);
   HCCL_TRY(check_align(buf, es, "buf"));
   Comm& c = *is.comm;
+  if (c.remote) return remote_broadcast(c, stream, buf, count * es, root);
   Plan p(c, stream, Kind::Broadcast, descriptor(Kind::Broadcast, dataType, 0, count, root));
   const uint64_t L = p.buffer_bytes() / es;
   for (uint64_t off = 0; off < count && c.g->n > 1; off += L) {
@@ -715,6 +708,7 @@ HcclResult HcclAllGather(void* sendBuf, void* recvBuf, uint64_t sendCount, HcclD
   const uint32_t n = c.g->n;
   std::vector<uint64_t> counts(n, sendCount), displs(n);
   for (uint32_t i = 0; i < n; ++i) displs[i] = uint64_t(i) * sendCount;
+  if (c.remote) return remote_all_gather(c, stream, sendBuf, recvBuf, counts, displs, es);
   Plan p(c, stream, Kind::AllGather, descriptor(Kind::AllGather, dataType, 0, sendCount, 0));
   all_gather_v(p, sendBuf, recvBuf, counts, displs, es);
   return p.finish();
@@ -751,6 +745,7 @@ HcclResult HcclAllGatherV(void* sendBuf, uint64_t sendCount, void* recvBuf, cons
   const size_t es = type_size(dataType);
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
+  if (is.comm->remote) return remote_all_gather(*is.comm, stream, sendBuf, recvBuf, counts, displs, es);
   Plan p(*is.comm, stream, Kind::AllGatherV, descriptor(Kind::AllGatherV, dataType, 0, 0, 0));
   all_gather_v(p, sendBuf, recvBuf, counts, displs, es);
   return p.finish();
@@ -772,6 +767,7 @@ HcclResult HcclScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDat
   if (c.rank == root) HCCL_TRY(check_align(sendBuf, es, "sendBuf"));  // ignored elsewhere
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
   const uint32_t n = c.g->n;
+  if (c.remote) return remote_scatter(c, stream, sendBuf, recvBuf, recvCount * es, root);
   Plan p(c, stream, Kind::Scatter, descriptor(Kind::Scatter, dataType, 0, recvCount, root));
   const uint64_t S = (p.buffer_bytes() / es) / n;
   for (uint64_t off = 0; off < recvCount; off += S) {
@@ -895,6 +891,7 @@ HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
   HCCL_TRY(device_first());
   Issue is;
   HCCL_TRY(begin(comm, stream, &is));
+  if (is.comm->remote) return remote_barrier(*is.comm, stream);
   Plan p(*is.comm, stream, Kind::Barrier, descriptor(Kind::Barrier, HCCL_DATA_TYPE_FP32, 0, 8, 0));
   p.sync_all();
   return p.finish();
@@ -925,6 +922,7 @@ HcclResult p2p_one(void* buf, uint64_t count, HcclDataType dataType, uint32_t pe
     defer_p2p(comm, stream, HcclSendRecvItem{send ? HCCL_SEND : HCCL_RECV, buf, count, dataType, peer});
     return HCCL_SUCCESS;
   }
+  if (c.remote) return remote_p2p(c, stream, {P2pItem{send, peer, buf, count * type_size(dataType)}});
   Plan p(c, stream, Kind::P2P, descriptor(Kind::P2P, dataType, 0, count, 0));
   std::vector<std::vector<Transfer>> per(c.g->n);
   per[peer].push_back({send, static_cast<char*>(buf), count, dataType});
@@ -979,6 +977,12 @@ HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, H
     HCCL_TRY(check_align(it.buf, type_size(it.dataType), "item buf"));
     if (it.count > 0)
       per[it.remoteRank].push_back({kind == HCCL_SEND, static_cast<char*>(it.buf), it.count, it.dataType});
+  }
+  if (c.remote) {
+    std::vector<P2pItem> items;
+    for (uint32_t q = 0; q < c.g->n; ++q)
+      for (const Transfer& x : per[q]) items.push_back({x.send, q, x.buf, x.count * type_size(x.type)});
+    return remote_p2p(c, stream, items);
   }
   Plan p(c, stream, Kind::P2P, 0);
   p2p(c, p, per);

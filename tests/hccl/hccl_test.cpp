@@ -700,7 +700,11 @@ TEST(Comm, InitArgumentErrors) {
   EXPECT_EQ(HcclCommInitRootInfoConfig(2, &root, 0, &config, &comm), HCCL_E_PARA);
   EXPECT_EQ(HcclCommDestroy(nullptr), HCCL_SUCCESS);
   EXPECT_EQ(HcclCommDestroy(reinterpret_cast<HcclComm>(0x1234)), HCCL_E_PARA);
-  EXPECT_EQ(HcclCommInitClusterInfo("/nonexistent.json", 0, &comm), HCCL_E_NOT_SUPPORT);
+  // Rank tables: a path that does not resolve is a load error (hccl-api.md 2.1).
+  EXPECT_EQ(HcclCommInitClusterInfo("/nonexistent.json", 0, &comm), HCCL_E_INTERNAL);
+  EXPECT_EQ(HcclCommInitClusterInfo("", 0, &comm), HCCL_E_INTERNAL);
+  EXPECT_EQ(HcclCommInitClusterInfo(nullptr, 0, &comm), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitClusterInfoConfig("/nonexistent.json", 0, nullptr, &comm), HCCL_E_PTR);
   // No current device on this thread: HCCL_E_RUNTIME before any argument check.
   std::thread([] {
     HcclRootInfo r;

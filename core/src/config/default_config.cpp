@@ -20,6 +20,13 @@ bool has_device_plugin(const RuntimeConfig& cfg) {
   return false;
 }
 
+bool has_kind(const RuntimeConfig& cfg, plugin::PluginKind kind) {
+  for (const auto& entry : cfg.plugins) {
+    if (entry.kind == kind) return true;
+  }
+  return false;
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return fs::equivalent(a, b, ec) && !ec;
@@ -47,7 +54,8 @@ Status apply_default_config(const std::string& default_path, RuntimeConfig* cfg)
   const bool need_devices = !has_device_plugin(*cfg);
   const bool need_sinks = cfg->profiler_default_sinks.empty();
   const bool need_aclprof_sinks = cfg->profiler_aclprof_sinks.empty();
-  if (!need_devices && !need_sinks && !need_aclprof_sinks) return Status::Ok();
+  const bool need_collective = !has_kind(*cfg, plugin::PluginKind::Collective);
+  if (!need_devices && !need_sinks && !need_aclprof_sinks && !need_collective) return Status::Ok();
   std::error_code ec;
   if (default_path.empty() || !fs::exists(default_path, ec)) return Status::Ok();
   if (!cfg->source_path.empty() && same_file(cfg->source_path, default_path)) return Status::Ok();
@@ -56,6 +64,12 @@ Status apply_default_config(const std::string& default_path, RuntimeConfig* cfg)
   if (need_devices) {
     for (auto& entry : base.plugins) {
       if (entry.kind == plugin::PluginKind::Device) cfg->plugins.push_back(std::move(entry));
+    }
+  }
+  if (need_collective) {
+    // The transport libhccl uses between processes: a CANN program needs no config of its own.
+    for (auto& entry : base.plugins) {
+      if (entry.kind == plugin::PluginKind::Collective) cfg->plugins.push_back(std::move(entry));
     }
   }
   if (need_sinks) cfg->profiler_default_sinks = std::move(base.profiler_default_sinks);

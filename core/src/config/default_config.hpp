@@ -6,6 +6,8 @@
 // Defaults that name plugins live in the installed default config, never in the core (the core
 // names no plugin). A configuration takes from it what it leaves out:
 //   - no [[plugin]] entry of kind "device": the default config's device entries (with their options);
+//   - no [[plugin]] entry of kind "collective": the default config's (the transport libhccl uses
+//     between processes);
 //   - no [profiler] default_sinks: the default config's (the sinks an enabled profiler uses when
 //     `sinks` is empty); likewise aclprof_sinks (the sinks of aclprofStart);
 //   - a CANN acl.json configures nothing ascend-run uses: everything comes from the default config.

@@ -33,7 +33,7 @@ using plugin::PluginKind;
 // Enumerations
 
 constexpr std::string_view kLogLevelNames = "debug, info, warning, error, off";
-constexpr std::string_view kKindNames = "device, allocator, profiler, scheduler";
+constexpr std::string_view kKindNames = "device, allocator, profiler, scheduler, collective";
 
 std::optional<LogLevel> log_level_from_name(std::string_view s) {
   if (s == "debug") return LogLevel::Debug;
@@ -49,6 +49,7 @@ std::optional<PluginKind> kind_from_name(std::string_view s) {
   if (s == "allocator") return PluginKind::Allocator;
   if (s == "profiler") return PluginKind::Profiler;
   if (s == "scheduler") return PluginKind::Scheduler;
+  if (s == "collective") return PluginKind::Collective;
   return std::nullopt;
 }
 

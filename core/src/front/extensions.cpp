@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "alloc/device_allocator.hpp"
+#include "arun/plugin/collective.hpp"
 #include "base/install_paths.hpp"
 #include "base/logging.hpp"
 #include "front/stream_access.hpp"
@@ -205,6 +207,41 @@ Status allocator_report(int32_t device, const char** out) {
   // A device that is not open reports zeros under the policy it would get.
   if (text.empty()) text = format_memory_report(device, rt.allocator().name.c_str(), plugin::AllocatorStats{}, 0);
   *out = text.c_str();
+  return Status::Ok();
+}
+
+Status collective_ops(const arunCollectiveOps** out) {
+  // Process scope, never destroyed: communicators made from the table keep sockets and threads
+  // running the plugin's code after aclFinalize; the first runtime's configuration chooses it.
+  static std::mutex mu;
+  static PluginInstance<plugin::CollectivePlugin>* loaded = nullptr;
+  std::lock_guard<std::mutex> lk(mu);
+  if (loaded == nullptr) {
+    const RuntimeConfig& cfg = runtime().config();
+    const PluginEntry* entry = nullptr;
+    for (const auto& e : cfg.plugins) {
+      if (e.kind == plugin::PluginKind::Collective) {
+        entry = &e;
+        break;
+      }
+    }
+    if (entry == nullptr) {
+      return Status(Errc::rt_feature_not_support,
+                    "no collective plugin is configured (a [[plugin]] entry with kind = \"collective\"; the "
+                    "installed default.toml names \"gloo\")");
+    }
+    auto inst = std::make_unique<PluginInstance<plugin::CollectivePlugin>>();
+    ARUN_RETURN_IF_ERROR(
+        load_plugin_object(*entry, plugin_search(cfg), entry->options, entry->origin + ".options", inst.get()));
+    const arunCollectiveOps* ops = inst->object->ops();
+    if (ops == nullptr || ops->struct_size < sizeof(arunCollectiveOps) || ops->version != ARUN_COLLECTIVE_OPS_VERSION) {
+      return Status(Errc::file_attr_invalid, "collective plugin " + inst->library.name + " (" + inst->library.path +
+                                                 ") offers no arunCollectiveOps table of version " +
+                                                 std::to_string(ARUN_COLLECTIVE_OPS_VERSION));
+    }
+    loaded = inst.release();
+  }
+  *out = loaded->object->ops();
   return Status::Ok();
 }
 

@@ -30,6 +30,8 @@ const char* plugin::kind_name(PluginKind kind) {
       return "profiler";
     case PluginKind::Scheduler:
       return "scheduler";
+    case PluginKind::Collective:
+      return "collective";
   }
   return "unknown";
 }
@@ -90,7 +92,7 @@ Status check_header(const std::string& path, uint32_t magic, uint16_t abi_major,
 
 bool valid_kind(uint32_t kind) {
   return kind >= static_cast<uint32_t>(plugin::PluginKind::Device) &&
-         kind <= static_cast<uint32_t>(plugin::PluginKind::Scheduler);
+         kind <= static_cast<uint32_t>(plugin::PluginKind::Collective);
 }
 
 // The file's descriptor, checked; no code of the plugin runs.

@@ -195,6 +195,7 @@ Status Runtime::setup(RuntimeConfig config) {
     }
     if (entry.kind == plugin::PluginKind::Allocator) continue;  // choose_allocator loaded the one in use
     if (entry.kind == plugin::PluginKind::Profiler) continue;   // loaded when a session starts
+    if (entry.kind == plugin::PluginKind::Collective) continue;  // loaded on first use (rt::collective_ops)
     ARUN_RETURN_IF_ERROR(load_device_plugin(entry));
   }
   expose_visible_devices();

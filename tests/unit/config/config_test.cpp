@@ -451,7 +451,7 @@ TEST(ConfigTomlErrors, InvalidKindListsValidValues) {
   EXPECT_EQ(s.code(), Errc::file_attr_invalid);
   EXPECT_EQ(s.message(), kDataDir +
                              "/bad_kind.toml:7:8: plugin[1].kind: \"gpu\" is not a plugin kind "
-                             "(valid: device, allocator, profiler, scheduler)");
+                             "(valid: device, allocator, profiler, scheduler, collective)");
 }
 
 TEST(ConfigTomlErrors, WrongTypes) {
@@ -503,7 +503,8 @@ TEST(ConfigTomlErrors, MissingKindOrName) {
   Status s = parse("[[plugin]]\nname = \"ascend\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_missing_attr);
   EXPECT_EQ(s.message(),
-            "t.toml:1:1: plugin[0]: missing required key \"kind\" (one of: device, allocator, profiler, scheduler)");
+            "t.toml:1:1: plugin[0]: missing required key \"kind\" (one of: device, allocator, profiler, scheduler, "
+            "collective)");
   s = parse("[[plugin]]\nkind = \"device\"\nname = \"a\"\n\n[[plugin]]\nkind = \"device\"\n", &cfg);
   EXPECT_EQ(s.code(), Errc::file_missing_attr);
   EXPECT_EQ(s.message(), "t.toml:5:1: plugin[1]: missing required key \"name\"");
@@ -1045,11 +1046,14 @@ TEST(ShippedConfigs, DefaultToml) {
   Status s = arun::load_config_file(kConfigDir + "/default.toml", &cfg);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(cfg.log_level, LogLevel::Warning);
-  ASSERT_EQ(cfg.plugins.size(), 1u);
+  ASSERT_EQ(cfg.plugins.size(), 2u);
   const auto& p = cfg.plugins[0];
   EXPECT_EQ(p.kind, PluginKind::Device);
   EXPECT_EQ(p.name, "ascend");
   EXPECT_TRUE(p.path.empty());
+  // The transport libhccl uses between processes.
+  EXPECT_EQ(cfg.plugins[1].kind, PluginKind::Collective);
+  EXPECT_EQ(cfg.plugins[1].name, "gloo");
   EXPECT_EQ(cfg.scheduler_policy, "priority");
   EXPECT_EQ(cfg.scheduler_options["queue_depth"].value<int64_t>(), 1024);
   EXPECT_EQ(cfg.scheduler_options["aging_us"].value<int64_t>(), 0);
@@ -1210,9 +1214,23 @@ TEST(DefaultConfig, ShippedDefaultNamesTheDevicePluginAndSink) {
   RuntimeConfig cfg;
   ASSERT_TRUE(arun::load_config_file(dir.write("empty.toml", ""), &cfg).ok());
   ASSERT_TRUE(arun::apply_default_config(kConfigDir + "/default.toml", &cfg).ok());
-  ASSERT_EQ(cfg.plugins.size(), 1u);
+  ASSERT_EQ(cfg.plugins.size(), 2u);
   EXPECT_EQ(cfg.plugins[0].name, "ascend");
+  EXPECT_EQ(cfg.plugins[1].kind, PluginKind::Collective);
+  EXPECT_EQ(cfg.plugins[1].name, "gloo");
   EXPECT_EQ(cfg.profiler_default_sinks, (std::vector<std::string>{"timeline"}));
+}
+
+TEST(DefaultConfig, OwnCollectivePluginIsKept) {
+  // A configuration naming its own collective plugin does not get the default's as well.
+  TempDir dir;
+  RuntimeConfig cfg;
+  ASSERT_TRUE(
+      arun::load_config_file(dir.write("own.toml", "[[plugin]]\nkind = \"collective\"\nname = \"mine\"\n"), &cfg).ok());
+  ASSERT_TRUE(arun::apply_default_config(kConfigDir + "/default.toml", &cfg).ok());
+  ASSERT_EQ(cfg.plugins.size(), 2u);
+  EXPECT_EQ(cfg.plugins[0].name, "mine");
+  EXPECT_EQ(cfg.plugins[1].kind, PluginKind::Device);
 }
 
 TEST(DefaultConfig, NoFileAtAllLoadsNoPlugin) {

@@ -25,13 +25,15 @@ inline constexpr uint16_t kAbiMajor = 1;
 //          calls physical_memory() only on devices of plugins built against minor 6 or later.
 // Minor 7: ChunkSource::virtual_ranges (allocator.hpp): growable device ranges for allocator
 //          policies (the caching policy's expandable segments).
-inline constexpr uint16_t kAbiMinor = 7;
+// Minor 8: collective plugins (collective.hpp): the transport between processes for libhccl.
+inline constexpr uint16_t kAbiMinor = 8;
 
 enum class PluginKind : uint32_t {
   Device = 1,
   Allocator = 2,
   Profiler = 3,
   Scheduler = 4,
+  Collective = 5,
 };
 
 const char* kind_name(PluginKind kind);  // "device", "allocator", ... (defined in the core)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "arun/collective.h"
 #include "arun/core/status.hpp"
 #include "arun/plugin/allocator.hpp"
 
@@ -50,5 +51,11 @@ Status allocator_trim(int32_t device, uint64_t keep_bytes, uint64_t* released);
 Status allocator_snapshot(int32_t device, std::vector<plugin::BlockInfo>* out);
 // The allocator's report (arunMemReport); the string stays valid until the thread's next call.
 Status allocator_report(int32_t device, const char** out);
+
+// arunGetCollectiveOps: the table of the configured collective plugin (the first [[plugin]] of
+// kind "collective"), loaded on the first call and kept until the process exits (its
+// communicators outlive aclFinalize's teardown; their code must stay mapped). Errors:
+// rt_feature_not_support (no collective plugin configured), the loader's (file, options, factory).
+Status collective_ops(const arunCollectiveOps** out);
 
 }  // namespace arun::rt
