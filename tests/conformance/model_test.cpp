@@ -22,9 +22,6 @@
 namespace conformance {
 namespace {
 
-std::string modelFile(const std::string& stem) {
-  return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + ".onnx";
-}
 std::string npyFile(const std::string& stem, const char* io, const char* name) {
   return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + "." + io + "." + name + ".npy";
 }

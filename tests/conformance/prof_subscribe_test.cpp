@@ -18,6 +18,7 @@
 #include "acl/acl.h"
 #include "acl/acl_prof.h"
 #include "conformance.hpp"
+#include "reference_data.hpp"
 
 namespace conformance {
 namespace {
@@ -54,10 +55,6 @@ std::array<unsigned char, kRecord> makeRecord(const Fields& f) {
   put(40, f.end, 8);
   put(0, crc32(r.data() + 4, kRecord - 4), 4);
   return r;
-}
-
-std::string modelFile(const std::string& stem) {
-  return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + ".onnx";
 }
 
 // Executed nodes of an ONNX file: Constant nodes become weights and run nothing.

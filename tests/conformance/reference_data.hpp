@@ -13,6 +13,13 @@
 
 namespace conformance {
 
+#ifdef ARUN_TEST_MODELS_DIR
+// A generated test model (tests/models) by its stem: "mlp_b1" -> <models dir>/mlp_b1.onnx.
+inline std::string modelFile(const std::string& stem) {
+  return std::string(ARUN_TEST_MODELS_DIR) + "/" + stem + ".onnx";
+}
+#endif
+
 struct NpyArray {
   std::vector<int64_t> shape;  // () for a scalar
   std::vector<double> values;

@@ -220,6 +220,11 @@ struct DevTensor {
   }
 };
 
+// A new aclIntArray holding `v` (the caller destroys it).
+inline aclIntArray* arr(std::vector<int64_t> v) {
+  return aclCreateIntArray(v.data(), v.size());
+}
+
 inline std::mt19937& rng() {
   static std::mt19937 g(12345);
   return g;

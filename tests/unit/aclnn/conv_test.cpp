@@ -10,10 +10,6 @@ namespace {
 
 class AclnnConv : public AclnnTest {};
 
-aclIntArray* arr(std::vector<int64_t> v) {
-  return aclCreateIntArray(v.data(), v.size());
-}
-
 struct Spec2d {
   int64_t s[2], pb[2], pe[2], d[2], groups;
 };

@@ -55,10 +55,6 @@ void ref_pool(const std::vector<double>& x, int64_t planes, int64_t h, int64_t w
       }
 }
 
-aclIntArray* arr(std::vector<int64_t> v) {
-  return aclCreateIntArray(v.data(), v.size());
-}
-
 TEST_F(AclnnPool, MaxPool2dWithIndicesAndMask) {
   const std::vector<Geo> geos = {{{2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, false},
                                  {{3, 3}, {2, 1}, {1, 1}, {1, 1}, {1, 1}, true},
