@@ -217,7 +217,7 @@ Status collective_ops(const arunCollectiveOps** out) {
   static PluginInstance<plugin::CollectivePlugin>* loaded = nullptr;
   std::lock_guard<std::mutex> lk(mu);
   if (loaded == nullptr) {
-    const RuntimeConfig& cfg = runtime().config();
+    const RuntimeConfig& cfg = detail::runtime().config();
     const PluginEntry* entry = nullptr;
     for (const auto& e : cfg.plugins) {
       if (e.kind == plugin::PluginKind::Collective) {
