@@ -329,6 +329,88 @@ TEST_P(IpcEventTest, ShareableHandleV2) {
   EXPECT_ACL_OK(aclrtReleaseMemAddress(va));
 }
 
+// The configuration under test with the Ascend plugin reporting an A3 SoC (soc_name), written next
+// to the build's configs; "" when the configuration has no Ascend device options to change.
+std::string a3Config(const std::string& base) {
+  std::FILE* f = std::fopen(base.c_str(), "r");
+  if (f == nullptr) return "";
+  std::string text, line;
+  char buf[512];
+  bool inserted = false;
+  while (std::fgets(buf, sizeof buf, f) != nullptr) {
+    line = buf;
+    if (line.rfind("soc_name", 0) == 0) continue;  // replaced below
+    text += line;
+    if (!inserted && line.rfind("[plugin.options]", 0) == 0) {
+      text += "soc_name = \"Ascend910_9391\"\n";
+      inserted = true;
+    }
+  }
+  std::fclose(f);
+  if (!inserted) return "";
+  const std::string path = base + ".a3-" + std::to_string(getpid()) + ".toml";
+  f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return "";
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+// FABRIC handles on an A3 chip: the 128-byte aclrtMemFabricHandle carries the memory to another
+// process (on the same simulated server) as a DEFAULT handle does.
+TEST_P(IpcEventTest, FabricHandleOnA3) {
+  const char* soc = aclrtGetSocName();
+  if (soc == nullptr || std::strncmp(soc, "Ascend", 6) != 0) GTEST_SKIP() << "not the Ascend backend";
+  const std::string a3 = a3Config(config());
+  if (a3.empty()) GTEST_SKIP() << "the configuration sets no Ascend plugin options";
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { std::remove(path.c_str()); }
+  } cleanup{a3};
+  ASSERT_NO_FATAL_FAILURE(finalize());
+  ASSERT_NO_FATAL_FAILURE(reinitWith(a3));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  ASSERT_STREQ("Ascend910_9391", aclrtGetSocName());
+  const aclrtPhysicalMemProp prop = device_memory_prop();
+  aclrtDrvMemHandle ph = nullptr;
+  constexpr size_t k2M = 2u << 20;
+  ASSERT_ACL_OK(aclrtMallocPhysical(&ph, k2M, &prop, 0));
+  const auto kFabric = ACL_MEM_SHARE_HANDLE_TYPE_FABRIC;
+  aclrtMemFabricHandle fh{};
+  ASSERT_ACL_OK(aclrtMemExportToShareableHandleV2(ph, 0, kFabric, &fh));
+  aclrtMemFabricHandle forged{};
+  int32_t pid = getpid();
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandleV2(&forged, kFabric, &pid, 1));
+  aclrtDrvMemHandle imp = nullptr;
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&forged, kFabric, 0, &imp))
+      << "not a handle the export wrote";
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&fh, kFabric, 0, &imp))
+      << "same process";
+
+  void* va = nullptr;
+  ASSERT_ACL_OK(aclrtReserveMemAddress(&va, k2M, 0, nullptr, 0));
+  ASSERT_ACL_OK(aclrtMapMem(va, k2M, 0, ph, 0));
+  const std::vector<uint8_t> data = ipcPattern(k2M, 70);
+  ASSERT_ACL_OK(aclrtMemcpy(va, k2M, data.data(), k2M, ACL_MEMCPY_HOST_TO_DEVICE));
+  std::string hex;
+  for (uint8_t b : fh.data) {
+    char two[3];
+    std::snprintf(two, sizeof two, "%02x", b);
+    hex += two;
+  }
+  Helper h({a3, "fabric", hex, std::to_string(k2M), "70", "0"});
+  int32_t child = h.pid();
+  ASSERT_ACL_OK(aclrtMemSetPidToShareableHandleV2(&fh, kFabric, &child, 1));
+  h.go();
+  ASSERT_EQ(0, h.wait());
+  std::vector<uint8_t> back(k2M);
+  ASSERT_ACL_OK(aclrtMemcpy(back.data(), k2M, va, k2M, ACL_MEMCPY_DEVICE_TO_HOST));
+  EXPECT_EQ(ipcPattern(k2M, 71), back) << "what the other process wrote";
+  EXPECT_ACL_OK(aclrtUnmapMem(va));
+  EXPECT_ACL_OK(aclrtFreePhysical(ph));
+  EXPECT_ACL_OK(aclrtReleaseMemAddress(va));
+}
+
 TEST_P(IpcEventTest, AddressRange) {
   void* base = nullptr;
   size_t size = 0;

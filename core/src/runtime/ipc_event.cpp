@@ -1,5 +1,7 @@
 #include "runtime/ipc_event.hpp"
 
+#include <sys/stat.h>
+
 #include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
@@ -45,6 +47,13 @@ void bump(uint32_t* seq) {
 }
 }  // namespace
 
+namespace {
+uint64_t inode_of(int fd) {
+  struct stat sb {};
+  return ::fstat(fd, &sb) == 0 ? static_cast<uint64_t>(sb.st_ino) : 0;
+}
+}  // namespace
+
 Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out, Kind kind, uint64_t tag) {
   const int fd = static_cast<int>(::syscall(SYS_memfd_create, "arun-ipc-event", MFD_CLOEXEC));
   if (fd < 0) return Status(Errc::rt_no_event_resource, std::string("IPC event page: ") + std::strerror(errno));
@@ -61,6 +70,7 @@ Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out, Kind kind, uin
   }
   std::shared_ptr<IpcEventShare> s(new IpcEventShare());
   s->fd_ = fd;
+  s->identity_ = inode_of(fd);
   s->page_ = static_cast<Page*>(p);
   s->exporter_ = ::getpid();
   s->page_->exporter = s->exporter_;
@@ -85,6 +95,7 @@ Status IpcEventShare::open(int fd, uint64_t size, pid_t exporter, std::shared_pt
     return Status(Errc::rt_param_invalid, what);
   }
   s->fd_ = ::dup(fd);
+  s->identity_ = inode_of(fd);
   // A pidfd tells a dead exporter from a live one without races on pid reuse; opened now, while
   // the exporter has just answered. Where pidfds are missing, kill(pid, 0) is the fallback.
   if (exporter != ::getpid()) s->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, exporter, 0));

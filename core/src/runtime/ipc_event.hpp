@@ -49,6 +49,9 @@ class IpcEventShare {
 
   bool imported() const { return imported_; }
   int fd() const { return fd_; }
+  // The page's memfd inode: the same for every mapping of one page (an event opened in the process
+  // that exported it maps the page a second time), so it names the event across them.
+  uint64_t identity() const { return identity_; }
   uint64_t tag() const;
 
   // The futex word every change bumps (the IpcWatcher waits on it).
@@ -93,6 +96,7 @@ class IpcEventShare {
   int fd_ = -1;
   int pidfd_ = -1;
   pid_t exporter_ = 0;
+  uint64_t identity_ = 0;
   bool imported_ = false;
   mutable std::atomic<bool> gone_{false};
   std::atomic<bool> granted_{false};

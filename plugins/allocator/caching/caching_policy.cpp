@@ -459,6 +459,7 @@ void CachingPolicy::remove_free(Block* b) {
   FreeSet& set = free_set(b->segment->pool);
   set.erase(set.iterator_to(*b));
   stats_.cached_free -= b->size;
+  if (b->stream != 0) --stream_cached_;
 }
 
 CachingPolicy::Block* CachingPolicy::merge(Block* into, Block* other) {
@@ -481,7 +482,10 @@ void CachingPolicy::insert_free(Block* b) {
     remove_free(p);
     b = merge(p, b);
   }
-  if (free_set(b->segment->pool).insert(*b).second) stats_.cached_free += b->size;
+  if (free_set(b->segment->pool).insert(*b).second) {
+    stats_.cached_free += b->size;
+    if (b->stream != 0) ++stream_cached_;
+  }
 }
 
 void CachingPolicy::process_pending() {
@@ -504,6 +508,7 @@ void CachingPolicy::process_pending() {
 }
 
 void CachingPolicy::migrate_reached(StreamId only_stream) {
+  if (stream_cached_ == 0) return;  // every free block is in the shared cache already (a walk saved per miss)
   // Two phases, so that merging while re-inserting never deletes a block still to be visited.
   std::vector<Block*> moving;
   for (FreeSet* set : {&small_free_, &large_free_, &huge_free_}) {

@@ -189,6 +189,7 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   std::map<plugin::DevAddr, std::unique_ptr<Segment>> segments_;
   FreeSet small_free_, large_free_, huge_free_;
   std::deque<Pending> pending_;
+  uint64_t stream_cached_ = 0;  // free blocks in a stream's cache (stream != 0)
   plugin::AllocatorStats stats_;
   // Expandable segments: the range source (nullptr: off), the page (growth step), the two ranges
   // and the device footprint of each mapped page.
