@@ -27,13 +27,13 @@ namespace {
 
 constexpr size_t kMaxBytes = size_t{64} << 20;
 
-#define IPC_CHECK(expr)                                                                              \
-  do {                                                                                               \
-    const aclError rc_ = (expr);                                                                     \
-    if (rc_ != ACL_SUCCESS) {                                                                        \
+#define IPC_CHECK(expr)                                                                                 \
+  do {                                                                                                  \
+    const aclError rc_ = (expr);                                                                        \
+    if (rc_ != ACL_SUCCESS) {                                                                           \
       std::fprintf(stderr, "%s failed: %d (%s)\n", #expr, static_cast<int>(rc_), aclGetRecentErrMsg()); \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
+      std::exit(1);                                                                                     \
+    }                                                                                                   \
   } while (0)
 
 // The exporting process: holds the memory until the benchmark says it is done.
@@ -132,9 +132,8 @@ void register_all() {
   const struct {
     const char* name;
     aclrtMemcpyKind kind;
-  } kinds[] = {{"H2D", ACL_MEMCPY_HOST_TO_DEVICE},
-               {"D2H", ACL_MEMCPY_DEVICE_TO_HOST},
-               {"D2D", ACL_MEMCPY_DEVICE_TO_DEVICE}};
+  } kinds[] = {
+      {"H2D", ACL_MEMCPY_HOST_TO_DEVICE}, {"D2H", ACL_MEMCPY_DEVICE_TO_HOST}, {"D2D", ACL_MEMCPY_DEVICE_TO_DEVICE}};
   for (const auto& k : kinds) {
     for (bool imported : {true, false}) {
       const std::string name = std::string("IpcCopy/") + k.name + (imported ? "/imported" : "/local");

@@ -145,8 +145,9 @@ constexpr char kFabricTag[8] = {'a', 'r', 'u', 'n', 'F', 'A', 'B', '1'};
 Status fabric_supported() {
   const char* soc = rt::soc_name();
   if (soc != nullptr && std::strncmp(soc, "Ascend910_93", 12) == 0) return Status::Ok();
-  return Status(Errc::rt_feature_not_support, std::string("FABRIC shareable handles need an A3 chip (Ascend910_93xx); ") +
-                                                  "the simulated chip is " + (soc != nullptr ? soc : "unknown"));
+  return Status(Errc::rt_feature_not_support,
+                std::string("FABRIC shareable handles need an A3 chip (Ascend910_93xx); ") + "the simulated chip is " +
+                    (soc != nullptr ? soc : "unknown"));
 }
 void fabric_encode(uint64_t shareable, void* out) {
   aclrtMemFabricHandle h{};

@@ -384,8 +384,7 @@ TEST_P(IpcEventTest, FabricHandleOnA3) {
   aclrtDrvMemHandle imp = nullptr;
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&forged, kFabric, 0, &imp))
       << "not a handle the export wrote";
-  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&fh, kFabric, 0, &imp))
-      << "same process";
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&fh, kFabric, 0, &imp)) << "same process";
 
   void* va = nullptr;
   ASSERT_ACL_OK(aclrtReserveMemAddress(&va, k2M, 0, nullptr, 0));

@@ -206,9 +206,10 @@ int event_mode(const std::string& mode, size_t size, uint32_t seed) {
 
 int main(int argc, char** argv) {
   if (argc != 7) {
-    std::fprintf(stderr,
-                 "usage: ipc_helper CONFIG key|handle|handle2|fabric|export|event|event-exit|notify|notify-deny|notify-exit "
-                 "NAME SIZE SEED EXPECT\n");
+    std::fprintf(
+        stderr,
+        "usage: ipc_helper CONFIG key|handle|handle2|fabric|export|event|event-exit|notify|notify-deny|notify-exit "
+        "NAME SIZE SEED EXPECT\n");
     return 2;
   }
   const std::string mode = argv[2];

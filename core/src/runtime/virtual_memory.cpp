@@ -288,7 +288,8 @@ Status VirtualMemory::unmap_mapping(uint64_t addr, Qualifies qualifies, const ch
 }
 
 Status VirtualMemory::unmap(uint64_t addr) {
-  return unmap_mapping(addr, [](const Reservation& r) { return !r.internal; }, "no mapping starts at ");
+  return unmap_mapping(
+      addr, [](const Reservation& r) { return !r.internal; }, "no mapping starts at ");
 }
 
 Status VirtualMemory::retain(uint64_t addr, uint64_t* handle) {
@@ -537,8 +538,8 @@ Status VirtualMemory::map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOri
 }
 
 Status VirtualMemory::unmap_pool(uint64_t addr) {
-  return unmap_mapping(addr, [](const Reservation& r) { return r.pool_device >= 0; },
-                       "no allocator mapping starts at ");
+  return unmap_mapping(
+      addr, [](const Reservation& r) { return r.pool_device >= 0; }, "no allocator mapping starts at ");
 }
 
 void VirtualMemory::release_pool(uint64_t base) {

@@ -26,10 +26,10 @@
 #include "arun/runtime/recorder.hpp"
 #include "base/logging.hpp"
 #include "runtime/event.hpp"
+#include "runtime/ipc_event.hpp"
 #include "runtime/notify.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
-#include "runtime/ipc_event.hpp"
 #include "runtime/task.hpp"
 #include "sched/scheduler.hpp"
 
@@ -788,7 +788,7 @@ void enable(Mode mode) {
     s.streams.clear();
     s.notify_clocks.clear();
     s.value_clocks.clear();
-  s.ipc_clocks.clear();
+    s.ipc_clocks.clear();
     s.ipc_clocks.clear();
     s.pending.clear();
     s.recorded_streams.clear();

@@ -217,11 +217,11 @@ Status CachingPolicy::map_pages(Expandable& x, Block* u, uint64_t bytes) {
   return Status::Ok();
 }
 
-CachingPolicy::Block* CachingPolicy::unmap_pages(Expandable& x, Block* b, uint64_t* released) {
+uint64_t CachingPolicy::unmap_pages(Expandable& x, Block* b) {
   const plugin::DevAddr base = x.segment->chunk.base;
   const plugin::DevAddr lo = base + round_up(b->addr - base, step_);
   const plugin::DevAddr hi = base + (b->addr + b->size - base) / step_ * step_;
-  if (hi <= lo) return b;  // no whole page inside
+  if (hi <= lo) return 0;  // no whole page inside
   remove_free(b);
   Block* mid = lo > b->addr ? split_off(b, lo - b->addr) : b;
   Block* tail = hi < mid->addr + mid->size ? split_off(mid, hi - mid->addr) : nullptr;
@@ -239,23 +239,37 @@ CachingPolicy::Block* CachingPolicy::unmap_pages(Expandable& x, Block* b, uint64
   x.segment->chunk.footprint -= footprint;
   stats_.reserved.sub(footprint);
   ++stats_.chunk_releases;
-  *released += footprint;
   if (mid != b) insert_free(b);  // the partial page before: stays mapped and cached
   if (tail != nullptr) insert_free(tail);
   insert_unmapped(x, mid);
-  if (tail != nullptr) return tail;
-  // Without a tail the walk goes on after the unmapped block holding lo (mid, or the one it merged into).
-  return std::prev(x.unmapped.upper_bound(lo))->second;
+  return footprint;
 }
 
 template <class Enough>
 uint64_t CachingPolicy::shrink_expandable(Enough enough, const Block* keep) {
-  uint64_t released = 0;
-  for (Expandable& x : expandable_) {
-    if (x.segment == nullptr) continue;
-    for (Block* b = x.segment->first; b != nullptr && !enough(); b = b->next) {
-      if (b != keep && reclaimable(b)) b = unmap_pages(x, b, &released);
+  // Candidates from the shared caches' free sets, largest first (fewest unmap calls), only blocks
+  // that can hold a whole page: no walk over every block of the ranges. Unmapping one never
+  // deletes another: its edges go back beside blocks that are not free shared ones (those would
+  // have merged with it).
+  std::vector<Block*> candidates;
+  for (FreeSet* set : {&small_free_, &large_free_}) {
+    Block key;
+    key.stream = 0;
+    key.size = step_;
+    key.addr = 0;
+    const auto from = set->lower_bound(key);
+    key.stream = 1;
+    key.size = 0;
+    for (auto it = set->lower_bound(key); it != from;) {
+      Block* b = &*--it;
+      if (b != keep && b->segment->expandable && reclaimable(b)) candidates.push_back(b);
     }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Block* a, const Block* b) { return a->size > b->size; });
+  uint64_t released = 0;
+  for (Block* b : candidates) {
+    if (enough()) break;
+    released += unmap_pages(expandable_for(b->segment->pool), b);
   }
   return released;
 }

@@ -155,15 +155,14 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   // block (in no free set); the rest of `u` stays unmapped.
   Status map_pages(Expandable& x, Block* u, uint64_t bytes);
   // Unmaps the whole pages inside the free block `b` (one no stream still uses); its partial pages
-  // at either end stay mapped as free blocks. Returns the last block of what `b` became, so a walk
-  // in address order goes on from its next.
-  Block* unmap_pages(Expandable& x, Block* b, uint64_t* released);
+  // at either end stay mapped as free blocks. Returns the device memory given back.
+  uint64_t unmap_pages(Expandable& x, Block* b);
   void insert_unmapped(Expandable& x, Block* b);  // merges with unmapped neighbours
   Block* split_off(Block* b, uint64_t keep);      // [b + keep, end) becomes a new block after b, same state
   bool reclaimable(const Block* b) const {
     return b->mapped && b->free_hook.is_linked() && !b->migrating && reusable_by_all(b);
   }
-  // Unmaps free pages in both ranges (lowest address first, all but `keep`'s) until `enough` says stop.
+  // Unmaps free pages in both ranges (largest free blocks first, all but `keep`'s) until `enough` says stop.
   template <class Enough>
   uint64_t shrink_expandable(Enough enough, const Block* keep = nullptr);
   void split(Block* block, uint64_t size);
