@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -88,6 +89,49 @@ TEST_P(IpcEventTest, HandleRules) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(h, &late));
   EXPECT_ACL_OK(aclrtDestroyEvent(opened));
   EXPECT_ACL_OK(aclrtDestroyEvent(plain));
+}
+
+// aclFinalize resets the broker and the IPC watcher; the next aclInit starts them afresh. A wait
+// on the opened event blocks behind a 50 ms device task, so the watcher has a wait to look after.
+TEST_P(IpcEventTest, IpcWorksAgainAfterFinalizeAndInit) {
+  aclrtIpcEventHandle before{};
+  for (int round = 0; round < 2; ++round) {
+    aclrtEvent ev = nullptr, opened = nullptr;
+    ASSERT_ACL_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h{};
+    ASSERT_ACL_OK(aclrtIpcGetEventHandle(ev, &h));
+    if (round == 1) {
+      aclrtEvent stale = nullptr;
+      EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(before, &stale)) << "the last runtime's handle";
+      EXPECT_NE(0, std::strcmp(before.reserved, h.reserved)) << "a fresh name";
+    }
+    ASSERT_ACL_OK(aclrtIpcOpenEventHandle(h, &opened));
+    aclrtStream a = nullptr, b = nullptr;
+    ASSERT_ACL_OK(aclrtCreateStream(&a));
+    ASSERT_ACL_OK(aclrtCreateStream(&b));
+    std::atomic<bool> slowDone{false};
+    ASSERT_ACL_OK(launch(a, [&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      slowDone = true;
+    }));
+    ASSERT_ACL_OK(aclrtRecordEvent(ev, a));
+    ASSERT_ACL_OK(aclrtStreamWaitEvent(b, opened));
+    Probe probe;
+    ASSERT_ACL_OK(launchProbe(b, probe));
+    ASSERT_ACL_OK(aclrtSynchronizeStream(b));
+    EXPECT_TRUE(probe.ran);
+    EXPECT_TRUE(slowDone) << "round " << round << ": the wait held the stream until the record";
+    EXPECT_ACL_OK(aclrtDestroyStream(a));
+    EXPECT_ACL_OK(aclrtDestroyStream(b));
+    EXPECT_ACL_OK(aclrtDestroyEvent(opened));
+    EXPECT_ACL_OK(aclrtDestroyEvent(ev));
+    before = h;
+    if (round == 0) {
+      ASSERT_NO_FATAL_FAILURE(finalize());
+      ASSERT_NO_FATAL_FAILURE(reinit());
+      ASSERT_ACL_OK(aclrtSetDevice(0));
+    }
+  }
 }
 
 TEST_P(IpcEventTest, OpenedEventFollowsRecordsWaitsAndTimeouts) {

@@ -19,7 +19,9 @@
 // stream S goes back to S's cache immediately and is also remembered with a mark in S's order; once
 // the mark is reached it moves to the shared cache (stream 0) any stream may take from. aclrtFree
 // (stream 0) is ordered against every stream: the block is pending until the device has completed
-// everything submitted before the free, unless nothing was in flight.
+// everything submitted before the free, unless nothing was in flight. A block freed on S after
+// other streams used it (record_use) is pending until S and each of those streams reached its
+// mark of the free (a stream that never touched it does not hold it up).
 //
 // Giving memory back: whole free chunks are returned to the device when the cache holds more than
 // `release_threshold` bytes (0: keep everything), when the policy's reserve would exceed
