@@ -24,6 +24,8 @@
 //                                                      exit (_exit) on stdin
 //   ipc_helper CONFIG notify-record KEY 0 0 0          on stdin, import the notify KEY and record it
 //                                                      behind a 100 ms device task
+//   ipc_helper CONFIG notify-import-exit KEY 0 0 0     on stdin, import the notify KEY, print
+//                                                      "imported"; exit (_exit) on stdin, unrecorded
 //
 // An importer waits for one byte on stdin first (the exporter whitelists it meanwhile). EXPECT is
 // the aclError the import must return; on success the helper checks pattern(SEED), writes
@@ -239,10 +241,19 @@ int main(int argc, char** argv) {
   }
 
   if (mode == "event" || mode == "event-exit") return event_mode(mode, size, seed);
-  if (mode.rfind("notify", 0) == 0 && mode != "notify-record") return notify_mode(mode, size, seed);
+  if (mode.rfind("notify", 0) == 0 && mode != "notify-record" && mode != "notify-import-exit")
+    return notify_mode(mode, size, seed);
 
   char go = 0;
   if (read(0, &go, 1) != 1) return 2;
+  if (mode == "notify-import-exit") {
+    aclrtNotify n = nullptr;
+    if ((e = aclrtNotifyImportByKey(&n, name.c_str(), 0)) != ACL_SUCCESS) return fail("aclrtNotifyImportByKey", e);
+    std::printf("imported\n");
+    std::fflush(stdout);
+    (void)!read(0, &go, 1);
+    _exit(0);  // never records: the exporter's wait must not hang on it
+  }
   if (mode == "notify-record") {
     aclrtNotify n = nullptr;
     aclrtStream stream = nullptr;

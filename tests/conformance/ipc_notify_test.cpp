@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -86,6 +87,32 @@ TEST_P(IpcNotifyTest, WaitOnAKeyNobodyImportedDoesNotHoldUpDestruction) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
   EXPECT_ACL_OK(aclrtDestroyNotify(n));
+}
+
+// The exporter records which processes imported its notify: when every one of them has exited,
+// a wait here that only they could have satisfied fails instead of blocking its stream forever.
+TEST_P(IpcNotifyTest, ImportersThatAllExitFailTheExportersWait) {
+  ExportedWait w;
+  ASSERT_NO_FATAL_FAILURE(exportAndWait(ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION, &w));
+  Helper h({config(), "notify-import-exit", w.key, "0", "0", "0"});
+  h.go();
+  ASSERT_EQ("imported", h.line());
+  Probe probe;
+  ASSERT_ACL_OK(launchProbe(w.stream, probe));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(probe.ran) << "an importer is alive: the wait holds the stream";
+  h.go();
+  EXPECT_EQ(0, h.wait());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStream(w.stream)) << aclGetRecentErrMsg();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
+  EXPECT_TRUE(probe.ran) << "the stream goes on after the failed wait";
+  // The notify itself still works in this process.
+  ASSERT_ACL_OK(aclrtRecordNotify(w.notify, w.stream));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(w.notify, w.stream, 0));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(w.stream));
+  EXPECT_ACL_OK(aclrtDestroyNotify(w.notify));
+  EXPECT_ACL_OK(aclrtDestroyStream(w.stream));
 }
 
 TEST_P(IpcNotifyTest, ProcessNotOnTheAllowListIsRefused) {

@@ -104,6 +104,8 @@ Status IpcEventShare::open(int fd, uint64_t size, pid_t exporter, std::shared_pt
 }
 
 IpcEventShare::~IpcEventShare() {
+  for (auto& [pid, fd] : importers_)
+    if (fd >= 0) ::close(fd);
   if (page_ != nullptr) ::munmap(page_, kPageBytes);
   if (fd_ >= 0) ::close(fd_);
   if (pidfd_ >= 0) ::close(pidfd_);
@@ -162,8 +164,40 @@ bool IpcEventShare::reached(uint64_t target) const {
   return __atomic_load_n(&page_->completed, __ATOMIC_ACQUIRE) >= target;
 }
 
+namespace {
+// A process has exited (a zombie counts): the pidfd is readable, or without one kill says so.
+bool process_gone(pid_t pid, int pidfd) {
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+}  // namespace
+
+void IpcEventShare::note_granted(pid_t importer) {
+  granted_.store(true, std::memory_order_release);
+  if (importer <= 0 || importer == ::getpid()) return;
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, importer, 0));
+  std::lock_guard lock(importers_mu_);
+  importers_.emplace_back(importer, fd);
+  granted_to_other_ = true;
+  gone_.store(false, std::memory_order_release);
+}
+
 bool IpcEventShare::exporter_gone() const {
-  if (!imported_ || exporter_ == ::getpid()) return false;
+  if (!imported_) {
+    std::lock_guard lock(importers_mu_);
+    if (!granted_to_other_) return false;
+    for (auto it = importers_.begin(); it != importers_.end();) {
+      if (!process_gone(it->first, it->second)) return false;
+      if (it->second >= 0) ::close(it->second);
+      it = importers_.erase(it);
+    }
+    gone_.store(true, std::memory_order_release);
+    return true;
+  }
+  if (exporter_ == ::getpid()) return false;
   if (gone_.load(std::memory_order_acquire)) return true;
   bool gone = false;
   if (pidfd_ >= 0) {
