@@ -1,6 +1,7 @@
 // Spec part 2, 4.14 (IPC memory keys) and the shareable handles of 4.13: device memory shared
 // across processes. Arguments are checked in the spec's order; the runtime's part (exports,
 // allow-lists, the exchange with the exporting process) is arun/runtime/ipc.hpp.
+#include <cstring>
 #include <string>
 
 #include "acl/acl_rt.h"
@@ -137,9 +138,39 @@ Status check_share_type(aclrtMemSharedHandleType type) {
   }
   return Status::Ok();
 }
-Status fabric_unsupported() {
+// FABRIC handles exist on A3 parts only (SoC names Ascend910_93xx; the ascend plugin's `soc_name`
+// option selects one). With one simulated server they are the DEFAULT handle in a 128-byte
+// aclrtMemFabricHandle: a tag, then the uint64_t, then zeros; the memory itself travels as for DEFAULT.
+constexpr char kFabricTag[8] = {'a', 'r', 'u', 'n', 'F', 'A', 'B', '1'};
+Status fabric_supported() {
+  const char* soc = rt::soc_name();
+  if (soc != nullptr && std::strncmp(soc, "Ascend910_93", 12) == 0) return Status::Ok();
   return Status(Errc::rt_feature_not_support,
-                "FABRIC shareable handles need an A3 chip; the simulated chip is not one");
+                std::string("FABRIC shareable handles need an A3 chip (Ascend910_93xx); ") + "the simulated chip is " +
+                    (soc != nullptr ? soc : "unknown"));
+}
+void fabric_encode(uint64_t shareable, void* out) {
+  aclrtMemFabricHandle h{};
+  std::memcpy(h.data, kFabricTag, sizeof kFabricTag);
+  std::memcpy(h.data + sizeof kFabricTag, &shareable, sizeof shareable);
+  std::memcpy(out, &h, sizeof h);
+}
+// The DEFAULT handle inside a FABRIC one; or the reason it is not one.
+Status fabric_decode(const void* in, uint64_t* shareable) {
+  ARUN_RETURN_IF_ERROR(fabric_supported());
+  aclrtMemFabricHandle h;
+  std::memcpy(&h, in, sizeof h);
+  if (std::memcmp(h.data, kFabricTag, sizeof kFabricTag) != 0) {
+    return rt_param_invalid("the FABRIC handle is not one aclrtMemExportToShareableHandleV2 wrote");
+  }
+  std::memcpy(shareable, h.data + sizeof kFabricTag, sizeof *shareable);
+  return Status::Ok();
+}
+// The uint64_t a DEFAULT handle points to, or the one inside a FABRIC handle.
+Status shareable_of(const void* handle, aclrtMemSharedHandleType type, uint64_t* shareable) {
+  if (raw(type) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_decode(handle, shareable);
+  std::memcpy(shareable, handle, sizeof *shareable);
+  return Status::Ok();
 }
 }  // namespace
 
@@ -150,7 +181,13 @@ aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t fl
     if (shareableHandle == nullptr) return invalid_param("shareableHandle is NULL");
     ARUN_RETURN_IF_ERROR(check_share_type(shareType));
     if (flags > 1) return rt_param_invalid("flags " + std::to_string(flags) + " must be 0 or 1");
-    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_unsupported();
+    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) {
+      ARUN_RETURN_IF_ERROR(fabric_supported());
+      uint64_t shareable = 0;
+      ARUN_RETURN_IF_ERROR(rt::vmm_export(handle, flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &shareable));
+      fabric_encode(shareable, shareableHandle);
+      return Status::Ok();
+    }
     return rt::vmm_export(handle, flags == ACL_RT_VMM_EXPORT_FLAG_DEFAULT, static_cast<uint64_t*>(shareableHandle));
   });
 }
@@ -164,8 +201,9 @@ aclError aclrtMemImportFromShareableHandleV2(void* shareableHandle, aclrtMemShar
     ARUN_RETURN_IF_ERROR(check_share_type(shareType));
     int32_t device = 0;
     ARUN_RETURN_IF_ERROR(rt::current_device(&device));
-    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_unsupported();
-    return rt::vmm_import(*static_cast<const uint64_t*>(shareableHandle), device, handle);
+    uint64_t shareable = 0;
+    ARUN_RETURN_IF_ERROR(shareable_of(shareableHandle, shareType, &shareable));
+    return rt::vmm_import(shareable, device, handle);
   });
 }
 
@@ -176,8 +214,9 @@ aclError aclrtMemSetPidToShareableHandleV2(void* shareableHandle, aclrtMemShared
     if (pid == nullptr) return invalid_param("pid is NULL");
     if (pidNum == 0) return invalid_param("pidNum is 0");
     ARUN_RETURN_IF_ERROR(check_share_type(shareType));
-    if (raw(shareType) == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) return fabric_unsupported();
-    return rt::vmm_set_pids(*static_cast<const uint64_t*>(shareableHandle), pid, pidNum);
+    uint64_t shareable = 0;
+    ARUN_RETURN_IF_ERROR(shareable_of(shareableHandle, shareType, &shareable));
+    return rt::vmm_set_pids(shareable, pid, pidNum);
   });
 }
 

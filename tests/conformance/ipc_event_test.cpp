@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -88,6 +89,49 @@ TEST_P(IpcEventTest, HandleRules) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(h, &late));
   EXPECT_ACL_OK(aclrtDestroyEvent(opened));
   EXPECT_ACL_OK(aclrtDestroyEvent(plain));
+}
+
+// aclFinalize resets the broker and the IPC watcher; the next aclInit starts them afresh. A wait
+// on the opened event blocks behind a 50 ms device task, so the watcher has a wait to look after.
+TEST_P(IpcEventTest, IpcWorksAgainAfterFinalizeAndInit) {
+  aclrtIpcEventHandle before{};
+  for (int round = 0; round < 2; ++round) {
+    aclrtEvent ev = nullptr, opened = nullptr;
+    ASSERT_ACL_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h{};
+    ASSERT_ACL_OK(aclrtIpcGetEventHandle(ev, &h));
+    if (round == 1) {
+      aclrtEvent stale = nullptr;
+      EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(before, &stale)) << "the last runtime's handle";
+      EXPECT_NE(0, std::strcmp(before.reserved, h.reserved)) << "a fresh name";
+    }
+    ASSERT_ACL_OK(aclrtIpcOpenEventHandle(h, &opened));
+    aclrtStream a = nullptr, b = nullptr;
+    ASSERT_ACL_OK(aclrtCreateStream(&a));
+    ASSERT_ACL_OK(aclrtCreateStream(&b));
+    std::atomic<bool> slowDone{false};
+    ASSERT_ACL_OK(launch(a, [&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      slowDone = true;
+    }));
+    ASSERT_ACL_OK(aclrtRecordEvent(ev, a));
+    ASSERT_ACL_OK(aclrtStreamWaitEvent(b, opened));
+    Probe probe;
+    ASSERT_ACL_OK(launchProbe(b, probe));
+    ASSERT_ACL_OK(aclrtSynchronizeStream(b));
+    EXPECT_TRUE(probe.ran);
+    EXPECT_TRUE(slowDone) << "round " << round << ": the wait held the stream until the record";
+    EXPECT_ACL_OK(aclrtDestroyStream(a));
+    EXPECT_ACL_OK(aclrtDestroyStream(b));
+    EXPECT_ACL_OK(aclrtDestroyEvent(opened));
+    EXPECT_ACL_OK(aclrtDestroyEvent(ev));
+    before = h;
+    if (round == 0) {
+      ASSERT_NO_FATAL_FAILURE(finalize());
+      ASSERT_NO_FATAL_FAILURE(reinit());
+      ASSERT_ACL_OK(aclrtSetDevice(0));
+    }
+  }
 }
 
 TEST_P(IpcEventTest, OpenedEventFollowsRecordsWaitsAndTimeouts) {
@@ -324,6 +368,87 @@ TEST_P(IpcEventTest, ShareableHandleV2) {
   std::vector<uint8_t> back(k2M);
   ASSERT_ACL_OK(aclrtMemcpy(back.data(), k2M, va, k2M, ACL_MEMCPY_DEVICE_TO_HOST));
   EXPECT_EQ(ipcPattern(k2M, 61), back) << "what the other process wrote";
+  EXPECT_ACL_OK(aclrtUnmapMem(va));
+  EXPECT_ACL_OK(aclrtFreePhysical(ph));
+  EXPECT_ACL_OK(aclrtReleaseMemAddress(va));
+}
+
+// The configuration under test with the Ascend plugin reporting an A3 SoC (soc_name), written next
+// to the build's configs; "" when the configuration has no Ascend device options to change.
+std::string a3Config(const std::string& base) {
+  std::FILE* f = std::fopen(base.c_str(), "r");
+  if (f == nullptr) return "";
+  std::string text, line;
+  char buf[512];
+  bool inserted = false;
+  while (std::fgets(buf, sizeof buf, f) != nullptr) {
+    line = buf;
+    if (line.rfind("soc_name", 0) == 0) continue;  // replaced below
+    text += line;
+    if (!inserted && line.rfind("[plugin.options]", 0) == 0) {
+      text += "soc_name = \"Ascend910_9391\"\n";
+      inserted = true;
+    }
+  }
+  std::fclose(f);
+  if (!inserted) return "";
+  const std::string path = base + ".a3-" + std::to_string(getpid()) + ".toml";
+  f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return "";
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+// FABRIC handles on an A3 chip: the 128-byte aclrtMemFabricHandle carries the memory to another
+// process (on the same simulated server) as a DEFAULT handle does.
+TEST_P(IpcEventTest, FabricHandleOnA3) {
+  const char* soc = aclrtGetSocName();
+  if (soc == nullptr || std::strncmp(soc, "Ascend", 6) != 0) GTEST_SKIP() << "not the Ascend backend";
+  const std::string a3 = a3Config(config());
+  if (a3.empty()) GTEST_SKIP() << "the configuration sets no Ascend plugin options";
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { std::remove(path.c_str()); }
+  } cleanup{a3};
+  ASSERT_NO_FATAL_FAILURE(finalize());
+  ASSERT_NO_FATAL_FAILURE(reinitWith(a3));
+  ASSERT_ACL_OK(aclrtSetDevice(0));
+  ASSERT_STREQ("Ascend910_9391", aclrtGetSocName());
+  const aclrtPhysicalMemProp prop = device_memory_prop();
+  aclrtDrvMemHandle ph = nullptr;
+  constexpr size_t k2M = 2u << 20;
+  ASSERT_ACL_OK(aclrtMallocPhysical(&ph, k2M, &prop, 0));
+  const auto kFabric = ACL_MEM_SHARE_HANDLE_TYPE_FABRIC;
+  aclrtMemFabricHandle fh{};
+  ASSERT_ACL_OK(aclrtMemExportToShareableHandleV2(ph, 0, kFabric, &fh));
+  aclrtMemFabricHandle forged{};
+  int32_t pid = getpid();
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandleV2(&forged, kFabric, &pid, 1));
+  aclrtDrvMemHandle imp = nullptr;
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&forged, kFabric, 0, &imp))
+      << "not a handle the export wrote";
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandleV2(&fh, kFabric, 0, &imp)) << "same process";
+
+  void* va = nullptr;
+  ASSERT_ACL_OK(aclrtReserveMemAddress(&va, k2M, 0, nullptr, 0));
+  ASSERT_ACL_OK(aclrtMapMem(va, k2M, 0, ph, 0));
+  const std::vector<uint8_t> data = ipcPattern(k2M, 70);
+  ASSERT_ACL_OK(aclrtMemcpy(va, k2M, data.data(), k2M, ACL_MEMCPY_HOST_TO_DEVICE));
+  std::string hex;
+  for (uint8_t b : fh.data) {
+    char two[3];
+    std::snprintf(two, sizeof two, "%02x", b);
+    hex += two;
+  }
+  Helper h({a3, "fabric", hex, std::to_string(k2M), "70", "0"});
+  int32_t child = h.pid();
+  ASSERT_ACL_OK(aclrtMemSetPidToShareableHandleV2(&fh, kFabric, &child, 1));
+  h.go();
+  ASSERT_EQ(0, h.wait());
+  std::vector<uint8_t> back(k2M);
+  ASSERT_ACL_OK(aclrtMemcpy(back.data(), k2M, va, k2M, ACL_MEMCPY_DEVICE_TO_HOST));
+  EXPECT_EQ(ipcPattern(k2M, 71), back) << "what the other process wrote";
   EXPECT_ACL_OK(aclrtUnmapMem(va));
   EXPECT_ACL_OK(aclrtFreePhysical(ph));
   EXPECT_ACL_OK(aclrtReleaseMemAddress(va));

@@ -6,6 +6,7 @@
 //   ipc_helper CONFIG export -      SIZE SEED 0        export by key (no pid check), print the key,
 //                                                      exit when stdin says so
 //   ipc_helper CONFIG handle2 HANDLE SIZE SEED EXPECT  as `handle`, with aclrtMemImportFromShareableHandleV2
+//   ipc_helper CONFIG fabric HEX SIZE SEED EXPECT      as `handle2` with a FABRIC handle (its 128 bytes in hex)
 //   ipc_helper CONFIG event  -      SIZE SEED 0        export zeroed memory by key and an IPC event;
 //                                                      print the key and the event handle (hex); then
 //                                                      behind a 300 ms device task write pattern(SEED)
@@ -23,6 +24,8 @@
 //                                                      exit (_exit) on stdin
 //   ipc_helper CONFIG notify-record KEY 0 0 0          on stdin, import the notify KEY and record it
 //                                                      behind a 100 ms device task
+//   ipc_helper CONFIG notify-import-exit KEY 0 0 0     on stdin, import the notify KEY, print
+//                                                      "imported"; exit (_exit) on stdin, unrecorded
 //
 // An importer waits for one byte on stdin first (the exporter whitelists it meanwhile). EXPECT is
 // the aclError the import must return; on success the helper checks pattern(SEED), writes
@@ -205,9 +208,10 @@ int event_mode(const std::string& mode, size_t size, uint32_t seed) {
 
 int main(int argc, char** argv) {
   if (argc != 7) {
-    std::fprintf(stderr,
-                 "usage: ipc_helper CONFIG key|handle|handle2|export|event|event-exit|notify|notify-deny|notify-exit "
-                 "NAME SIZE SEED EXPECT\n");
+    std::fprintf(
+        stderr,
+        "usage: ipc_helper CONFIG key|handle|handle2|fabric|export|event|event-exit|notify|notify-deny|notify-exit "
+        "NAME SIZE SEED EXPECT\n");
     return 2;
   }
   const std::string mode = argv[2];
@@ -237,10 +241,19 @@ int main(int argc, char** argv) {
   }
 
   if (mode == "event" || mode == "event-exit") return event_mode(mode, size, seed);
-  if (mode.rfind("notify", 0) == 0 && mode != "notify-record") return notify_mode(mode, size, seed);
+  if (mode.rfind("notify", 0) == 0 && mode != "notify-record" && mode != "notify-import-exit")
+    return notify_mode(mode, size, seed);
 
   char go = 0;
   if (read(0, &go, 1) != 1) return 2;
+  if (mode == "notify-import-exit") {
+    aclrtNotify n = nullptr;
+    if ((e = aclrtNotifyImportByKey(&n, name.c_str(), 0)) != ACL_SUCCESS) return fail("aclrtNotifyImportByKey", e);
+    std::printf("imported\n");
+    std::fflush(stdout);
+    (void)!read(0, &go, 1);
+    _exit(0);  // never records: the exporter's wait must not hang on it
+  }
   if (mode == "notify-record") {
     aclrtNotify n = nullptr;
     aclrtStream stream = nullptr;
@@ -260,11 +273,18 @@ int main(int argc, char** argv) {
       rc = check_and_write(dev, size, seed);
       if ((e = aclrtIpcMemClose(name.c_str())) != ACL_SUCCESS) rc = fail("aclrtIpcMemClose", e);
     }
-  } else if (mode == "handle" || mode == "handle2") {
+  } else if (mode == "handle" || mode == "handle2" || mode == "fabric") {
     aclrtDrvMemHandle h = nullptr;
     uint64_t sh = std::strtoull(name.c_str(), nullptr, 0);
-    e = mode == "handle" ? aclrtMemImportFromShareableHandle(sh, 0, &h)
-                         : aclrtMemImportFromShareableHandleV2(&sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h);
+    aclrtMemFabricHandle fh{};
+    if (mode == "fabric") {
+      if (name.size() != 2 * sizeof fh.data) return 2;
+      for (size_t i = 0; i < sizeof fh.data; ++i)
+        fh.data[i] = static_cast<uint8_t>(std::stoul(name.substr(2 * i, 2), nullptr, 16));
+    }
+    e = mode == "handle"    ? aclrtMemImportFromShareableHandle(sh, 0, &h)
+        : mode == "handle2" ? aclrtMemImportFromShareableHandleV2(&sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h)
+                            : aclrtMemImportFromShareableHandleV2(&fh, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, 0, &h);
     if (e != expect) return fail("aclrtMemImportFromShareableHandle returned an unexpected code", e);
     if (e == ACL_SUCCESS) {
       void* va = nullptr;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -15,7 +16,21 @@
 namespace conformance {
 namespace {
 
-class IpcNotifyTest : public AclDeviceTest {};
+class IpcNotifyTest : public AclDeviceTest {
+ protected:
+  // A notify of this process exported by key, and a stream with a wait on it queued.
+  struct ExportedWait {
+    aclrtNotify notify = nullptr;
+    char key[65] = {};
+    aclrtStream stream = nullptr;
+  };
+  void exportAndWait(uint64_t exportFlags, ExportedWait* w) {
+    ASSERT_ACL_OK(aclrtCreateNotify(&w->notify, ACL_NOTIFY_DEFAULT));
+    ASSERT_ACL_OK(aclrtNotifyGetExportKey(w->notify, w->key, sizeof w->key, exportFlags));
+    ASSERT_ACL_OK(aclrtCreateStream(&w->stream));
+    ASSERT_ACL_OK(aclrtWaitAndResetNotify(w->notify, w->stream, 0));
+  }
+};
 
 TEST_P(IpcNotifyTest, RecordInAnotherProcessOrdersAWaitAndACopyHere) {
   constexpr size_t kSize = 1u << 20;
@@ -42,16 +57,13 @@ TEST_P(IpcNotifyTest, RecordInAnotherProcessOrdersAWaitAndACopyHere) {
 }
 
 TEST_P(IpcNotifyTest, ImporterRecordsTheExportersWaitGoesOn) {
-  aclrtNotify n = nullptr;
-  ASSERT_ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
-  char key[65] = {};
-  ASSERT_ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
-  Helper h({config(), "notify-record", key, "0", "0", "0"});
+  ExportedWait w;
+  ASSERT_NO_FATAL_FAILURE(exportAndWait(ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT, &w));
+  aclrtNotify n = w.notify;
+  aclrtStream s = w.stream;
+  Helper h({config(), "notify-record", w.key, "0", "0", "0"});
   int32_t child = h.pid();
-  ASSERT_ACL_OK(aclrtNotifySetImportPid(n, &child, 1));
-  aclrtStream s = nullptr;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
-  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  ASSERT_ACL_OK(aclrtNotifySetImportPid(n, &child, 1));  // the helper imports only after go()
   Probe probe;
   ASSERT_ACL_OK(launchProbe(s, probe));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -67,17 +79,40 @@ TEST_P(IpcNotifyTest, ImporterRecordsTheExportersWaitGoesOn) {
 TEST_P(IpcNotifyTest, WaitOnAKeyNobodyImportedDoesNotHoldUpDestruction) {
   // No other process has the page, so nothing can set the notify: destroying the stream drops the
   // wait as it does for a local notify.
-  aclrtNotify n = nullptr;
-  ASSERT_ACL_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
-  char key[65] = {};
-  ASSERT_ACL_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
-  aclrtStream s = nullptr;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
-  ASSERT_ACL_OK(aclrtWaitAndResetNotify(n, s, 0));
+  ExportedWait w;
+  ASSERT_NO_FATAL_FAILURE(exportAndWait(ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION, &w));
+  aclrtNotify n = w.notify;
+  aclrtStream s = w.stream;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_ACL_OK(aclrtDestroyStream(s));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
   EXPECT_ACL_OK(aclrtDestroyNotify(n));
+}
+
+// The exporter records which processes imported its notify: when every one of them has exited,
+// a wait here that only they could have satisfied fails instead of blocking its stream forever.
+TEST_P(IpcNotifyTest, ImportersThatAllExitFailTheExportersWait) {
+  ExportedWait w;
+  ASSERT_NO_FATAL_FAILURE(exportAndWait(ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION, &w));
+  Helper h({config(), "notify-import-exit", w.key, "0", "0", "0"});
+  h.go();
+  ASSERT_EQ("imported", h.line());
+  Probe probe;
+  ASSERT_ACL_OK(launchProbe(w.stream, probe));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(probe.ran) << "an importer is alive: the wait holds the stream";
+  h.go();
+  EXPECT_EQ(0, h.wait());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStream(w.stream)) << aclGetRecentErrMsg();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "no hang";
+  EXPECT_TRUE(probe.ran) << "the stream goes on after the failed wait";
+  // The notify itself still works in this process.
+  ASSERT_ACL_OK(aclrtRecordNotify(w.notify, w.stream));
+  ASSERT_ACL_OK(aclrtWaitAndResetNotify(w.notify, w.stream, 0));
+  EXPECT_ACL_OK(aclrtSynchronizeStream(w.stream));
+  EXPECT_ACL_OK(aclrtDestroyNotify(w.notify));
+  EXPECT_ACL_OK(aclrtDestroyStream(w.stream));
 }
 
 TEST_P(IpcNotifyTest, ProcessNotOnTheAllowListIsRefused) {

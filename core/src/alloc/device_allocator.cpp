@@ -218,7 +218,7 @@ Status DeviceAllocator::allocate(uint64_t bytes, plugin::PageKind page, const vo
   blocks_[a.addr] = Block{a.addr, bytes, a.size, site, stream, trace_id};
   // Policies take all their memory through acquire(), so every block lies in a known chunk.
   if (ChunkBlocks* c = chunk_of(a.addr)) {
-    c->starts.insert(std::upper_bound(c->starts.begin(), c->starts.end(), a.addr), a.addr);
+    c->starts.insert(a.addr);
   }
   requested_.add(bytes);
   *out = a.addr;
@@ -249,8 +249,7 @@ Status DeviceAllocator::free(plugin::DevAddr addr, plugin::StreamId stream) {
   blocks_.erase(it);
   // Before the policy runs: it may give the chunk back to the device.
   if (ChunkBlocks* c = chunk_of(addr)) {
-    auto at = std::lower_bound(c->starts.begin(), c->starts.end(), addr);
-    if (at != c->starts.end() && *at == addr) c->starts.erase(at);
+    c->starts.erase(addr);
   }
   policy_->deallocate(addr, stream);
   return Status::Ok();
@@ -285,7 +284,7 @@ bool DeviceAllocator::find(plugin::DevAddr addr, uint64_t bytes, Block* out) con
   };
   std::lock_guard lock(mu_);
   if (const ChunkBlocks* c = chunk_of(addr)) {
-    auto at = std::upper_bound(c->starts.begin(), c->starts.end(), addr);
+    auto at = c->starts.upper_bound(addr);
     if (at != c->starts.begin()) {
       auto it = blocks_.find(*std::prev(at));
       if (it != blocks_.end() && contains(it->second)) {

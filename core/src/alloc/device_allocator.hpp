@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,13 +112,14 @@ class DeviceAllocator final : private plugin::ChunkSource, private plugin::Strea
   std::shared_ptr<plugin::AllocatorPlugin> plugin_;  // declared first: the policy's code lives in its library
   std::unique_ptr<plugin::AllocatorPolicy> policy_;
   std::shared_ptr<AllocTrace> trace_;
-  // The program's blocks by start address, and per chunk the sorted starts of the blocks in it:
-  // exact lookups (free) are one hash probe, and a containment query (find) is a search among
-  // the few chunks and then among one chunk's blocks, instead of a walk down a tree of every block.
+  // The program's blocks by start address, and per chunk the starts of the blocks in it: exact
+  // lookups (free) are one hash probe, and a containment query (find) is a search among the few
+  // chunks and then among one chunk's blocks. A set, not a sorted vector: an expandable range is
+  // one chunk holding every block, where a vector's insert moves tens of kilobytes per call.
   std::unordered_map<plugin::DevAddr, Block> blocks_;
   struct ChunkBlocks {
     uint64_t size = 0;
-    std::vector<plugin::DevAddr> starts;  // sorted
+    std::set<plugin::DevAddr> starts;
   };
   std::map<plugin::DevAddr, ChunkBlocks> chunks_;
   ChunkBlocks* chunk_of(plugin::DevAddr addr);

@@ -247,7 +247,9 @@ Status mem_get_address_range(void* ptr, void** base, size_t* size) {
   const auto addr = reinterpret_cast<uint64_t>(ptr);
   uint64_t b = 0, n = 0;
   VirtualMemory::Lookup v;
-  if (rt->virtual_memory().lookup(addr, 1, &v)) {
+  // An allocator's expandable range is a reservation too, but its pages are not what the program
+  // allocated: its blocks answer as aclrtMalloc blocks.
+  if (rt->virtual_memory().pool_device(addr) < 0 && rt->virtual_memory().lookup(addr, 1, &v)) {
     b = v.base;
     n = v.size;
   } else {

@@ -150,6 +150,7 @@ void IpcBroker::answer(int conn) {
       source = e->source;
     }
   }
+  grant.importer = cred.pid;
   if (st.ok()) st = source(&grant);
   if (st.ok() && req.kind == kKindKey) {
     std::lock_guard lock(mu_);

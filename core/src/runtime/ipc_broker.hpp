@@ -44,6 +44,7 @@ class IpcBroker {
     uint64_t offset = 0;
     uint64_t size = 0;
     aclrtPhysicalMemProp prop{};
+    pid_t importer = 0;  // set by the broker: the asking process (SO_PEERCRED)
   };
   // Produces the grant when an allowed importer asks (on the broker thread); may fail, e.g. when
   // the exported memory was freed meanwhile.

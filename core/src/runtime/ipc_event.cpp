@@ -1,5 +1,7 @@
 #include "runtime/ipc_event.hpp"
 
+#include <sys/stat.h>
+
 #include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
@@ -43,6 +45,13 @@ void bump(uint32_t* seq) {
 }
 }  // namespace
 
+namespace {
+uint64_t inode_of(int fd) {
+  struct stat sb {};
+  return ::fstat(fd, &sb) == 0 ? static_cast<uint64_t>(sb.st_ino) : 0;
+}
+}  // namespace
+
 Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out, Kind kind, uint64_t tag) {
   const int fd = static_cast<int>(::syscall(SYS_memfd_create, "arun-ipc-event", MFD_CLOEXEC));
   if (fd < 0) return Status(Errc::rt_no_event_resource, std::string("IPC event page: ") + std::strerror(errno));
@@ -59,6 +68,7 @@ Status IpcEventShare::create(std::shared_ptr<IpcEventShare>* out, Kind kind, uin
   }
   std::shared_ptr<IpcEventShare> s(new IpcEventShare());
   s->fd_ = fd;
+  s->identity_ = inode_of(fd);
   s->page_ = static_cast<Page*>(p);
   s->exporter_ = ::getpid();
   s->page_->exporter = s->exporter_;
@@ -83,6 +93,7 @@ Status IpcEventShare::open(int fd, uint64_t size, pid_t exporter, std::shared_pt
     return Status(Errc::rt_param_invalid, what);
   }
   s->fd_ = ::dup(fd);
+  s->identity_ = inode_of(fd);
   // A pidfd tells a dead exporter from a live one without races on pid reuse; opened now, while
   // the exporter has just answered. Where pidfds are missing, kill(pid, 0) is the fallback.
   if (exporter != ::getpid()) s->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, exporter, 0));
@@ -91,6 +102,8 @@ Status IpcEventShare::open(int fd, uint64_t size, pid_t exporter, std::shared_pt
 }
 
 IpcEventShare::~IpcEventShare() {
+  for (auto& [pid, fd] : importers_)
+    if (fd >= 0) ::close(fd);
   if (page_ != nullptr) ::munmap(page_, kPageBytes);
   if (fd_ >= 0) ::close(fd_);
   if (pidfd_ >= 0) ::close(pidfd_);
@@ -149,8 +162,40 @@ bool IpcEventShare::reached(uint64_t target) const {
   return __atomic_load_n(&page_->completed, __ATOMIC_ACQUIRE) >= target;
 }
 
+namespace {
+// A process has exited (a zombie counts): the pidfd is readable, or without one kill says so.
+bool process_gone(pid_t pid, int pidfd) {
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+}  // namespace
+
+void IpcEventShare::note_granted(pid_t importer) {
+  granted_.store(true, std::memory_order_release);
+  if (importer <= 0 || importer == ::getpid()) return;
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, importer, 0));
+  std::lock_guard lock(importers_mu_);
+  importers_.emplace_back(importer, fd);
+  granted_to_other_ = true;
+  gone_.store(false, std::memory_order_release);
+}
+
 bool IpcEventShare::exporter_gone() const {
-  if (!imported_ || exporter_ == ::getpid()) return false;
+  if (!imported_) {
+    std::lock_guard lock(importers_mu_);
+    if (!granted_to_other_) return false;
+    for (auto it = importers_.begin(); it != importers_.end();) {
+      if (!process_gone(it->first, it->second)) return false;
+      if (it->second >= 0) ::close(it->second);
+      it = importers_.erase(it);
+    }
+    gone_.store(true, std::memory_order_release);
+    return true;
+  }
+  if (exporter_ == ::getpid()) return false;
   if (gone_.load(std::memory_order_acquire)) return true;
   bool gone = false;
   if (pidfd_ >= 0) {

@@ -26,6 +26,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "arun/core/status.hpp"
 
@@ -49,6 +51,9 @@ class IpcEventShare {
 
   bool imported() const { return imported_; }
   int fd() const { return fd_; }
+  // The page's memfd inode: the same for every mapping of one page (an event opened in the process
+  // that exported it maps the page a second time), so it names the event across them.
+  uint64_t identity() const { return identity_; }
   uint64_t tag() const;
 
   // The futex word every change bumps (the IpcWatcher waits on it).
@@ -73,13 +78,16 @@ class IpcEventShare {
   // Waits until `completed` >= target. deadline_ns: steady-clock ns, or < 0 for none;
   // `cancelled` (may be empty) is polled every few milliseconds.
   WaitResult wait(uint64_t target, int64_t deadline_ns, const std::function<bool()>& cancelled) const;
-  // Asks the kernel (a poll of the pidfd); a true answer sticks.
+  // The other side is gone. An import: its exporter exited (a poll of the pidfd; a true answer
+  // sticks). The exporter's page: it was granted to other processes (note_granted with their pids)
+  // and every one of them has exited, so only this process could still change it (true until the
+  // next grant).
   bool exporter_gone() const;
   // What exporter_gone() found so far (no system call: for the scheduler, under its lock).
   bool known_gone() const { return gone_.load(std::memory_order_acquire); }
   // The exporter's broker handed the page to a process (note_granted), or this is an import:
   // another process may change it. A page nobody else has cannot unblock a stuck wait.
-  void note_granted() { granted_.store(true, std::memory_order_release); }
+  void note_granted(pid_t importer = 0);
   bool shared_elsewhere() const { return imported_ || granted_.load(std::memory_order_acquire); }
 
   // The export name (guarded by mu): empty until aclrtIpcGetEventHandle exports it.
@@ -93,9 +101,14 @@ class IpcEventShare {
   int fd_ = -1;
   int pidfd_ = -1;
   pid_t exporter_ = 0;
+  uint64_t identity_ = 0;
   bool imported_ = false;
   mutable std::atomic<bool> gone_{false};
   std::atomic<bool> granted_{false};
+  // Exporter: the live processes the page was granted to (pid, pidfd or -1), pruned as they exit.
+  mutable std::mutex importers_mu_;
+  mutable std::vector<std::pair<pid_t, int>> importers_;
+  bool granted_to_other_ = false;  // under importers_mu_
 };
 
 }  // namespace arun

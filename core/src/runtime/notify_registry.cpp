@@ -65,7 +65,7 @@ Status NotifyRegistry::export_key(const std::shared_ptr<NotifyState>& shared, bo
       if (!p) return Status(Errc::rt_param_invalid, "the notify was destroyed");
       g->fd = ::dup(p->fd());
       if (g->fd < 0) return Status(Errc::rt_internal_error, "dup of the notify page failed");
-      p->note_granted();
+      p->note_granted(g->importer);  // its death may leave a wait here that nobody can satisfy
       g->offset = 0;
       g->size = IpcEventShare::kPageBytes;
       return Status::Ok();

@@ -252,29 +252,42 @@ Status VirtualMemory::map(uint64_t addr, uint64_t size, uint64_t handle, bool ac
   return Status::Ok();
 }
 
-Status VirtualMemory::unmap(uint64_t addr) {
+template <class Qualifies>
+Status VirtualMemory::unmap_mapping(uint64_t addr, Qualifies qualifies, const char* none) {
   std::shared_ptr<Physical> last;  // destroyed after the lock is released
   std::unique_lock lock(mu_);
   Reservation* r = find_reservation(addr);
-  if (r != nullptr && r->internal) r = nullptr;
+  if (r != nullptr && !qualifies(*r)) r = nullptr;
   auto it = r ? r->mappings.find(addr) : decltype(r->mappings.end()){};
   if (r == nullptr || it == r->mappings.end()) {
-    return param_invalid("no mapping starts at " + hex(addr) +
-                         (r ? " (a mapping is unmapped whole, from its start)" : ""));
+    return param_invalid(std::string(none) + hex(addr) + (r ? " (a mapping is unmapped whole, from its start)" : ""));
   }
   const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
-  // The shadow gets scratch pages, not a hole: a copy or kernel still running on the range (which
-  // the program must not do) then writes into nothing instead of crashing a unit thread. Devices
-  // no longer reach the range either way (no mapping, no access). The user range is a hole again
-  // (host access ends).
-  ::mmap(r->shadow + (addr - base), it->second.size, PROT_READ | PROT_WRITE,
-         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-  if (it->second.host_access) map_hole(reinterpret_cast<void*>(addr), it->second.size, true);
+  unsigned char* at = r->shadow + (addr - base);
+  if (r->pool_device >= 0) {
+    // An allocator range: a hole again (the allocator unmaps only pages no block the program holds
+    // lies in), and the pages go back to the host; mapped again later they read as zero.
+    map_hole(at, it->second.size, true);
+    (void)::fallocate(r->pool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(addr - base),
+                      static_cast<off_t>(it->second.size));
+  } else {
+    // The program's: the shadow gets scratch pages, not a hole, so a copy or kernel still running
+    // on the range (which the program must not do) writes into nothing instead of crashing a unit
+    // thread. Devices no longer reach the range either way (no mapping, no access). The user range
+    // is a hole again (host access ends).
+    ::mmap(at, it->second.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (it->second.host_access) map_hole(reinterpret_cast<void*>(addr), it->second.size, true);
+  }
   --it->second.phys->mappings;
   last = std::move(it->second.phys);
   r->mappings.erase(it);
   lock.unlock();
   return Status::Ok();
+}
+
+Status VirtualMemory::unmap(uint64_t addr) {
+  return unmap_mapping(
+      addr, [](const Reservation& r) { return !r.internal; }, "no mapping starts at ");
 }
 
 Status VirtualMemory::retain(uint64_t addr, uint64_t* handle) {
@@ -523,23 +536,8 @@ Status VirtualMemory::map_pool(uint64_t addr, int fd, uint64_t size, PhysicalOri
 }
 
 Status VirtualMemory::unmap_pool(uint64_t addr) {
-  std::shared_ptr<Physical> last;  // destroyed after the lock is released
-  std::unique_lock lock(mu_);
-  Reservation* r = find_reservation(addr);
-  auto it = r != nullptr && r->pool_device >= 0 ? r->mappings.find(addr) : decltype(r->mappings.end()){};
-  if (r == nullptr || r->pool_device < 0 || it == r->mappings.end()) {
-    return param_invalid("no allocator mapping starts at " + hex(addr));
-  }
-  const uint64_t base = std::prev(reservations_.upper_bound(addr))->first;
-  // A hole again: the allocator unmaps only pages no block the program holds lies in. The pages
-  // go back to the host; mapped again later they read as zero.
-  map_hole(r->shadow + (addr - base), it->second.size, true);
-  (void)::fallocate(r->pool_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(addr - base),
-                    static_cast<off_t>(it->second.size));
-  last = std::move(it->second.phys);
-  r->mappings.erase(it);
-  lock.unlock();
-  return Status::Ok();
+  return unmap_mapping(
+      addr, [](const Reservation& r) { return r.pool_device >= 0; }, "no allocator mapping starts at ");
 }
 
 void VirtualMemory::release_pool(uint64_t base) {

@@ -154,6 +154,10 @@ class VirtualMemory {
   // The reservation containing addr, or nullptr.
   Reservation* find_reservation(uint64_t addr);
   const Reservation* find_reservation(uint64_t addr) const;
+  // unmap and unmap_pool: the mapping starting at `addr` in a reservation `qualifies` accepts, else
+  // rt_param_invalid with `none` + the address.
+  template <class Qualifies>
+  Status unmap_mapping(uint64_t addr, Qualifies qualifies, const char* none);
   // The mappings that exactly tile [addr, addr+size) in `r`, or empty.
   std::vector<std::map<uint64_t, Mapping>::iterator> tiling(Reservation& r, uint64_t addr, uint64_t size);
 

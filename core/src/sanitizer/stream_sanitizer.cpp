@@ -26,6 +26,7 @@
 #include "arun/runtime/recorder.hpp"
 #include "base/logging.hpp"
 #include "runtime/event.hpp"
+#include "runtime/ipc_event.hpp"
 #include "runtime/notify.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
@@ -220,6 +221,9 @@ struct State {
   std::unordered_map<uint64_t, StreamState> streams;  // by Stream::uid
   std::unordered_map<const void*, Clock> notify_clocks;
   std::unordered_map<uint64_t, Clock> value_clocks;
+  // IPC events recorded in this process, by page (IpcEventShare::identity) and record number: a
+  // wait on the event opened in this process joins the clock of the record it waits for.
+  std::unordered_map<uint64_t, std::map<uint64_t, Clock>> ipc_clocks;
   std::unordered_set<TaskState*> pending;  // known ranges, not ready yet
   std::map<std::pair<const void*, uint64_t>, std::set<uint32_t>> recorded_streams;
   std::vector<PinUse> pins;
@@ -784,6 +788,8 @@ void enable(Mode mode) {
     s.streams.clear();
     s.notify_clocks.clear();
     s.value_clocks.clear();
+    s.ipc_clocks.clear();
+    s.ipc_clocks.clear();
     s.pending.clear();
     s.recorded_streams.clear();
     s.pins.clear();
@@ -824,6 +830,7 @@ void disable() {
   s.pending.clear();
   s.notify_clocks.clear();
   s.value_clocks.clear();
+  s.ipc_clocks.clear();
   s.recorded_streams.clear();
   s.hosts.clear();
   s.generation = g_generation.fetch_add(1) + 1;  // threads' cached HostState pointers are stale now
@@ -937,6 +944,19 @@ void on_retire(Task* task) {
   switch (task->task_kind) {
     case TaskKind::EventRecord:
       if (task->record) task->record->san_clock = std::make_shared<const Clock>(ss.clock);
+      if (task->ipc && task->ipc_n != 0) {
+        auto& records = s.ipc_clocks[task->ipc->identity()];
+        records[task->ipc_n] = ss.clock;
+        if (records.size() > 64) records.erase(records.begin());  // waits are for recent records
+      }
+      break;
+    case TaskKind::IpcWait:
+      // A wait for record n orders after that record. An older record's clock, if n's was
+      // dropped, orders less (a report rather than a hidden race); a newer one would order too much.
+      if (auto it = s.ipc_clocks.find(task->ipc ? task->ipc->identity() : 0); it != s.ipc_clocks.end()) {
+        auto r = it->second.upper_bound(task->ipc_n);
+        if (r != it->second.begin()) ss.clock.join(std::prev(r)->second);
+      }
       break;
     case TaskKind::EventWait:
       if (task->record && task->record->san_clock) ss.clock.join(*task->record->san_clock);

@@ -121,7 +121,7 @@ bool CachingPolicy::reusable_by_all(const Block* b) const {
 template <class Enough>
 uint64_t CachingPolicy::release_free_segments(Enough enough, bool large_only, bool shrink_range) {
   uint64_t released = 0;
-  if (shrink_range && expandable_ != nullptr) released += shrink_expandable(enough);
+  if (shrink_range && expandable()) released += shrink_expandable(enough);
   // Candidates: segments that are one free block no stream's work can still be using.
   std::vector<Segment*> whole;
   for (auto& [base, seg] : segments_) {
@@ -151,116 +151,224 @@ void CachingPolicy::release_segment(Segment* seg) {
   segments_.erase(seg->chunk.base);
 }
 
-CachingPolicy::Block* CachingPolicy::segment_tail() const {
-  Block* b = expandable_ != nullptr ? expandable_->first : nullptr;
-  while (b != nullptr && b->next != nullptr) b = b->next;
-  return b;
+CachingPolicy::Block* CachingPolicy::split_off(Block* b, uint64_t keep) {
+  auto* r = new Block();
+  r->addr = b->addr + keep;
+  r->size = b->size - keep;
+  r->segment = b->segment;
+  r->stream = b->stream;
+  r->mark = b->mark;
+  r->mapped = b->mapped;
+  r->prev = b;
+  r->next = b->next;
+  if (b->next != nullptr) b->next->prev = r;
+  b->next = r;
+  b->size = keep;
+  return r;
+}
+
+void CachingPolicy::insert_unmapped(Expandable& x, Block* b) {
+  if (Block* n = b->next; n != nullptr && !n->mapped) {
+    x.unmapped.erase(n->addr);
+    b->size += n->size;
+    b->next = n->next;
+    if (n->next != nullptr) n->next->prev = b;
+    delete n;
+  }
+  if (Block* p = b->prev; p != nullptr && !p->mapped) {
+    x.unmapped.erase(p->addr);
+    p->size += b->size;
+    p->next = b->next;
+    if (b->next != nullptr) b->next->prev = p;
+    delete b;
+    b = p;
+  }
+  x.unmapped[b->addr] = b;
+}
+
+Status CachingPolicy::map_pages(Expandable& x, Block* u, uint64_t bytes) {
+  // One mapping per page, so that any page can be unmapped again on its own.
+  uint64_t footprint = 0;
+  for (uint64_t off = 0; off < bytes; off += step_) {
+    uint64_t fp = 0;
+    Status st = ranges_->map(u->addr + off, step_, &fp);
+    if (!st.ok()) {
+      for (uint64_t undo = 0; undo < off; undo += step_) {
+        ranges_->unmap(u->addr + undo);
+        page_footprint_.erase(u->addr + undo);
+      }
+      return st;
+    }
+    page_footprint_[u->addr + off] = fp;
+    footprint += fp;
+  }
+  x.unmapped.erase(u->addr);
+  if (bytes < u->size) {
+    Block* rest = split_off(u, bytes);  // still unmapped
+    x.unmapped[rest->addr] = rest;
+  }
+  u->mapped = true;
+  u->stream = 0;
+  u->mark = 0;
+  x.segment->chunk.size += bytes;
+  x.segment->chunk.footprint += footprint;
+  stats_.reserved.add(footprint);
+  ++stats_.chunk_acquires;
+  return Status::Ok();
+}
+
+uint64_t CachingPolicy::unmap_pages(Expandable& x, Block* b) {
+  const plugin::DevAddr base = x.segment->chunk.base;
+  const plugin::DevAddr lo = base + round_up(b->addr - base, step_);
+  const plugin::DevAddr hi = base + (b->addr + b->size - base) / step_ * step_;
+  if (hi <= lo) return 0;  // no whole page inside
+  remove_free(b);
+  Block* mid = lo > b->addr ? split_off(b, lo - b->addr) : b;
+  Block* tail = hi < mid->addr + mid->size ? split_off(mid, hi - mid->addr) : nullptr;
+  mid->mapped = false;  // before the edges go back: they must not merge with it
+  mid->stream = 0;
+  mid->mark = 0;
+  uint64_t footprint = 0;
+  for (plugin::DevAddr p = lo; p < hi; p += step_) {
+    ranges_->unmap(p);
+    auto it = page_footprint_.find(p);
+    footprint += it->second;
+    page_footprint_.erase(it);
+  }
+  x.segment->chunk.size -= hi - lo;
+  x.segment->chunk.footprint -= footprint;
+  stats_.reserved.sub(footprint);
+  ++stats_.chunk_releases;
+  if (mid != b) insert_free(b);  // the partial page before: stays mapped and cached
+  if (tail != nullptr) insert_free(tail);
+  insert_unmapped(x, mid);
+  return footprint;
 }
 
 template <class Enough>
-uint64_t CachingPolicy::shrink_expandable(Enough enough) {
+uint64_t CachingPolicy::shrink_expandable(Enough enough, const Block* keep) {
+  // Candidates from the shared caches' free sets, largest first (fewest unmap calls), only blocks
+  // that can hold a whole page: no walk over every block of the ranges. Unmapping one never
+  // deletes another: its edges go back beside blocks that are not free shared ones (those would
+  // have merged with it).
+  std::vector<Block*> candidates;
+  for (FreeSet* set : {&small_free_, &large_free_}) {
+    Block key;
+    key.stream = 0;
+    key.size = step_;
+    key.addr = 0;
+    const auto from = set->lower_bound(key);
+    key.stream = 1;
+    key.size = 0;
+    for (auto it = set->lower_bound(key); it != from;) {
+      Block* b = &*--it;
+      if (b != keep && b->segment->expandable && reclaimable(b)) candidates.push_back(b);
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Block* a, const Block* b) { return a->size > b->size; });
   uint64_t released = 0;
-  while (!extents_.empty() && !enough()) {
-    Block* tail = segment_tail();
-    if (tail == nullptr || !reusable_by_all(tail) || tail->migrating) break;
-    const Extent e = extents_.back();
-    if (e.addr < tail->addr) break;  // the last mapping still holds (part of) a block in use
-    remove_free(tail);
-    ranges_->unmap(e.addr);
-    extents_.pop_back();
-    expandable_->chunk.size -= e.size;
-    expandable_->chunk.footprint -= e.footprint;
-    stats_.reserved.sub(e.footprint);
-    ++stats_.chunk_releases;
-    released += e.footprint;
-    tail->size -= e.size;
-    if (tail->size != 0) {
-      insert_free(tail);
-      continue;
-    }
-    if (tail->prev != nullptr) {
-      tail->prev->next = nullptr;
-    } else {
-      expandable_->first = nullptr;
-    }
-    delete tail;
+  for (Block* b : candidates) {
+    if (enough()) break;
+    released += unmap_pages(expandable_for(b->segment->pool), b);
   }
   return released;
 }
 
-Status CachingPolicy::grow_expandable(uint64_t size, StreamId stream, Block** out) {
-  if (expandable_ == nullptr) {
-    // As PyTorch: address space for 1 1/8 of the device, so the range never runs out before the
-    // device's memory does (what is mapped is always a prefix of the range).
-    const uint64_t bytes = round_up(std::max<uint64_t>(source_->device_usage().total / 8 * 9, step_), step_);
-    plugin::DevAddr base = 0;
-    Status st = ranges_->reserve(bytes, &base);
-    if (!st.ok()) return Status(st.code(), "cannot reserve the expandable segment's range: " + st.message());
-    auto seg = std::make_unique<Segment>();
-    seg->chunk = {base, 0, 0};
-    seg->pool = Pool::Large;
-    seg->expandable = true;
-    expandable_ = seg.get();
-    range_bytes_ = bytes;
-    segments_[base] = std::move(seg);
+Status CachingPolicy::reserve_range(Expandable& x, Pool pool) {
+  if (range_bytes_ == 0) {
+    // As PyTorch: address space for 1 1/8 of the device, so a range never runs out before the
+    // device's memory does.
+    range_bytes_ = round_up(std::max<uint64_t>(source_->device_usage().total / 8 * 9, step_), step_);
   }
-  // A free block at the end that this stream may use grows in place: it and the new pages are one block.
-  Block* tail = segment_tail();
-  const bool extend = tail != nullptr && tail->free_hook.is_linked() && (tail->stream == 0 || tail->stream == stream);
-  const uint64_t need = round_up(size - (extend ? tail->size : 0), step_);
-  const uint64_t mapped = expandable_->chunk.size;
-  if (need > range_bytes_ - mapped) {
-    // Only when the device itself is (nearly) full: the range is 1 1/8 of it.
-    return Status(Errc::rt_memory_allocation, "growing the expandable segment by " + plugin::size_text(need) + " (" +
-                                                  plugin::size_text(mapped) + " mapped) would pass its range of " +
-                                                  plugin::size_text(range_bytes_));
-  }
-  if (would_exceed_limit(need)) {
-    release_free_segments([&] { return !would_exceed_limit(need); }, false, /*shrink_range=*/false);
-    if (would_exceed_limit(need)) {
-      return Status(Errc::rt_memory_allocation, "memory_limit " + plugin::size_text(options_.memory_limit) +
-                                                    " reached (" + plugin::size_text(stats_.reserved.current) +
-                                                    " reserved)");
+  plugin::DevAddr base = 0;
+  Status st = ranges_->reserve(range_bytes_, &base);
+  if (!st.ok()) return Status(st.code(), "cannot reserve the expandable segment's range: " + st.message());
+  auto seg = std::make_unique<Segment>();
+  seg->chunk = {base, 0, 0};
+  seg->pool = pool;
+  seg->expandable = true;
+  auto* u = new Block();  // the whole range, unmapped
+  u->addr = base;
+  u->size = range_bytes_;
+  u->segment = seg.get();
+  u->mapped = false;
+  seg->first = u;
+  x.segment = seg.get();
+  x.unmapped[base] = u;
+  segments_[base] = std::move(seg);
+  return Status::Ok();
+}
+
+Status CachingPolicy::grow_expandable(uint64_t size, Pool pool, StreamId stream, Block** out) {
+  Expandable& x = expandable_for(pool);
+  if (x.segment == nullptr) ARUN_RETURN_IF_ERROR(reserve_range(x, pool));
+  for (int attempt = 0;; ++attempt) {
+    // The unmapped run needing the fewest new pages (then the tightest, then the lowest): a free
+    // block before it that this stream may use counts towards the block.
+    Block* best = nullptr;
+    bool best_extends = false;
+    uint64_t best_need = UINT64_MAX, best_left = UINT64_MAX;
+    for (const auto& [addr, u] : x.unmapped) {
+      Block* p = u->prev;
+      const bool extends = p != nullptr && p->mapped && p->free_hook.is_linked() && !p->migrating && p->size < size &&
+                           (p->stream == 0 || p->stream == stream);
+      const uint64_t need = round_up(size - (extends ? p->size : 0), step_);
+      if (need > u->size) continue;
+      if (need < best_need || (need == best_need && u->size - need < best_left)) {
+        best = u;
+        best_extends = extends;
+        best_need = need;
+        best_left = u->size - need;
+      }
     }
-  }
-  const plugin::DevAddr at = expandable_->chunk.base + mapped;
-  uint64_t footprint = 0;
-  Status st = ranges_->map(at, need, &footprint);
-  if (!st.ok()) {
-    // The device is full: give back every cached chunk and try once more. (The range's own free
-    // end is the block being extended, or in use by a stream that has not caught up.)
-    if (release_free_segments([] { return false; }, false, /*shrink_range=*/false) != 0) {
-      st = ranges_->map(at, need, &footprint);
+    const uint64_t mapped = x.segment->chunk.size;
+    if (best == nullptr) {
+      // Only when the device itself is (nearly) full: the range is 1 1/8 of it.
+      return Status(Errc::rt_memory_allocation, "growing the expandable segment by " +
+                                                    plugin::size_text(round_up(size, step_)) + " (" +
+                                                    plugin::size_text(mapped) + " mapped) would pass its range of " +
+                                                    plugin::size_text(range_bytes_));
     }
+    if (attempt == 0) {
+      // The pages come first from free pages nothing uses any more, wherever they lie (not the
+      // block being extended): the reserve then stays what blocks in use, or awaiting their
+      // streams, occupy. Unmapping may merge into `best`, which survives it.
+      uint64_t target = stats_.reserved.current > best_need ? stats_.reserved.current - best_need : 0;
+      if (options_.gc_threshold > 0) {  // and under gc_threshold x memory_limit with the new pages
+        const auto budget = uint64_t(options_.gc_threshold * double(options_.memory_limit));
+        target = std::min(target, budget > best_need ? budget - best_need : 0);
+      }
+      shrink_expandable([&] { return stats_.reserved.current <= target; }, best->prev);
+    }
+    if (would_exceed_limit(best_need)) {
+      release_free_segments([&] { return !would_exceed_limit(best_need); });
+      if (would_exceed_limit(best_need)) {
+        return Status(Errc::rt_memory_allocation, "memory_limit " + plugin::size_text(options_.memory_limit) +
+                                                      " reached (" + plugin::size_text(stats_.reserved.current) +
+                                                      " reserved)");
+      }
+      if (attempt == 0) continue;  // pages may have been unmapped: choose again
+    }
+    Status st = map_pages(x, best, best_need);
     if (!st.ok()) {
-      return Status(st.code(), "growing the expandable segment by " + plugin::size_text(need) + " (" +
+      // The device is full: give back every cached chunk and free page, then try once more.
+      if (attempt == 0 && release_free_segments([] { return false; }) != 0) continue;
+      return Status(st.code(), "growing the expandable segment by " + plugin::size_text(best_need) + " (" +
                                    plugin::size_text(mapped) + " mapped): " + st.message());
     }
-  }
-  extents_.push_back({at, need, footprint});
-  expandable_->chunk.size += need;
-  expandable_->chunk.footprint += footprint;
-  stats_.reserved.add(footprint);
-  ++stats_.chunk_acquires;
-  Block* b = nullptr;
-  if (extend) {
-    remove_free(tail);  // out of the size-ordered set before its size changes
-    tail->size += need;
-    b = tail;
-  } else {
-    b = new Block();
-    b->addr = at;
-    b->size = need;
-    b->segment = expandable_;
-    b->prev = tail;
-    if (tail != nullptr) {
-      tail->next = b;
-    } else {
-      expandable_->first = b;
+    Block* b = best;
+    if (best_extends) {
+      Block* p = b->prev;
+      remove_free(p);  // out of the size-ordered set before its size changes
+      p->size += b->size;
+      p->next = b->next;
+      if (b->next != nullptr) b->next->prev = p;
+      delete b;
+      b = p;
     }
+    *out = b;
+    return Status::Ok();
   }
-  *out = b;
-  return Status::Ok();
 }
 
 Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, StreamId stream, Block** out) {
@@ -273,7 +381,17 @@ Status CachingPolicy::grow(uint64_t size, Pool pool, plugin::PageKind page, Stre
     *out = b;
     return Status::Ok();
   }
-  if (!small && expandable()) return grow_expandable(size, stream, out);
+  if (expandable() && small) {
+    // Mapped memory before new pages: a free large block this stream may use (one its own work
+    // freed, still waiting for the stream to catch up, is the common case) serves a small request.
+    if (Block* b = find_free(size, Pool::Large, stream)) {
+      remove_free(b);
+      ++stats_.cache_hits;
+      *out = b;
+      return Status::Ok();
+    }
+  }
+  if (expandable()) return grow_expandable(size, pool, stream, out);
   uint64_t chunk = small                 ? options_.small_chunk
                    : pool == Pool::Large ? options_.large_chunk
                                          : round_up(size, options_.large_round);
@@ -345,6 +463,7 @@ void CachingPolicy::split(Block* b, uint64_t size) {
   b->size = size;
   r->stream = b->stream;  // the remainder stays in the cache the block came from
   r->mark = b->mark;
+  r->mapped = b->mapped;
   insert_free(r);
 }
 
@@ -354,6 +473,7 @@ void CachingPolicy::remove_free(Block* b) {
   FreeSet& set = free_set(b->segment->pool);
   set.erase(set.iterator_to(*b));
   stats_.cached_free -= b->size;
+  if (b->stream != 0) --stream_cached_;
 }
 
 CachingPolicy::Block* CachingPolicy::merge(Block* into, Block* other) {
@@ -368,7 +488,7 @@ CachingPolicy::Block* CachingPolicy::merge(Block* into, Block* other) {
 
 void CachingPolicy::insert_free(Block* b) {
   auto mergeable = [&](const Block* n) {
-    return n != nullptr && !n->allocated && !n->pending && !n->migrating && n->stream == b->stream;
+    return n != nullptr && n->mapped && !n->allocated && !n->pending && !n->migrating && n->stream == b->stream;
   };
   if (mergeable(b->next)) merge(b, b->next);
   if (mergeable(b->prev)) {
@@ -376,12 +496,17 @@ void CachingPolicy::insert_free(Block* b) {
     remove_free(p);
     b = merge(p, b);
   }
-  if (free_set(b->segment->pool).insert(*b).second) stats_.cached_free += b->size;
+  if (free_set(b->segment->pool).insert(*b).second) {
+    stats_.cached_free += b->size;
+    if (b->stream != 0) ++stream_cached_;
+  }
 }
 
 void CachingPolicy::process_pending() {
   for (auto it = pending_.begin(); it != pending_.end();) {
-    if (!order_->reached(0, it->mark)) {
+    auto& marks = it->marks;
+    while (!marks.empty() && order_->reached(marks.back().first, marks.back().second)) marks.pop_back();
+    if (!marks.empty()) {
       ++it;
       continue;
     }
@@ -397,6 +522,7 @@ void CachingPolicy::process_pending() {
 }
 
 void CachingPolicy::migrate_reached(StreamId only_stream) {
+  if (stream_cached_ == 0) return;  // every free block is in the shared cache already (a walk saved per miss)
   // Two phases, so that merging while re-inserting never deletes a block still to be visited.
   std::vector<Block*> moving;
   for (FreeSet* set : {&small_free_, &large_free_, &huge_free_}) {
@@ -463,23 +589,34 @@ void CachingPolicy::deallocate(DevAddr addr, StreamId stream) {
   ++stats_.frees;
   stats_.allocated.sub(b->size);
   b->allocated = false;
-  // Which streams' work must complete before another stream may reuse the block.
-  const bool other_uses = std::any_of(b->uses.begin(), b->uses.end(), [&](StreamId s) { return s != stream; });
-  const StreamId order_stream = (stream == 0 || other_uses) ? 0 : stream;
-  const uint64_t mark = order_->mark(order_stream);
-  if (order_->reached(order_stream, mark)) {
+  // Which streams' work must complete before another stream may reuse the block: the free's
+  // stream and each other stream that used it (every stream for aclrtFree), each to its position now.
+  std::vector<std::pair<StreamId, uint64_t>> marks;
+  auto wait_for = [&](StreamId s) {
+    if (const uint64_t m = order_->mark(s); !order_->reached(s, m)) marks.emplace_back(s, m);
+  };
+  wait_for(stream);
+  if (stream != 0) {
+    for (StreamId u : b->uses) {
+      if (u != stream && std::none_of(marks.begin(), marks.end(), [&](const auto& m) { return m.first == u; })) {
+        wait_for(u);
+      }
+    }
+  }
+  if (marks.empty()) {
     b->stream = 0;  // nothing in flight used it: every stream may take it
     b->mark = 0;
     stats_.active.sub(b->size);
     insert_free(b);
-  } else if (order_stream != 0) {
-    b->stream = order_stream;  // reusable at once on the same stream, by others after the mark
-    b->mark = mark;
+  } else if (stream != 0 && marks.size() == 1 && marks[0].first == stream) {
+    b->stream =
+        stream;  // only its own stream's work may still use it: reusable at once there, by others after the mark
+    b->mark = marks[0].second;
     stats_.active.sub(b->size);
     insert_free(b);
   } else {
-    b->pending = true;  // freed without a stream: nobody reuses it until the device caught up
-    pending_.push_back({b, mark});
+    b->pending = true;  // other streams' work may still use it: nobody reuses it until they caught up
+    pending_.push_back({b, std::move(marks)});
   }
   stats_.pending_frees = pending_.size();
   if (options_.release_threshold != 0 && stats_.cached_free > options_.release_threshold) {
@@ -518,6 +655,7 @@ plugin::AllocatorStats CachingPolicy::stats() const {
 void CachingPolicy::visit(plugin::BlockVisitor visitor, void* context) const {
   for (const auto& [base, seg] : segments_) {
     for (const Block* b = seg->first; b != nullptr; b = b->next) {
+      if (!b->mapped) continue;  // address space only
       const auto state = b->allocated ? plugin::BlockInfo::State::Live
                          : b->pending ? plugin::BlockInfo::State::Pending
                                       : plugin::BlockInfo::State::Free;

@@ -19,7 +19,9 @@
 // stream S goes back to S's cache immediately and is also remembered with a mark in S's order; once
 // the mark is reached it moves to the shared cache (stream 0) any stream may take from. aclrtFree
 // (stream 0) is ordered against every stream: the block is pending until the device has completed
-// everything submitted before the free, unless nothing was in flight.
+// everything submitted before the free, unless nothing was in flight. A block freed on S after
+// other streams used it (record_use) is pending until S and each of those streams reached its
+// mark of the free (a stream that never touched it does not hold it up).
 //
 // Giving memory back: whole free chunks are returned to the device when the cache holds more than
 // `release_threshold` bytes (0: keep everything), when the policy's reserve would exceed
@@ -29,14 +31,18 @@
 // yesterday's sizes does not pile up under today's.
 //
 // Expandable segments (`expandable_segments`, off by default; PyTorch's option of that name). With
-// a chunk source that offers growable ranges (plugin::VirtualRanges), every request above
-// `small_size` is served from one reserved device range (1 1/8 of the device) that grows by mapping
-// physical memory at its end, in steps of `large_round` (at least the range's granularity). A miss
-// first extends the free block at the end of the range, if the requesting stream may use it, so a
-// free tail plus the new pages is one contiguous block: nothing is stranded in chunk tails, and a
-// block is never more than one step larger than needed. Freed mappings at the end are unmapped by
-// trim, release_threshold, gc_threshold and before an out-of-memory. Small requests keep their
-// chunks. One range serves all streams: each block still belongs to a stream's cache as above.
+// a chunk source that offers growable ranges (plugin::VirtualRanges), requests are served from two
+// reserved device ranges (1 1/8 of the device each: one for the small pool, one for everything
+// above `small_size`) in which physical memory is mapped and unmapped page by page (pages of
+// `large_round`, at least the range's granularity). Blocks tile the whole range; a block is mapped
+// or not. A miss first unmaps the whole pages inside free blocks no stream's work can still use
+// (anywhere in either range: a block freed on one stream and used on another is reclaimed as soon
+// as both are reached, even though it sits where the range has grown past it), then maps the pages
+// it lacks into the unmapped run that needs the fewest new pages, extending the free block before
+// that run when the requesting stream may use it. So the physical memory held is the pages under
+// blocks in use or not yet reusable, plus at most a page per free block edge: nothing is stranded
+// in chunk tails or behind another stream's free. Trim, release_threshold, gc_threshold and an
+// out-of-memory retry unmap free pages the same way.
 #pragma once
 
 #include <cstdint>
@@ -97,19 +103,20 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
     Block* prev = nullptr;  // address-order neighbours inside the segment
     Block* next = nullptr;
     bool allocated = false;
-    bool pending = false;                           // freed by aclrtFree while work was in flight: in no cache yet
-    bool migrating = false;                         // being moved to the shared cache (not mergeable meanwhile)
-    plugin::StreamId stream = 0;                    // the cache it belongs to (0: shared), or the stream it is live on
-    uint64_t mark = 0;                              // free in a stream's cache: others may take it once this is reached
-    std::vector<plugin::StreamId> uses;             // other streams it was used on (record_use)
+    bool pending = false;                // freed while other streams' work was in flight: in no cache yet
+    bool migrating = false;              // being moved to the shared cache (not mergeable meanwhile)
+    bool mapped = true;                  // false: unmapped pages of an expandable range (never in a free set)
+    plugin::StreamId stream = 0;         // the cache it belongs to (0: shared), or the stream it is live on
+    uint64_t mark = 0;                   // free in a stream's cache: others may take it once this is reached
+    std::vector<plugin::StreamId> uses;  // other streams it was used on (record_use)
     boost::intrusive::set_member_hook<> free_hook;  // linked while the block is in a free set
   };
   enum class Pool : uint8_t { Small, Large, Huge };
   struct Segment {
     plugin::Chunk chunk;
     Pool pool = Pool::Large;
-    Block* first = nullptr;   // nullptr: an expandable segment with nothing mapped
-    bool expandable = false;  // chunk.size is what is mapped, from chunk.base
+    Block* first = nullptr;
+    bool expandable = false;  // a range: chunk.size / footprint are what is mapped in it
   };
   // Free blocks ordered by (stream, size, address): the best fit on a stream is a lower_bound.
   // Intrusive: a block is its own node, so caching and taking a block allocate nothing.
@@ -119,9 +126,12 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   using FreeSet = boost::intrusive::set<
       Block, boost::intrusive::member_hook<Block, boost::intrusive::set_member_hook<>, &Block::free_hook>,
       boost::intrusive::compare<BySize>>;
-  struct Pending {  // a block freed by aclrtFree, waiting for the device to catch up
+  // A block nobody may reuse yet: freed by aclrtFree while work was in flight (the device-wide
+  // mark), or on a stream after other streams used it (a mark on each of them, so a third stream
+  // lagging behind does not hold it).
+  struct Pending {
     Block* block;
-    uint64_t mark;
+    std::vector<std::pair<plugin::StreamId, uint64_t>> marks;
   };
 
   uint64_t rounded(uint64_t bytes) const;
@@ -134,12 +144,29 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   Block* find_free(uint64_t size, Pool pool, plugin::StreamId stream);
   Block* find_in(FreeSet& set, uint64_t size, plugin::StreamId stream);
   Status grow(uint64_t size, Pool pool, plugin::PageKind page, plugin::StreamId stream, Block** out);
-  // Expandable segments: maps more of the range at its end for a block of `size`.
-  Status grow_expandable(uint64_t size, plugin::StreamId stream, Block** out);
-  Block* segment_tail() const;  // the last block of the expandable segment, or nullptr
-  // Unmaps mappings at the end of the range that lie in a free block no stream still uses.
+  // Expandable segments: one growable range per pool (Small, and Large for everything above it).
+  struct Expandable {
+    Segment* segment = nullptr;                  // in segments_; reserved at the pool's first miss
+    std::map<plugin::DevAddr, Block*> unmapped;  // its unmapped blocks (never two adjacent)
+  };
+  Expandable& expandable_for(Pool pool) { return expandable_[pool == Pool::Small ? 0 : 1]; }
+  // Maps the pages a block of `size` lacks, where the fewest are needed.
+  Status grow_expandable(uint64_t size, Pool pool, plugin::StreamId stream, Block** out);
+  Status reserve_range(Expandable& x, Pool pool);
+  // Maps the first `bytes` (whole pages) of the unmapped block `u`, which becomes a free mapped
+  // block (in no free set); the rest of `u` stays unmapped.
+  Status map_pages(Expandable& x, Block* u, uint64_t bytes);
+  // Unmaps the whole pages inside the free block `b` (one no stream still uses); its partial pages
+  // at either end stay mapped as free blocks. Returns the device memory given back.
+  uint64_t unmap_pages(Expandable& x, Block* b);
+  void insert_unmapped(Expandable& x, Block* b);  // merges with unmapped neighbours
+  Block* split_off(Block* b, uint64_t keep);      // [b + keep, end) becomes a new block after b, same state
+  bool reclaimable(const Block* b) const {
+    return b->mapped && b->free_hook.is_linked() && !b->migrating && reusable_by_all(b);
+  }
+  // Unmaps free pages in both ranges (largest free blocks first, all but `keep`'s) until `enough` says stop.
   template <class Enough>
-  uint64_t shrink_expandable(Enough enough);
+  uint64_t shrink_expandable(Enough enough, const Block* keep = nullptr);
   void split(Block* block, uint64_t size);
   void insert_free(Block* block);  // merges with free neighbours of the same cache
   void remove_free(Block* block);
@@ -163,18 +190,15 @@ class CachingPolicy final : public plugin::AllocatorPolicy {
   std::map<plugin::DevAddr, std::unique_ptr<Segment>> segments_;
   FreeSet small_free_, large_free_, huge_free_;
   std::deque<Pending> pending_;
+  uint64_t stream_cached_ = 0;  // free blocks in a stream's cache (stream != 0)
   plugin::AllocatorStats stats_;
-  // Expandable segments: the range source (nullptr: off), the growth step, the segment (in
-  // segments_; created at the first large miss) and its mappings in address order.
+  // Expandable segments: the range source (nullptr: off), the page (growth step), the two ranges
+  // and the device footprint of each mapped page.
   plugin::VirtualRanges* ranges_ = nullptr;
   uint64_t step_ = 0;
-  Segment* expandable_ = nullptr;
   uint64_t range_bytes_ = 0;
-  struct Extent {
-    plugin::DevAddr addr;
-    uint64_t size, footprint;
-  };
-  std::vector<Extent> extents_;
+  Expandable expandable_[2];
+  std::unordered_map<plugin::DevAddr, uint64_t> page_footprint_;
 };
 
 }  // namespace arun::caching

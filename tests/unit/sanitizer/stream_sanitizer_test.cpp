@@ -397,6 +397,30 @@ TEST_F(StreamSanitizer, OrderedByEvent) {
   EXPECT_TRUE(reports().empty()) << joined(reports());
 }
 
+TEST_F(StreamSanitizer, OrderedByAnIpcEventOpenedInThisProcess) {
+  aclrtEvent ev = nullptr, opened = nullptr;
+  ACL_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+  aclrtIpcEventHandle handle{};
+  ACL_OK(aclrtIpcGetEventHandle(ev, &handle));
+  ACL_OK(aclrtIpcOpenEventHandle(handle, &opened));
+  ACL_OK(aclrtMemsetAsync(buf, kBytes, 1, kBytes, s1));
+  ACL_OK(aclrtRecordEvent(ev, s1));
+  ACL_OK(aclrtStreamWaitEvent(s2, opened));  // an IpcWait: orders s2 after the record
+  launch_sum(s2, static_cast<const float*>(buf), static_cast<float*>(out), kBytes / 4);
+  ACL_OK(aclrtSynchronizeDevice());
+  EXPECT_TRUE(reports().empty()) << joined(reports());
+  // The same pair without the wait is the race.
+  ACL_OK(aclrtMemsetAsync(buf, kBytes, 2, kBytes, s1));
+  ACL_OK(aclrtRecordEvent(ev, s1));
+  launch_sum(s2, static_cast<const float*>(buf), static_cast<float*>(out), kBytes / 4);
+  ACL_OK(aclrtSynchronizeDevice());
+  auto r = reports();
+  ASSERT_EQ(r.size(), 1u) << joined(r);
+  EXPECT_NE(r[0].find("cross-stream read after write"), std::string::npos) << r[0];
+  ACL_OK(aclrtDestroyEvent(opened));
+  ACL_OK(aclrtDestroyEvent(ev));
+}
+
 TEST_F(StreamSanitizer, OrderedByStreamAndDeviceSync) {
   ACL_OK(aclrtMemsetAsync(buf, kBytes, 1, kBytes, s1));
   ACL_OK(aclrtSynchronizeStream(s1));
