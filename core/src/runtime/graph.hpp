@@ -37,6 +37,7 @@
 #include "runtime/event.hpp"
 #include "runtime/handle_table.hpp"
 #include "runtime/stream.hpp"
+#include "sched/replay.hpp"
 
 namespace arun {
 
@@ -242,6 +243,9 @@ class Graph {
   std::shared_ptr<Stream> exec_stream_;      // aclmdlRIExecute's stream (built instances)
   // End records of executions submitted and maybe unfinished (aclmdlRIAbort completes them).
   std::vector<std::shared_ptr<EventRecord>> inflight_ends_;
+  // The task instances every execution reuses (sched/replay.hpp): captured instances without
+  // conditional nodes, sanitizer off. Rebuilt after an update; null: the launcher path.
+  std::shared_ptr<Replay> replay_;
 };
 
 // The runtime's graphs and active captures.
@@ -318,6 +322,10 @@ class GraphTable {
 
  private:
   void finish_plan(Graph& g);
+  // (Re)builds g.replay_ from the plan and the current templates; executions must be idle.
+  void build_replay(Graph& g);
+  // Waits until no execution of g.replay_ is queued or running.
+  static void wait_replay_idle(Graph& g);
   // Waits until no execution of `g` is queued or running; returns holding g.exec_mu exclusively.
   std::unique_lock<std::shared_mutex> quiesce(Graph& g);
   // Drops the replay plan and its hidden streams (aclrtPersistentTaskClean rebuilds it).
