@@ -526,17 +526,18 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
   if (g.capturing()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
   }
-  std::shared_ptr<Graph> self = graphs_.find(g.handle());
   if (end_out == nullptr) {
     // The fast path (sched/replay.hpp): one marker; the scheduler feeds the prebuilt tasks.
     // exec_mu (shared) keeps an update from swapping the instances while this one is issued.
     std::shared_lock exec(g.exec_mu);
     if (g.replay_) {
       const std::shared_ptr<Replay>& replay = g.replay_;
-      {
-        std::lock_guard lock(launch_mu_);
-        if (!self || g.destroying_) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
-        replay->issued.fetch_add(1, std::memory_order_acq_rel);
+      // Counted before the check, which destroy makes in the opposite order: either this call
+      // sees `closed` or destroy sees the count and waits for the execution (no lock needed).
+      replay->issued.fetch_add(1, std::memory_order_seq_cst);
+      if (replay->closed.load(std::memory_order_seq_cst)) {
+        replay->ended.fetch_add(1, std::memory_order_seq_cst);
+        return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
       }
       auto* t = new Task();
       t->task_kind = TaskKind::GraphLaunch;
@@ -550,6 +551,7 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
       return Status::Ok();
     }
   }
+  std::shared_ptr<Graph> self = graphs_.find(g.handle());
   {
     // Counted before anything is submitted, so a concurrent destroy waits for this execution.
     std::lock_guard lock(launch_mu_);
@@ -685,6 +687,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
           san::synced_record(*record);  // aclmdlRIDestroy returns after the executions: ordered
       }
     }
+    if (g->replay_) g->replay_->closed.store(true, std::memory_order_seq_cst);
     wait_replay_idle(*g);
     for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
     if (g->exec_stream_) sched->remove_stream(g->exec_stream_, false);

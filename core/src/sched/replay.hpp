@@ -50,6 +50,7 @@ struct Replay {
   // instance is idle when they are equal (destroy and update wait for it).
   std::atomic<uint64_t> issued{0};
   std::atomic<uint64_t> ended{0};
+  std::atomic<bool> closed{false};  // the instance is being destroyed: no execution may start
   bool idle() const { return ended.load(std::memory_order_acquire) == issued.load(std::memory_order_acquire); }
 
   ~Replay();
