@@ -40,7 +40,7 @@ enum class TaskKind : uint8_t {
   NotifyWait,
   ValueWrite,
   ValueWait,
-  IpcWait,  // a stream wait on an IPC event opened from another process's handle (sched/ipc_watcher.hpp)
+  IpcWait,     // a stream wait on an IPC event opened from another process's handle (sched/ipc_watcher.hpp)
   GraphLaunch  // one execution of a captured graph (sched/replay.hpp): holds its stream's head until it ends
 };
 

@@ -40,10 +40,10 @@ struct Replay {
 
   // Scheduler state.
   bool running = false;
-  Task* launch = nullptr;        // the running execution's marker (nullptr once dropped by an abort)
-  uint32_t lanes_left = 0;       // lanes of the running execution not yet run out
-  std::deque<Stream*> waiting;   // replay streams whose marker waits for the running execution
-  uint64_t prof_correlation = 0; // the running execution's launch (its node records link to it)
+  Task* launch = nullptr;         // the running execution's marker (nullptr once dropped by an abort)
+  uint32_t lanes_left = 0;        // lanes of the running execution not yet run out
+  std::deque<Stream*> waiting;    // replay streams whose marker waits for the running execution
+  uint64_t prof_correlation = 0;  // the running execution's launch (its node records link to it)
   uint64_t prof_enqueue = 0;
 
   // Executions issued by aclmdlRIExecuteAsync and executions over (ran, or dropped unrun); the

@@ -156,7 +156,7 @@ class Scheduler {
   void start_replay_locked(Stream* s, Task* launch, Batch& batch);
   void feed_locked(Stream* lane_stream, Batch& batch);  // the lane's queue is empty: next task, or the lane ends
   void end_replay_locked(Replay& r, Batch& batch);
-  void drop_launch_locked(Stream* s, Task* launch);  // a GraphLaunch marker discarded from its stream
+  void drop_launch_locked(Stream* s, Task* launch);                   // a GraphLaunch marker discarded from its stream
   void drop_lane_locked(Stream* s, std::vector<Stream*>& unblocked);  // a lane discarded: its unfed records complete
 
   plugin::Device* device_;
