@@ -11,11 +11,13 @@
 // Replay: CaptureEnd turns the graph into a flat plan of steps over lanes, each lane a hidden
 // stream the graph owns. A cross-lane dependency becomes a record of a private event after its
 // source node and a wait before its target; a private "done" event serialises the graph's
-// executions. aclmdlRIExecuteAsync costs the calling thread two markers on the replay stream (a
-// record the graph starts after, a wait for the graph's end record) and a queue push: the graph
-// table's launcher thread clones the plan's tasks and hands them to Scheduler::submit_batch, one
-// lock for the whole graph; the scheduler releases each node when its stream order and event waits
-// allow, as for any task.
+// executions. A captured instance without conditional nodes also gets a Replay (sched/replay.hpp):
+// task instances built once, fed to the lanes by the scheduler from one GraphLaunch marker, which
+// is all aclmdlRIExecuteAsync submits. The others (built instances, conditions, sanitizer on) cost
+// the calling thread two markers on the replay stream (a record the graph starts after, a wait for
+// the graph's end record) and a queue push: the graph table's launcher thread clones the plan's
+// tasks and hands them to Scheduler::submit_batch, one lock for the whole graph; the scheduler
+// releases each node when its stream order and event waits allow, as for any task.
 #pragma once
 
 #include <atomic>
