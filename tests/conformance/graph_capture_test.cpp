@@ -342,6 +342,118 @@ TEST_P(GraphCaptureTest, ConcurrentReplaysAndOtherStreams) {
   EXPECT_ACL_OK(aclrtDestroyStream(s));
 }
 
+// One block copies *counter into *out (a snapshot taken where it sits in its stream).
+void snapshot(arun::Block b, const int* counter, int* out) {
+  b.at(out) = b.at(counter);
+}
+
+// Replays queued back to back, without a synchronize: each replay's marker keeps its stream's
+// later work behind the whole graph, so a snapshot after replay k on the same stream sees exactly
+// k + 1 complete executions. Then replays from two streams: executions of the instance never
+// overlap (no increment is lost).
+TEST_P(GraphCaptureTest, BackToBackReplaysKeepTheirStreamsOrder) {
+  constexpr int kReplays = 60, kNodes = 10;
+  aclrtStream s = newStream(), a = newStream(), b = newStream();
+  int* counter = newCounter();
+  void* snaps = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&snaps, kReplays * sizeof(int), ACL_MEM_MALLOC_HUGE_FIRST));
+  auto* out = static_cast<int*>(snaps);
+  aclmdlRI g = captureIncrements(s, counter, kNodes);
+  auto read_snaps = [&] {
+    std::vector<int> host(kReplays, -1);
+    EXPECT_ACL_OK(
+        aclrtMemcpy(host.data(), kReplays * sizeof(int), snaps, kReplays * sizeof(int), ACL_MEMCPY_DEVICE_TO_HOST));
+    return host;
+  };
+  for (int k = 0; k < kReplays; ++k) {
+    ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, a));
+    ASSERT_ACL_OK(arun::launch(a, 1, snapshot, static_cast<const int*>(counter), out + k));
+  }
+  ASSERT_ACL_OK(aclrtSynchronizeStream(a));
+  std::vector<int> host = read_snaps();
+  for (int k = 0; k < kReplays; ++k) EXPECT_EQ(host[static_cast<size_t>(k)], (k + 1) * kNodes) << "snapshot " << k;
+
+  // Two streams: no snapshot here, since a snapshot on one stream is not ordered against the next
+  // execution begun from the other (it would race with its increments).
+  for (int k = 0; k < kReplays; ++k) ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, (k % 3 == 0) ? b : a));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(a));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(b));
+  EXPECT_EQ(readCounter(counter), 2 * kReplays * kNodes);
+  EXPECT_ACL_OK(aclmdlRIDestroy(g));
+  EXPECT_ACL_OK(aclrtFree(counter));
+  EXPECT_ACL_OK(aclrtFree(snaps));
+  for (aclrtStream x : {s, a, b}) EXPECT_ACL_OK(aclrtDestroyStream(x));
+}
+
+// Replays queued behind a blocked wait are dropped by aclrtStreamAbort: none runs, the instance
+// stays usable (the next replay is complete), and destroying it does not wait for the dropped ones.
+TEST_P(GraphCaptureTest, AbortDropsQueuedReplays) {
+  aclrtStream s = newStream(), x = newStream();
+  aclrtEvent e = newEvent();
+  int* counter = newCounter();
+  aclmdlRI g = captureIncrements(s, counter, 4);
+  Gate& gate = newGate();
+  ASSERT_ACL_OK(launchGate(x, gate));
+  ASSERT_ACL_OK(aclrtRecordEvent(e, x));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(s, e));
+  for (int i = 0; i < 5; ++i) ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, s));
+  ASSERT_ACL_OK(aclrtStreamAbort(s));
+  gate.open();
+  ASSERT_ACL_OK(aclrtSynchronizeStream(x));
+  EXPECT_EQ(readCounter(counter), 0);
+  ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, s));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_EQ(readCounter(counter), 4);
+  EXPECT_ACL_OK(aclmdlRIDestroy(g));
+  EXPECT_ACL_OK(aclrtFree(counter));
+  EXPECT_ACL_OK(aclrtDestroyEvent(e));
+  for (aclrtStream t : {s, x}) EXPECT_ACL_OK(aclrtDestroyStream(t));
+}
+
+TEST_P(GraphCaptureTest, ReplaysWithManyNodesAndLanesStayCorrect) {
+  // 3 lanes x 200 nodes, each lane fed one task at a time: the join sees every lane's work.
+  constexpr int kPer = 200;
+  aclrtStream s0 = newStream(), s1 = newStream(), s2 = newStream();
+  aclrtEvent fork = newEvent(), j1 = newEvent(), j2 = newEvent();
+  int* c0 = newCounter();
+  int* c1 = newCounter();
+  int* c2 = newCounter();
+  void* snap = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&snap, 3 * sizeof(int), ACL_MEM_MALLOC_HUGE_FIRST));
+  auto* snaps = static_cast<int*>(snap);
+  aclmdlRI g = nullptr;
+  ASSERT_ACL_OK(aclmdlRICaptureBegin(s0, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+  ASSERT_ACL_OK(aclrtRecordEvent(fork, s0));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(s1, fork));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(s2, fork));
+  for (int i = 0; i < kPer; ++i) {
+    ASSERT_ACL_OK(arun::launch(s0, 1, increment, c0));
+    ASSERT_ACL_OK(arun::launch(s1, 1, increment, c1));
+    ASSERT_ACL_OK(arun::launch(s2, 1, increment, c2));
+  }
+  ASSERT_ACL_OK(aclrtRecordEvent(j1, s1));
+  ASSERT_ACL_OK(aclrtRecordEvent(j2, s2));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(s0, j1));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(s0, j2));
+  ASSERT_ACL_OK(arun::launch(s0, 1, snapshot, static_cast<const int*>(c0), snaps));
+  ASSERT_ACL_OK(arun::launch(s0, 1, snapshot, static_cast<const int*>(c1), snaps + 1));
+  ASSERT_ACL_OK(arun::launch(s0, 1, snapshot, static_cast<const int*>(c2), snaps + 2));
+  ASSERT_ACL_OK(aclmdlRICaptureEnd(s0, &g));
+  aclrtStream r = newStream();
+  for (int k = 1; k <= 5; ++k) {
+    ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, r));
+    ASSERT_ACL_OK(aclrtSynchronizeStream(r));
+    int host[3] = {-1, -1, -1};
+    ASSERT_ACL_OK(aclrtMemcpy(host, sizeof host, snap, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int l = 0; l < 3; ++l) EXPECT_EQ(host[l], k * kPer) << "replay " << k << " lane " << l;
+  }
+  EXPECT_ACL_OK(aclmdlRIDestroy(g));
+  for (int* c : {c0, c1, c2}) EXPECT_ACL_OK(aclrtFree(c));
+  EXPECT_ACL_OK(aclrtFree(snap));
+  for (aclrtEvent e : {fork, j1, j2}) EXPECT_ACL_OK(aclrtDestroyEvent(e));
+  for (aclrtStream t : {s0, s1, s2, r}) EXPECT_ACL_OK(aclrtDestroyStream(t));
+}
+
 // ---------------------------------------------------------------- invalidation and illegal calls
 
 TEST_P(GraphCaptureTest, SynchronizeOrQueryOfACapturingStreamInvalidatesTheCapture) {

@@ -1,7 +1,9 @@
 #include "runtime/graph.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "acl/acl_rt.h"
 #include "arun/runtime/memory.hpp"
@@ -294,6 +296,60 @@ void GraphTable::finish_plan(Graph& g) {
     slot->scheduler()->add_stream(s);
     g.exec_lanes_[l] = std::move(s);
   }
+  build_replay(g);
+}
+
+void GraphTable::build_replay(Graph& g) {
+  g.replay_.reset();
+  // Conditional nodes run sub-graphs synchronously and built instances have abort/end-record
+  // bookkeeping: both stay on the launcher path, as does everything under the stream sanitizer
+  // (whose submission hooks must not run under the scheduler lock).
+  if (g.built_ || g.subgraph() || !g.conds_.empty() || san::on() || g.exec_lanes_.empty()) return;
+  for (const auto& n : g.nodes_)
+    if (n.cond) return;
+  auto r = std::make_shared<Replay>();
+  r->lanes.resize(g.exec_lanes_.size());
+  for (size_t l = 0; l < g.exec_lanes_.size(); ++l) r->lanes[l].stream = g.exec_lanes_[l].get();
+  // One reusable record per private edge event.
+  std::vector<std::shared_ptr<EventRecord>> edge(g.edge_events_.size());
+  for (auto& e : edge) {
+    e = std::make_shared<EventRecord>();
+    r->records.push_back(e);
+  }
+  for (const Graph::Step& step : g.plan_) {
+    Stream* lane = g.exec_lanes_[step.lane].get();
+    std::unique_ptr<Task> t;
+    if (step.op == Graph::StepOp::Node) {
+      const GraphNode& node = g.nodes_[static_cast<size_t>(step.index)];
+      if (node.disabled) continue;
+      t.reset(clone_task(*node.task, lane));
+    } else if (step.op == Graph::StepOp::Record || step.op == Graph::StepOp::Wait) {
+      // The start, done and end events order executions on the launcher path; here the launch
+      // marker starts every lane and holds its stream until all lanes ran out.
+      if (step.index < 0) continue;
+      t = std::make_unique<Task>();
+      t->task_kind = step.op == Graph::StepOp::Record ? TaskKind::EventRecord : TaskKind::EventWait;
+      t->stream = lane;
+      t->record = edge[static_cast<size_t>(step.index)];  // a wait keeps its preset record
+    } else {
+      return;  // CondInit: not expected without conditions
+    }
+    t->pooled = true;
+    r->lanes[step.lane].tasks.push_back(t.get());
+    r->owned.push_back(std::move(t));
+  }
+  g.replay_ = std::move(r);
+}
+
+void GraphTable::wait_replay_idle(Graph& g) {
+  if (!g.replay_) return;
+  for (int spins = 0; !g.replay_->idle(); ++spins) {
+    if (spins < 100) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));  // destroy / update: rare
+    }
+  }
 }
 
 Status GraphTable::capture(Task* task, bool* taken) {
@@ -470,6 +526,31 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
   if (g.capturing()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
   }
+  if (end_out == nullptr) {
+    // The fast path (sched/replay.hpp): one marker; the scheduler feeds the prebuilt tasks.
+    // exec_mu (shared) keeps an update from swapping the instances while this one is issued.
+    std::shared_lock exec(g.exec_mu);
+    if (g.replay_) {
+      const std::shared_ptr<Replay>& replay = g.replay_;
+      // Counted before the check, which destroy makes in the opposite order: either this call
+      // sees `closed` or destroy sees the count and waits for the execution (no lock needed).
+      replay->issued.fetch_add(1, std::memory_order_seq_cst);
+      if (replay->closed.load(std::memory_order_seq_cst)) {
+        replay->ended.fetch_add(1, std::memory_order_seq_cst);
+        return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
+      }
+      auto* t = new Task();
+      t->task_kind = TaskKind::GraphLaunch;
+      t->stream = stream.get();
+      t->replay = replay;
+      Status refused;
+      if (stream->scheduler()->submit(t, &refused) == 0) {
+        replay->ended.fetch_add(1, std::memory_order_acq_rel);  // never enqueued
+        return refused;
+      }
+      return Status::Ok();
+    }
+  }
   std::shared_ptr<Graph> self = graphs_.find(g.handle());
   {
     // Counted before anything is submitted, so a concurrent destroy waits for this execution.
@@ -606,6 +687,8 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
           san::synced_record(*record);  // aclmdlRIDestroy returns after the executions: ordered
       }
     }
+    if (g->replay_) g->replay_->closed.store(true, std::memory_order_seq_cst);
+    wait_replay_idle(*g);
     for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
     if (g->exec_stream_) sched->remove_stream(g->exec_stream_, false);
   }

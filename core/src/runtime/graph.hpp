@@ -11,11 +11,13 @@
 // Replay: CaptureEnd turns the graph into a flat plan of steps over lanes, each lane a hidden
 // stream the graph owns. A cross-lane dependency becomes a record of a private event after its
 // source node and a wait before its target; a private "done" event serialises the graph's
-// executions. aclmdlRIExecuteAsync costs the calling thread two markers on the replay stream (a
-// record the graph starts after, a wait for the graph's end record) and a queue push: the graph
-// table's launcher thread clones the plan's tasks and hands them to Scheduler::submit_batch, one
-// lock for the whole graph; the scheduler releases each node when its stream order and event waits
-// allow, as for any task.
+// executions. A captured instance without conditional nodes also gets a Replay (sched/replay.hpp):
+// task instances built once, fed to the lanes by the scheduler from one GraphLaunch marker, which
+// is all aclmdlRIExecuteAsync submits. The others (built instances, conditions, sanitizer on) cost
+// the calling thread two markers on the replay stream (a record the graph starts after, a wait for
+// the graph's end record) and a queue push: the graph table's launcher thread clones the plan's
+// tasks and hands them to Scheduler::submit_batch, one lock for the whole graph; the scheduler
+// releases each node when its stream order and event waits allow, as for any task.
 #pragma once
 
 #include <atomic>
@@ -37,6 +39,7 @@
 #include "runtime/event.hpp"
 #include "runtime/handle_table.hpp"
 #include "runtime/stream.hpp"
+#include "sched/replay.hpp"
 
 namespace arun {
 
@@ -242,6 +245,9 @@ class Graph {
   std::shared_ptr<Stream> exec_stream_;      // aclmdlRIExecute's stream (built instances)
   // End records of executions submitted and maybe unfinished (aclmdlRIAbort completes them).
   std::vector<std::shared_ptr<EventRecord>> inflight_ends_;
+  // The task instances every execution reuses (sched/replay.hpp): captured instances without
+  // conditional nodes, sanitizer off. Rebuilt after an update; null: the launcher path.
+  std::shared_ptr<Replay> replay_;
 };
 
 // The runtime's graphs and active captures.
@@ -318,6 +324,10 @@ class GraphTable {
 
  private:
   void finish_plan(Graph& g);
+  // (Re)builds g.replay_ from the plan and the current templates; executions must be idle.
+  void build_replay(Graph& g);
+  // Waits until no execution of g.replay_ is queued or running.
+  static void wait_replay_idle(Graph& g);
   // Waits until no execution of `g` is queued or running; returns holding g.exec_mu exclusively.
   std::unique_lock<std::shared_mutex> quiesce(Graph& g);
   // Drops the replay plan and its hidden streams (aclrtPersistentTaskClean rebuilds it).

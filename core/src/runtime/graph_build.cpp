@@ -103,12 +103,14 @@ std::unique_lock<std::shared_mutex> GraphTable::quiesce(Graph& g) {
   if (g.done_event_) {
     if (auto record = sched->latest_record(*g.done_event_)) sched->wait_record(*record, -1);
   }
+  wait_replay_idle(g);
   return exec;
 }
 
 void GraphTable::drop_plan(Graph& g) {
   Scheduler* sched = g.context()->slot()->scheduler();
   for (auto& lane : g.exec_lanes_) sched->remove_stream(lane, false);
+  g.replay_.reset();
   g.exec_lanes_.clear();
   g.plan_.clear();
   g.edge_events_.clear();
@@ -595,6 +597,7 @@ Status GraphTable::update_end(Stream& stream) {
     n.task = std::move(staged[i]);
     n.kernel = std::move(infos[i]);
   }
+  if (g->replay_) build_replay(*g);  // the instances copy the templates
   return Status::Ok();
 }
 
@@ -860,6 +863,7 @@ Status GraphTable::update(Graph& g) {
     if (n.staged_disable) n.disabled = true;
     n.staged_disable = false;
   }
+  if (g.replay_) build_replay(g);  // the instances copy the templates
   return Status::Ok();
 }
 

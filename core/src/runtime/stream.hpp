@@ -13,6 +13,8 @@
 
 namespace arun {
 
+struct Replay;
+
 class Context;
 class Graph;
 struct GraphTaskGroup;
@@ -122,6 +124,9 @@ class Stream {
   bool aborting_ = false;      // aclrtStreamAbort in progress: new submissions are dropped
   int stop_error_ = 0;         // stopped by a failure under ACL_STOP_ON_FAILURE: submissions refused
   uint32_t room_waiters_ = 0;  // submitters blocked because the queue is full
+  // A hidden lane of a running graph execution (sched/replay.hpp): fed one task at a time.
+  Replay* replay_ = nullptr;
+  uint32_t replay_lane_ = 0;
 
   std::atomic<uint64_t> submitted_{0};
   std::atomic<uint64_t> completed_{0};

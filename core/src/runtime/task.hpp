@@ -24,6 +24,7 @@ class Scheduler;
 class Event;
 struct EventRecord;
 struct NotifyState;
+struct Replay;
 
 // NotifyRecord / NotifyWait (aclrtRecordNotify, aclrtWaitAndResetNotify), ValueWrite / ValueWait
 // (aclrtValueWrite, aclrtValueWait) are device-side markers too: a wait that does not hold when it
@@ -39,7 +40,8 @@ enum class TaskKind : uint8_t {
   NotifyWait,
   ValueWrite,
   ValueWait,
-  IpcWait  // a stream wait on an IPC event opened from another process's handle (sched/ipc_watcher.hpp)
+  IpcWait,     // a stream wait on an IPC event opened from another process's handle (sched/ipc_watcher.hpp)
+  GraphLaunch  // one execution of a captured graph (sched/replay.hpp): holds its stream's head until it ends
 };
 
 class HostQueue;
@@ -111,6 +113,10 @@ struct Task : plugin::Work {
   bool ipc_watched = false;  // a blocked wait registered with the IpcWatcher (scheduler mutex)
   // Stream sanitizer (sanitizer/stream_sanitizer.hpp): set at submission while it is on, else null.
   std::shared_ptr<san::TaskState> san;
+  // GraphLaunch: the graph's task instances. `pooled`: an instance owned by a Replay, which the
+  // scheduler reuses instead of deleting when it retires.
+  std::shared_ptr<Replay> replay;
+  bool pooled = false;
 
   Task() = default;
   Task(const Task&) = delete;

@@ -167,7 +167,9 @@ bool Scheduler::stuck_locked(const Stream& s) const {
   // are captured at enqueue, so waits cannot form a cycle).
   const Task* head = s.queue_.front();
   const TaskKind kind = head->task_kind;
-  if (kind != TaskKind::NotifyWait && kind != TaskKind::ValueWait && kind != TaskKind::EventWait) return false;
+  if (kind != TaskKind::NotifyWait && kind != TaskKind::ValueWait && kind != TaskKind::EventWait &&
+      kind != TaskKind::GraphLaunch)
+    return false;
   if (head->wait_timeout_ns >= 0) return false;  // its own timeout will move it on
   for (const Task* w : device_waits_) {
     if (w->wait_timeout_ns >= 0) return false;  // a timeout will move things on

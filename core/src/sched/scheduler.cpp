@@ -73,9 +73,11 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
   }
   size_t keep = head_running ? 1 : 0;
   std::vector<Stream*> unblocked;
+  if (s->replay_ != nullptr) drop_lane_locked(s, unblocked);
   while (s->queue_.size() > keep) {
     Task* t = s->queue_.back();
     s->queue_.pop_back();
+    if (t->task_kind == TaskKind::GraphLaunch) drop_launch_locked(s, t);
     if (t->task_kind == TaskKind::EventWait && t->event) --t->event->pending_waits;
     if (t->task_kind == TaskKind::EventRecord) {
       EventRecord& r = *t->record;
@@ -84,12 +86,13 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
       for (Stream* w : r.blocked) unblocked.push_back(w);
       r.blocked.clear();
     }
-    batch.retired.push_back(t);
+    if (!t->pooled) batch.retired.push_back(t);
   }
   if (!head_running) s->head_busy_ = false;
   uint64_t last = head_running ? s->queue_.front()->seq : s->submitted_.load();
   s->submitted_.store(last, std::memory_order_release);
   if (!head_running) s->completed_.store(last, std::memory_order_release);
+  if (s->replay_ != nullptr && s->queue_.empty()) feed_locked(s, batch);  // nothing left to feed: the lane ends
   batch.progressed = true;
   if (s->room_waiters_ != 0) batch.room = true;
   for (Stream* w : unblocked) {
@@ -97,6 +100,126 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
     advance(w, batch);
   }
   return head_running;
+}
+
+// ---------------------------------------------------------------- graph replays (sched/replay.hpp)
+
+Replay::~Replay() = default;
+
+void Scheduler::start_replay_locked(Stream* s, Task* launch, Batch& batch) {
+  (void)s;
+  Replay& r = *launch->replay;
+  r.running = true;
+  r.launch = launch;
+  r.prof_correlation = launch->correlation;
+  r.prof_enqueue = launch->prof_enqueue;
+  // The previous execution is over, so nothing waits on these records any more.
+  for (auto& rec : r.records) {
+    rec->done.store(false, std::memory_order_relaxed);
+    rec->blocked.clear();
+    rec->device_ns = 0;
+  }
+  r.lanes_left = 0;
+  for (uint32_t l = 0; l < r.lanes.size(); ++l) {
+    Replay::Lane& lane = r.lanes[l];
+    if (lane.tasks.empty()) continue;
+    lane.next = 0;
+    ++r.lanes_left;
+    lane.stream->replay_ = &r;
+    lane.stream->replay_lane_ = l;
+  }
+  if (r.lanes_left == 0) {
+    end_replay_locked(r, batch);
+    return;
+  }
+  for (auto& lane : r.lanes) {
+    if (lane.tasks.empty()) continue;
+    feed_locked(lane.stream, batch);
+    batch.resumed.push_back(lane.stream);  // the roots start in this critical section: no hand-off
+  }
+}
+
+void Scheduler::feed_locked(Stream* ls, Batch& batch) {
+  Replay& r = *ls->replay_;
+  Replay::Lane& lane = r.lanes[ls->replay_lane_];
+  if (ls->stop_error_ != 0 || ls->abnormal_.load(std::memory_order_relaxed)) [[unlikely]] {
+    // A lane stopped by a failure (ACL_STOP_ON_FAILURE) takes nothing more, as submit would refuse it.
+    std::vector<Stream*> unblocked;
+    drop_lane_locked(ls, unblocked);
+    for (Stream* w : unblocked) {
+      w->head_busy_ = false;
+      batch.resumed.push_back(w);
+    }
+  }
+  if (lane.next >= lane.tasks.size()) {
+    ls->replay_ = nullptr;
+    if (--r.lanes_left == 0) end_replay_locked(r, batch);
+    return;
+  }
+  Task* t = lane.tasks[lane.next++];
+  // What prepare() and enqueue_locked() do for a fresh task, minus what the instance keeps.
+  t->scheduler = this;
+  t->on_complete = &Scheduler::on_complete;
+  t->cancel = &t->cancel_requested;
+  t->cancel_requested.store(false, std::memory_order_relaxed);
+  t->dispatched = false;
+  t->submitter_tid = r.launch != nullptr ? r.launch->submitter_tid : 0;
+  t->prof_enqueue = 0;
+  t->prof_ready = 0;
+  if (r.prof_enqueue != 0 && prof::on(prof::kTasks)) [[unlikely]] {
+    t->prof_enqueue = prof::ticks();
+    t->correlation = r.prof_correlation;
+    if (t->task_kind == TaskKind::EventRecord) t->record->prof_id = prof::next_record_id();
+  }
+  t->seq = ls->submitted_.load(std::memory_order_relaxed) + 1;
+  ls->submitted_.store(t->seq, std::memory_order_release);
+  ls->queue_.push_back(t);
+  if (t->prof_enqueue != 0) {
+    t->prof_depth = 1;
+    t->prof_ready = t->prof_enqueue;
+  }
+}
+
+void Scheduler::end_replay_locked(Replay& r, Batch& batch) {
+  r.running = false;
+  if (Task* launch = r.launch) {
+    r.launch = nullptr;
+    Stream* ls = launch->stream;
+    ls->head_busy_ = false;
+    finish(ls, launch, batch);  // retires the marker (deleted after the lock); `r` stays alive: the graph holds it
+    batch.resumed.push_back(ls);
+  }
+  r.ended.fetch_add(1, std::memory_order_acq_rel);
+  batch.progressed = true;  // destroy / update may be waiting for the instance to go idle
+  if (!r.waiting.empty()) {
+    Stream* w = r.waiting.front();
+    r.waiting.pop_front();
+    w->head_busy_ = false;  // its marker is the head again: advance() starts it
+    batch.resumed.push_back(w);
+  }
+}
+
+void Scheduler::drop_launch_locked(Stream* s, Task* launch) {
+  Replay& r = *launch->replay;
+  r.waiting.erase(std::remove(r.waiting.begin(), r.waiting.end(), s), r.waiting.end());
+  if (r.launch == launch) {
+    r.launch = nullptr;  // the execution goes on; its end finds no marker to retire
+  } else {
+    r.ended.fetch_add(1, std::memory_order_acq_rel);  // never started
+  }
+}
+
+void Scheduler::drop_lane_locked(Stream* s, std::vector<Stream*>& unblocked) {
+  Replay::Lane& lane = s->replay_->lanes[s->replay_lane_];
+  // Records never fed complete now, so the other lanes do not wait for them forever.
+  for (; lane.next < lane.tasks.size(); ++lane.next) {
+    Task* t = lane.tasks[lane.next];
+    if (t->task_kind != TaskKind::EventRecord) continue;
+    EventRecord& rec = *t->record;
+    rec.done.store(true, std::memory_order_seq_cst);
+    for (Stream* w : rec.blocked) unblocked.push_back(w);
+    rec.blocked.clear();
+  }
 }
 
 void Scheduler::discard_pending(Stream& stream) {
@@ -408,6 +531,14 @@ void Scheduler::advance(Stream* first, Batch& batch) {
         case TaskKind::IpcWait:
           run_device_marker_locked(s, t, batch);
           break;
+        case TaskKind::GraphLaunch:
+          s->head_busy_ = true;  // until the execution ends (end_replay_locked)
+          if (t->replay->running) {
+            t->replay->waiting.push_back(s);
+          } else {
+            start_replay_locked(s, t, batch);
+          }
+          break;
         case TaskKind::HostCall: {
           // Posted under the mutex so that the calls of a stream reach their thread in order.
           HostCall call{t->host_fn, t->host_user, s, t->host_blocking ? t : nullptr};
@@ -450,7 +581,8 @@ void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
     s->notify_at_.store(UINT64_MAX, std::memory_order_relaxed);  // woken waiters register again
     batch.progressed = true;
   }
-  batch.retired.push_back(t);
+  if (!t->pooled) batch.retired.push_back(t);
+  if (s->replay_ != nullptr && s->queue_.empty()) feed_locked(s, batch);
 }
 
 // A failed task: the stream's first error and, under a context in stop-on-failure mode, the

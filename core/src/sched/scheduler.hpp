@@ -21,6 +21,7 @@
 #include "runtime/event.hpp"
 #include "runtime/stream.hpp"
 #include "sched/notifier.hpp"
+#include "sched/replay.hpp"
 #include "sched/scheduler_policy.hpp"
 #include "sched/wait_timer.hpp"
 
@@ -151,6 +152,12 @@ class Scheduler {
   void unwatch_locked(Task* task);  // a wait leaves device_waits_: the IpcWatcher forgets it
   bool stuck_locked(const Stream& s) const;
   void note_failure_locked(Stream* s, int code);
+  // Graph replays (sched/replay.hpp), all under mu_.
+  void start_replay_locked(Stream* s, Task* launch, Batch& batch);
+  void feed_locked(Stream* lane_stream, Batch& batch);  // the lane's queue is empty: next task, or the lane ends
+  void end_replay_locked(Replay& r, Batch& batch);
+  void drop_launch_locked(Stream* s, Task* launch);                   // a GraphLaunch marker discarded from its stream
+  void drop_lane_locked(Stream* s, std::vector<Stream*>& unblocked);  // a lane discarded: its unfed records complete
 
   plugin::Device* device_;
   std::unique_ptr<SchedulerPolicy> policy_;
