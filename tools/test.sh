@@ -75,7 +75,7 @@ conformance_matrix ASCEND_RUN_ALLOC "caching caching:max_split=40MiB,release_thr
 # instrumented file about twice as fast as gcc, and one ASan+UBSan build serves both the tests and
 # the libFuzzer targets (tests/fuzz). The test programs themselves are compiled at -O0. The libraries are
 # unity builds (8 sources per compiler run: most of a file's time is parsing the headers they share,
-# so arun_core compiles ~2.5x faster; tests/CMakeLists.txt keeps the tests out); the normal build
+# so arun_core compiles ~2x faster; tests/CMakeLists.txt keeps the tests out); the normal build
 # above stays one file per run, so every file still compiles on its own.
 sanitizer_build() {  # build_dir sanitizers [cmake args...]
   local dir=$1 sanitize=$2
