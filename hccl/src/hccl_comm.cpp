@@ -209,15 +209,21 @@ HcclResult init_remote(uint32_t nRanks, uint32_t rank, const std::string& ip, ui
   return HCCL_SUCCESS;
 }
 
+// What a joining rank needs: the environment's settings, overridden by its config (may be NULL),
+// and the connect timeout.
+HcclResult join_settings(const HcclCommConfig* config, Settings* s, long* timeout_ms) {
+  if (HcclResult r = env_settings(s); r != HCCL_SUCCESS) return r;
+  if (config != nullptr) {
+    if (HcclResult r = apply_config(config, s); r != HCCL_SUCCESS) return r;
+  }
+  return connect_timeout_ms(timeout_ms);
+}
+
 // A rank of a rank table's communicator ("hccl_world_group" unless the config names it).
 HcclResult init_cluster_rank(const char* path, uint32_t rank, const HcclCommConfig* config, HcclComm* comm) {
   Settings s;
-  if (HcclResult r = env_settings(&s); r != HCCL_SUCCESS) return r;
-  if (config != nullptr) {
-    if (HcclResult r = apply_config(config, &s); r != HCCL_SUCCESS) return r;
-  }
   long timeout_ms = 0;
-  if (HcclResult r = connect_timeout_ms(&timeout_ms); r != HCCL_SUCCESS) return r;
+  if (HcclResult r = join_settings(config, &s, &timeout_ms); r != HCCL_SUCCESS) return r;
   int32_t device = 0;
   if (HcclResult r = current_device(&device); r != HCCL_SUCCESS) return r;
   const std::string name = s.name.empty() ? "hccl_world_group" : s.name;
@@ -246,12 +252,8 @@ HcclResult init_cluster_rank(const char* path, uint32_t rank, const HcclCommConf
 HcclResult init_rank(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank, const HcclCommConfig* config,
                      HcclComm* comm) {
   Settings s;
-  if (HcclResult r = env_settings(&s); r != HCCL_SUCCESS) return r;
-  if (config != nullptr) {
-    if (HcclResult r = apply_config(config, &s); r != HCCL_SUCCESS) return r;
-  }
   long timeout_ms = 0;
-  if (HcclResult r = connect_timeout_ms(&timeout_ms); r != HCCL_SUCCESS) return r;
+  if (HcclResult r = join_settings(config, &s, &timeout_ms); r != HCCL_SUCCESS) return r;
   if (std::memcmp(rootInfo->internal, kMagic, 4) != 0) {
     log_error("root info was not produced by HcclGetRootInfo (bad magic)");
     return HCCL_E_PARA;
