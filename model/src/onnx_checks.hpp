@@ -36,4 +36,11 @@ Status check_tensor_data(const onnx::TensorProto& t, const std::string& what, co
 // shape inference.
 Status check_model(const onnx::ModelProto& model, const ImportLimits& limits);
 
+// Folds what the model computes from constants and static shapes into initializers
+// (model/src/onnx_fold.cpp): Shape, Size, Constant, ConstantOfShape, Cast, Identity, Add/Sub/Mul/
+// Div, Equal/Less/Greater, Where, Unsqueeze, Squeeze, Reshape, Concat, Gather, Slice and Range on
+// tensors of at most 65536 elements, repeated until nothing changes. The model must have passed
+// check_model; the folded model is checked again after every pass.
+Status fold_constants(onnx::ModelProto* model, int64_t opset, const ImportLimits& limits);
+
 }  // namespace arun::model::detail

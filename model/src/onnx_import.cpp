@@ -249,6 +249,8 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
                       " of the default ONNX domain; ascend-run imports opsets " + std::to_string(kMinOpset) + " to " +
                       std::to_string(kMaxOpset));
   }
+  // Shape computations of static tensors become constants, so every tensor gets a static shape.
+  ARUN_RETURN_IF_ERROR(detail::fold_constants(&model, opset, limits));
   Importer im;
   Graph& g = im.g;
   g.name = gp.name();
@@ -417,7 +419,8 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
   // Shape inference, now that the graph's data, attributes, references and order are known good.
   try {
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*strict=*/1));
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*strict=*/1,
+                                                                   /*data_prop=*/true));
   } catch (const std::exception& e) {
     return parse_error(std::string("ONNX shape inference failed: ") + e.what());
   }

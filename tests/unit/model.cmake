@@ -9,7 +9,8 @@ if(TARGET arun_model)
   # Hostile ONNX models and model files, refused before libonnx's shape inference sees them (issue 24).
   find_package(Protobuf REQUIRED)
   find_package(ONNX REQUIRED CONFIG)
-  add_executable(model_import_validation_test ${CMAKE_CURRENT_LIST_DIR}/model/import_validation_test.cpp)
+  add_executable(model_import_validation_test ${CMAKE_CURRENT_LIST_DIR}/model/import_validation_test.cpp
+                                             ${CMAKE_CURRENT_LIST_DIR}/model/fold_test.cpp)
   target_link_libraries(model_import_validation_test PRIVATE arun_model ascendcl onnx_proto protobuf::libprotobuf
                                                              GTest::gtest_main)
   add_test(NAME model_import_validation COMMAND model_import_validation_test)

@@ -14,67 +14,12 @@
 
 #include "acl/acl.h"
 #include "arun/model/graph.hpp"
+#include "onnx_builder.hpp"
 
 namespace arun::model {
 namespace {
 
-using onnx::TensorProto;
-
-onnx::ModelProto new_model() {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
-  m.mutable_graph()->set_name("hostile");
-  return m;
-}
-
-void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
-               const std::vector<int64_t>& dims, int type = TensorProto::FLOAT) {
-  onnx::ValueInfoProto* v = list->Add();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(type);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, const std::string& name,
-                          const std::vector<std::string>& in, const std::string& out) {
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto& i : in) n->add_input(i);
-  n->add_output(out);
-  return n;
-}
-
-void add_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-TensorProto* add_init(onnx::GraphProto* g, const std::string& name, int type, const std::vector<int64_t>& dims) {
-  TensorProto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(type);
-  for (int64_t d : dims) t->add_dims(d);
-  return t;
-}
-
-struct Result {
-  int code;
-  std::string message;
-};
-
-Result import(const onnx::ModelProto& m, const ImportLimits& limits = ImportLimits{}) {
-  const std::string bytes = m.SerializeAsString();
-  Graph g;
-  const Status st = import_onnx(bytes.data(), bytes.size(), limits, &g);
-  return {static_cast<int>(st.value()), st.message()};
-}
+using namespace testing;
 
 #define EXPECT_REFUSED(result, want_code, text)                                       \
   do {                                                                                \
