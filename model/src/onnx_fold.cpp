@@ -36,7 +36,9 @@ struct Value {
   std::vector<int64_t> ints;
   std::vector<double> reals;
 
-  bool integral() const { return type == TensorProto::INT64 || type == TensorProto::INT32 || type == TensorProto::BOOL; }
+  bool integral() const {
+    return type == TensorProto::INT64 || type == TensorProto::INT32 || type == TensorProto::BOOL;
+  }
   int64_t size() const { return integral() ? static_cast<int64_t>(ints.size()) : static_cast<int64_t>(reals.size()); }
   double at(int64_t i) const { return integral() ? static_cast<double>(ints[i]) : reals[i]; }
 };
@@ -68,28 +70,40 @@ std::optional<Value> from_tensor(const TensorProto& t) {
     switch (v.type) {
       case TensorProto::INT64: {
         int64_t x;
-        if (raw) std::memcpy(&x, r + 8 * i, 8); else x = t.int64_data(static_cast<int>(i));
+        if (raw)
+          std::memcpy(&x, r + 8 * i, 8);
+        else
+          x = t.int64_data(static_cast<int>(i));
         v.ints.push_back(x);
         break;
       }
       case TensorProto::INT32:
       case TensorProto::BOOL: {
         int32_t x = 0;
-        if (raw && v.type == TensorProto::BOOL) x = static_cast<uint8_t>(r[i]);
-        else if (raw) std::memcpy(&x, r + 4 * i, 4);
-        else x = t.int32_data(static_cast<int>(i));
+        if (raw && v.type == TensorProto::BOOL)
+          x = static_cast<uint8_t>(r[i]);
+        else if (raw)
+          std::memcpy(&x, r + 4 * i, 4);
+        else
+          x = t.int32_data(static_cast<int>(i));
         v.ints.push_back(v.type == TensorProto::BOOL ? (x != 0) : x);
         break;
       }
       case TensorProto::FLOAT: {
         float x;
-        if (raw) std::memcpy(&x, r + 4 * i, 4); else x = t.float_data(static_cast<int>(i));
+        if (raw)
+          std::memcpy(&x, r + 4 * i, 4);
+        else
+          x = t.float_data(static_cast<int>(i));
         v.reals.push_back(x);
         break;
       }
       default: {
         double x;
-        if (raw) std::memcpy(&x, r + 8 * i, 8); else x = t.double_data(static_cast<int>(i));
+        if (raw)
+          std::memcpy(&x, r + 8 * i, 8);
+        else
+          x = t.double_data(static_cast<int>(i));
         v.reals.push_back(x);
         break;
       }
@@ -201,10 +215,14 @@ std::optional<Value> binary(const std::string& op, const Value& a, const Value& 
     } else if (a.integral()) {
       const int64_t x = a.ints[i[0]], y = b.ints[i[1]];
       int64_t z = 0;
-      if (op == "Add") z = x + y;
-      else if (op == "Sub") z = x - y;
-      else if (op == "Mul") z = x * y;
-      else z = y == 0 ? 0 : x / y;  // a zero divisor is refused before (see Div below)
+      if (op == "Add")
+        z = x + y;
+      else if (op == "Sub")
+        z = x - y;
+      else if (op == "Mul")
+        z = x * y;
+      else
+        z = y == 0 ? 0 : x / y;  // a zero divisor is refused before (see Div below)
       r.ints.push_back(z);
     } else {
       const double x = a.reals[i[0]], y = b.reals[i[1]];
@@ -252,7 +270,10 @@ Value pick(const Value& in, std::vector<int64_t> dims, const std::vector<int64_t
   r.type = in.type;
   r.dims = std::move(dims);
   for (int64_t o : offsets) {
-    if (in.integral()) r.ints.push_back(in.ints[o]); else r.reals.push_back(in.reals[o]);
+    if (in.integral())
+      r.ints.push_back(in.ints[o]);
+    else
+      r.reals.push_back(in.reals[o]);
   }
   return r;
 }
@@ -391,7 +412,10 @@ class Folder {
       r.type = fill.type;
       r.dims = shape->ints;
       const int64_t count = *element_count(shape->ints);
-      if (fill.integral()) r.ints.assign(count, fill.ints[0]); else r.reals.assign(count, fill.reals[0]);
+      if (fill.integral())
+        r.ints.assign(count, fill.ints[0]);
+      else
+        r.reals.assign(count, fill.reals[0]);
       return r;
     }
     // Everything else needs every present input known.
@@ -407,8 +431,7 @@ class Folder {
       if (!foldable_type(static_cast<int32_t>(to))) return std::nullopt;
       return cast(x, static_cast<int32_t>(to));
     }
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal" || op == "Less" ||
-        op == "Greater") {
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal" || op == "Less" || op == "Greater") {
       const Value* y = known(n, 1);
       if (y == nullptr) return std::nullopt;
       if (op == "Div" && x.integral() && std::count(y->ints.begin(), y->ints.end(), 0) != 0) return std::nullopt;
@@ -421,7 +444,10 @@ class Folder {
       return broadcast({&x, a, b}, a->type, [&](Value& r, const std::vector<int64_t>& i) {
         const Value& src = x.ints[i[0]] != 0 ? *a : *b;
         const int64_t o = x.ints[i[0]] != 0 ? i[1] : i[2];
-        if (src.integral()) r.ints.push_back(src.ints[o]); else r.reals.push_back(src.reals[o]);
+        if (src.integral())
+          r.ints.push_back(src.ints[o]);
+        else
+          r.reals.push_back(src.reals[o]);
       });
     }
     if (op == "Unsqueeze" || op == "Squeeze") {
@@ -508,7 +534,10 @@ class Folder {
         for (const Value* p : parts) {
           const int64_t chunk = p->size() / std::max<int64_t>(outer, 1);
           for (int64_t i = 0; i < chunk; ++i) {
-            if (p->integral()) r.ints.push_back(p->ints[o * chunk + i]); else r.reals.push_back(p->reals[o * chunk + i]);
+            if (p->integral())
+              r.ints.push_back(p->ints[o * chunk + i]);
+            else
+              r.reals.push_back(p->reals[o * chunk + i]);
           }
         }
       }
@@ -590,7 +619,10 @@ class Folder {
       r.type = x.type;
       r.dims = {static_cast<int64_t>(count)};
       for (int64_t i = 0; i < r.dims[0]; ++i) {
-        if (x.integral()) r.ints.push_back(x.ints[0] + i * delta->ints[0]); else r.reals.push_back(s + i * d);
+        if (x.integral())
+          r.ints.push_back(x.ints[0] + i * delta->ints[0]);
+        else
+          r.reals.push_back(s + i * d);
       }
       return r;
     }
@@ -619,6 +651,116 @@ Status fold_constants(onnx::ModelProto* model, int64_t opset, const ImportLimits
   }
   *model->mutable_graph()->mutable_value_info() = declared;
   return Status::Ok();
+}
+
+namespace {
+
+// A float32 initializer's values (raw or typed storage); nullopt for any other kind.
+std::optional<std::vector<float>> floats_of(const TensorProto& t) {
+  if (t.data_type() != TensorProto::FLOAT || t.data_location() == TensorProto::EXTERNAL) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) n *= d;  // check_model has bounded the product
+  std::vector<float> v(static_cast<size_t>(n));
+  if (t.has_raw_data()) {
+    std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
+  } else {
+    std::copy(t.float_data().begin(), t.float_data().end(), v.begin());
+  }
+  return v;
+}
+
+void set_floats(TensorProto* t, const std::vector<float>& v) {
+  t->clear_float_data();
+  t->set_raw_data(v.data(), v.size() * sizeof(float));
+}
+
+}  // namespace
+
+int fold_batch_norms(onnx::ModelProto* model) {
+  onnx::GraphProto* g = model->mutable_graph();
+  std::unordered_map<std::string, TensorProto*> inits;
+  for (auto& t : *g->mutable_initializer()) inits[t.name()] = &t;
+  std::unordered_map<std::string, int> readers;  // how many node inputs read each tensor
+  for (const auto& n : g->node()) {
+    for (const auto& in : n.input()) ++readers[in];
+  }
+  std::set<std::string> graph_outputs;
+  for (const auto& o : g->output()) graph_outputs.insert(o.name());
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < g->node_size(); ++i) {
+    for (const auto& out : g->node(i).output()) producer[out] = i;
+  }
+  auto weight = [&](const std::string& name) -> TensorProto* {
+    auto it = inits.find(name);
+    return it == inits.end() ? nullptr : it->second;
+  };
+
+  std::vector<bool> drop(g->node_size(), false);
+  int folded = 0;
+  for (int b = 0; b < g->node_size(); ++b) {
+    const onnx::NodeProto& bn = g->node(b);
+    if (bn.op_type() != "BatchNormalization" || bn.output_size() != 1 || bn.input_size() != 5) continue;
+    if (attr_int(bn, "training_mode", 0) != 0 || attr_int(bn, "spatial", 1) != 1) continue;
+    const auto* eps_attr = attr(bn, "epsilon");
+    const float eps = eps_attr != nullptr && eps_attr->type() == onnx::AttributeProto::FLOAT ? eps_attr->f() : 1e-5f;
+    // The convolution's output must feed only this BatchNormalization and be no graph output.
+    const std::string& x = bn.input(0);
+    auto p = producer.find(x);
+    if (p == producer.end() || readers[x] != 1 || graph_outputs.count(x) != 0) continue;
+    onnx::NodeProto* conv = g->mutable_node(p->second);
+    if (conv->op_type() != "Conv" || conv->output_size() != 1 || conv->input_size() < 2) continue;
+    TensorProto* w = weight(conv->input(1));
+    TensorProto* bias = conv->input_size() > 2 && !conv->input(2).empty() ? weight(conv->input(2)) : nullptr;
+    if (w == nullptr || readers[w->name()] != 1 || w->dims_size() < 3) continue;
+    if (conv->input_size() > 2 && !conv->input(2).empty() && (bias == nullptr || readers[bias->name()] != 1)) continue;
+    auto wv = floats_of(*w);
+    std::optional<std::vector<float>> params[4];
+    bool ok = wv.has_value();
+    for (int i = 0; i < 4 && ok; ++i) {
+      const TensorProto* t = weight(bn.input(1 + i));
+      params[i] = t != nullptr ? floats_of(*t) : std::nullopt;
+      ok = params[i].has_value() && static_cast<int64_t>(params[i]->size()) == w->dims(0);
+    }
+    std::vector<float> bv(static_cast<size_t>(w->dims(0)), 0.0f);
+    if (ok && bias != nullptr) {
+      auto v = floats_of(*bias);
+      ok = v.has_value() && v->size() == bv.size();
+      if (ok) bv = *v;
+    }
+    if (!ok) continue;
+    // y = (conv(x) + b - mean) * scale / sqrt(var + eps) + beta, per output channel m, computed in
+    // double so that the folded weights round once.
+    const size_t per = wv->size() / bv.size();
+    for (size_t m = 0; m < bv.size(); ++m) {
+      const double k = (*params[0])[m] / std::sqrt(static_cast<double>((*params[3])[m]) + eps);
+      for (size_t i = 0; i < per; ++i) (*wv)[m * per + i] = static_cast<float>((*wv)[m * per + i] * k);
+      bv[m] = static_cast<float>((bv[m] - (*params[2])[m]) * k + (*params[1])[m]);
+    }
+    set_floats(w, *wv);
+    if (bias == nullptr) {
+      TensorProto* t = g->add_initializer();
+      t->set_name(conv->output(0) + "/folded_bias");
+      t->set_data_type(TensorProto::FLOAT);
+      t->add_dims(static_cast<int64_t>(bv.size()));
+      set_floats(t, bv);
+      while (conv->input_size() < 3) conv->add_input();
+      conv->set_input(2, t->name());
+      inits.clear();  // add_initializer may have moved them
+      for (auto& it : *g->mutable_initializer()) inits[it.name()] = &it;
+    } else {
+      set_floats(bias, bv);
+    }
+    conv->set_output(0, bn.output(0));
+    drop[b] = true;
+    ++folded;
+  }
+  if (folded == 0) return 0;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (!drop[i]) kept.Add()->CopyFrom(g->node(i));
+  }
+  g->mutable_node()->Swap(&kept);
+  return folded;
 }
 
 }  // namespace arun::model::detail

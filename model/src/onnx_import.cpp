@@ -80,12 +80,13 @@ Status static_type(const std::string& name, const onnx::TypeProto& type, aclData
 // An initializer's bytes in row-major little-endian order, from raw_data or the typed fields.
 // detail::check_tensor_data has accepted T (BYTES is its size), so the data holds exactly BYTES.
 void initializer_bytes(const onnx::TensorProto& t, aclDataType dtype, size_t bytes, std::vector<uint8_t>* out) {
-  out->assign(bytes, 0);
-  if (bytes == 0) return;
-  if (t.has_raw_data()) {
-    std::memcpy(out->data(), t.raw_data().data(), bytes);
+  if (t.has_raw_data()) {  // one pass over the bytes: weights are most of a model file
+    const auto* raw = reinterpret_cast<const uint8_t*>(t.raw_data().data());
+    out->assign(raw, raw + bytes);
     return;
   }
+  out->assign(bytes, 0);
+  if (bytes == 0) return;
   const size_t elem = aclDataTypeSize(dtype);
   const size_t count = bytes / elem;
   uint8_t* dst = out->data();
@@ -251,6 +252,7 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
   }
   // Shape computations of static tensors become constants, so every tensor gets a static shape.
   ARUN_RETURN_IF_ERROR(detail::fold_constants(&model, opset, limits));
+  detail::fold_batch_norms(&model);
   Importer im;
   Graph& g = im.g;
   g.name = gp.name();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "acl/acl.h"
@@ -121,6 +122,59 @@ TEST(ImportFolding, AFoldedReshapeShapeIsCheckedLikeAConstantOne) {
   const Result r = import(m);
   EXPECT_EQ(r.code, ACL_ERROR_PARSE_MODEL) << r.message;
   EXPECT_NE(r.message.find("holds -2"), std::string::npos) << r.message;
+}
+
+// x [1, 2, 3, 3] -> Conv (W [2, 2, 1, 1], no bias) -> c -> BatchNormalization -> y; with
+// `second_reader`, c is also a graph output (so the BatchNormalization cannot be folded).
+onnx::ModelProto conv_bn(bool second_reader) {
+  onnx::ModelProto m = new_model(9);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 2, 3, 3});
+  add_value(g->mutable_output(), "y", {1, 2, 3, 3});
+  if (second_reader) add_value(g->mutable_output(), "c", {1, 2, 3, 3});
+  TensorProto* w = add_init(g, "w", TensorProto::FLOAT, {2, 2, 1, 1});
+  for (float v : {1.0f, 2.0f, 3.0f, 4.0f}) w->add_float_data(v);
+  const std::vector<std::pair<const char*, std::vector<float>>> bn = {
+      {"scale", {2.0f, 0.5f}}, {"beta", {1.0f, -1.0f}}, {"mean", {0.5f, 2.0f}}, {"var", {3.0f, 0.0f}}};
+  for (const auto& [name, values] : bn) {
+    TensorProto* t = add_init(g, name, TensorProto::FLOAT, {2});
+    for (float v : values) t->add_float_data(v);
+  }
+  add_node(g, "Conv", "conv", {"x", "w"}, "c");
+  auto* n = add_node(g, "BatchNormalization", "bn", {"c", "scale", "beta", "mean", "var"}, "y");
+  auto* eps = n->add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(1.0f);
+  return m;
+}
+
+std::vector<float> floats(const TensorInfo& t) {
+  std::vector<float> v(t.data.size() / sizeof(float));
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+TEST(ImportFolding, ABatchNormalizationAfterAConvFoldsIntoItsWeights) {
+  Graph g;
+  const Result r = import(conv_bn(false), ImportLimits{}, &g);
+  ASSERT_EQ(r.code, 0) << r.message;
+  ASSERT_EQ(g.nodes.size(), 1u);
+  ASSERT_EQ(g.nodes[0].op, "Conv");
+  ASSERT_EQ(g.nodes[0].inputs.size(), 3u);
+  EXPECT_EQ(g.tensors[g.nodes[0].outputs[0]].name, "y");
+  // k = scale / sqrt(var + eps): channel 0: 2 / 2 = 1; channel 1: 0.5 / 1 = 0.5.
+  EXPECT_EQ(floats(g.tensors[g.nodes[0].inputs[1]]), (std::vector<float>{1.0f, 2.0f, 1.5f, 2.0f}));
+  // bias = (0 - mean) * k + beta: channel 0: -0.5 + 1; channel 1: -1 - 1.
+  EXPECT_EQ(floats(g.tensors[g.nodes[0].inputs[2]]), (std::vector<float>{0.5f, -2.0f}));
+}
+
+TEST(ImportFolding, AConvOutputReadElsewhereKeepsItsBatchNormalization) {
+  Graph g;
+  const Result r = import(conv_bn(true), ImportLimits{}, &g);
+  ASSERT_EQ(r.code, 0) << r.message;
+  EXPECT_TRUE(has_op(g, "BatchNormalization"));
+  EXPECT_EQ(floats(tensor(g, "w")), (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));
 }
 
 }  // namespace

@@ -55,8 +55,7 @@ inline void add_int(onnx::NodeProto* n, const std::string& name, int64_t v) {
   a->set_i(v);
 }
 
-inline TensorProto* add_init(onnx::GraphProto* g, const std::string& name, int type,
-                             const std::vector<int64_t>& dims) {
+inline TensorProto* add_init(onnx::GraphProto* g, const std::string& name, int type, const std::vector<int64_t>& dims) {
   TensorProto* t = g->add_initializer();
   t->set_name(name);
   t->set_data_type(type);
