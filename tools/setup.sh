@@ -15,6 +15,7 @@ packages=(
   python3-onnx python3-numpy             # tests/models: the test models and their references
   pybind11-dev python3-dev python3-pytest  # python/: import acl, and its tests
   libopenblas-dev                        # ops/: sgemm behind MatMul, Gemm and Conv
+  libdnnl-dev                            # ops/: oneDNN, the convolution engine
   libonnx-dev libprotobuf-dev            # model/: ONNX import (aclmdlLoadFromFile & co.)
   clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang
   nodejs                                 # tests/integration/speedscope: speedscope's importer

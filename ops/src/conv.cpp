@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "conv_geometry.hpp"
+#include "onednn_conv.hpp"
 
 namespace arun::ops {
 
@@ -141,6 +142,68 @@ void conv_kernel(arun::Block blk, const ConvParams& p) {
         const float bv = bias[g * mg + oc];
         for (int64_t o = 0; o < cols; ++o) out[oc * plane + o] += bv;
       }
+    }
+  }
+}
+
+// The same convolution on oneDNN: items are (image, chunk of output channels) with one group, or
+// (image, chunk of groups); each runs one cached primitive on its slice of the NCHW tensors, whose
+// channel ranges are contiguous.
+struct OneDnnConvParams {
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  int64_t n;
+  OneDnnConv2d whole;  // one image, all channels
+  int64_t chunk;       // output channels (group == 1) or groups per item
+  int64_t chunks;      // items per image
+};
+
+// The sub-problem of chunk k: its shape and the element offsets of its input, weight and output
+// (and bias) slices within one image.
+OneDnnConv2d chunk_shape(const OneDnnConvParams& p, int64_t k, int64_t* x_off, int64_t* w_off, int64_t* y_off,
+                         int64_t* b_off) {
+  const OneDnnConv2d& s = p.whole;
+  OneDnnConv2d sub = s;
+  const int64_t ksize = s.kh * s.kw, plane = s.oh * s.ow;
+  if (s.group == 1) {
+    const int64_t m0 = k * p.chunk;
+    sub.m = std::min(p.chunk, s.m - m0);
+    *x_off = 0;
+    *w_off = m0 * s.c * ksize;
+    *y_off = m0 * plane;
+    *b_off = m0;
+  } else {
+    const int64_t cg = s.c / s.group, mg = s.m / s.group, g0 = k * p.chunk;
+    sub.group = std::min(p.chunk, s.group - g0);
+    sub.c = sub.group * cg;
+    sub.m = sub.group * mg;
+    *x_off = g0 * cg * s.h * s.w;
+    *w_off = g0 * mg * cg * ksize;
+    *y_off = g0 * mg * plane;
+    *b_off = g0 * mg;
+  }
+  return sub;
+}
+
+void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n * p.chunks));
+  if (r.size() == 0) return;
+  const OneDnnConv2d& s = p.whole;
+  const int64_t in_img = s.c * s.h * s.w, out_img = s.m * s.oh * s.ow;
+  const float* x = blk.map(p.x, p.n * in_img).data();
+  const float* w = blk.map(p.w, s.m * (s.c / s.group) * s.kh * s.kw).data();
+  const float* bias = p.bias != nullptr ? blk.map(p.bias, s.m).data() : nullptr;
+  float* y = blk.map(p.y, p.n * out_img).data();
+  for (size_t item = r.first; item < r.last; ++item) {
+    const int64_t img = static_cast<int64_t>(item) / p.chunks, k = static_cast<int64_t>(item) % p.chunks;
+    int64_t xo, wo, yo, bo;
+    const OneDnnConv2d sub = chunk_shape(p, k, &xo, &wo, &yo, &bo);
+    // The op function created this shape's primitive: it cannot be missing here.
+    if (!onednn_conv2d(sub, x + img * in_img + xo, w + wo, bias != nullptr ? bias + bo : nullptr,
+                       y + img * out_img + yo)) {
+      blk.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "Conv: the oneDNN primitive of a checked shape is missing");
     }
   }
 }
@@ -325,6 +388,45 @@ Status run_conv(const OpCall& call) {
   p.col_tiles = std::min(wanted, std::max<int64_t>(1, plane / 64));
   p.tile_cols = (plane + p.col_tiles - 1) / p.col_tiles;
   p.col_tiles = (plane + p.tile_cols - 1) / p.tile_cols;
+  if (onednn_conv_enabled()) {
+    OneDnnConvParams q{p.x, p.w, p.bias, p.y, p.n, {}, 1, 1};
+    q.whole = {c,
+               in[0],
+               in[1],
+               m,
+               group,
+               kernel[0],
+               kernel[1],
+               wn.stride[0],
+               wn.stride[1],
+               wn.dilation[0],
+               wn.dilation[1],
+               wn.pad_begin[0],
+               wn.pad_begin[1],
+               wn.pad_end[0],
+               wn.pad_end[1],
+               wn.out[0],
+               wn.out[1],
+               bias != nullptr};
+    // Chunks per image so that about every core gets one item; output-channel chunks of a
+    // multiple of 16 (oneDNN's vector width in floats).
+    const int64_t per_image = std::max<int64_t>(1, (cores + p.n - 1) / p.n);
+    if (group == 1) {
+      q.chunk = std::min(m, ((m + per_image - 1) / per_image + 15) / 16 * 16);
+      q.chunks = (m + q.chunk - 1) / q.chunk;
+    } else {
+      q.chunk = (group + per_image - 1) / per_image;
+      q.chunks = (group + q.chunk - 1) / q.chunk;
+    }
+    int64_t xo, wo, yo, bo;
+    bool supported = true;
+    for (int64_t k : {int64_t{0}, q.chunks - 1})
+      supported = supported && onednn_conv2d_supported(chunk_shape(q, k, &xo, &wo, &yo, &bo));
+    if (supported) {
+      const auto blocks = static_cast<uint32_t>(std::clamp<int64_t>(p.n * q.chunks, 1, cores));
+      return launch_op(call, blocks, onednn_conv_kernel, q);
+    }
+  }
   const auto blocks = static_cast<uint32_t>(std::clamp<int64_t>(images * p.col_tiles, 1, cores));
   pin_blas_threads();
   return launch_op(call, blocks, conv_kernel, p);
