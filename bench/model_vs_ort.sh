@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Model latency of ascend-run (simulated NPU, `ascend-run run`) beside ONNX Runtime's CPU execution
-# provider (bench/ort/ort_latency.mjs), on the project's test models, in one run: each round runs
-# every case under both, alternating, and the table gives the medians over rounds of each p50.
-#   bash bench/model_vs_ort.sh [BUILD_DIR] [ROUNDS]
+# provider (bench/ort/ort_latency.mjs), on the project's test models and the model zoo
+# (tests/models/make_zoo.py), in one run: each round runs every case under both, alternating, and
+# the table gives the medians over rounds of each p50.
+#   bash bench/model_vs_ort.sh [BUILD_DIR] [ROUNDS] [CASES]
+# CASES (default: all) is a space-separated list, e.g. "resnet50_v1 mlp_b1". ARUN_CONV_ENGINE=openblas
+# runs ascend-run's convolutions on OpenBLAS instead of oneDNN.
 # "1 thread" is configs/single-core.toml (one AI core) for us and intraOpNumThreads=1 for ORT;
 # "2 threads" is the default configuration (kernels split over min(AI cores, CPUs) = 2 blocks) and
 # intraOpNumThreads=2. Both do 10 warm-up runs, then time 50. Needs ARUN_BENCH_PEERS=1 bash tools/setup.sh
@@ -18,7 +21,10 @@ configs=$build/share/ascend-run/configs
   { echo "model_vs_ort: onnxruntime-node is missing: ARUN_BENCH_PEERS=1 bash tools/setup.sh" >&2; exit 1; }
 models=$build/bench-models
 /usr/bin/python3 "$root/tests/models/make_models.py" "$models" >/dev/null
-cases=(mlp_b1 mlp_b32 cnn_b1 cnn_b32 transformer_b1 transformer_b32)
+zoo=(resnet50_v1 resnet50_v2 densenet121 inception_v1 inception_v2 squeezenet1.0 squeezenet1.1 shufflenet vgg19
+     alexnet mobilenetv2 bert_encoder)
+[ -f "$models/vgg19.onnx" ] || /usr/bin/python3 "$root/tests/models/make_zoo.py" "$models" >/dev/null
+read -r -a cases <<<"${3:-mlp_b1 mlp_b32 cnn_b1 cnn_b32 transformer_b1 transformer_b32 ${zoo[*]}}"
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 for ((r = 1; r <= rounds; ++r)); do
@@ -26,8 +32,13 @@ for ((r = 1; r <= rounds; ++r)); do
     config=$configs/default.toml
     [ "$threads" = 1 ] && config=$configs/single-core.toml
     for c in "${cases[@]}"; do
+      inputs=()
+      for f in "$models/$c".in.*.npy; do
+        name=${f#"$models/$c".in.}
+        inputs+=(--input "${name%.npy}=$f")
+      done
       p50=$("$cli" run "$models/$c.onnx" --config "$config" --warmup 10 --iterations 50 --quiet \
-              --input input="$models/$c.in.input.npy" --output-dir "$models/out" |
+              "${inputs[@]}" --output-dir "$models/out" |
             sed -n 's/^latency over .* p50 \([0-9.]*\) ms.*/\1/p')
       echo "arun $c $threads $p50" >>"$raw"
       node "$root/bench/ort/ort_latency.mjs" --intra "$threads" --warmup 10 --runs 50 "$models/$c.onnx" |

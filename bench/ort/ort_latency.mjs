@@ -2,21 +2,24 @@
 // measures ours: the same input file every call, warm-up calls first, then each run() timed.
 //   node ort_latency.mjs --intra N --warmup W --runs R MODEL.onnx...
 // Prints one line per model: "ort MODEL intra=N p50_ms=X p90_ms=Y min_ms=Z".
-// The input of MODEL.onnx is read from MODEL.in.<input name>.npy (tests/models/make_models.py).
+// The inputs of MODEL.onnx are read from MODEL.in.<input name>.npy (tests/models/make_models.py,
+// make_zoo.py).
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import * as ort from "onnxruntime-node";
 
-function readNpyFloat32(path) {
+// A little-endian .npy of float32 or int64 elements (the zoo's token ids) as an ort.Tensor.
+function readNpy(path) {
   const bytes = readFileSync(path);
   const major = bytes[6];
   const headerLen = major === 1 ? bytes.readUInt16LE(8) : bytes.readUInt32LE(8);
   const dataAt = (major === 1 ? 10 : 12) + headerLen;
   const header = bytes.toString("latin1", major === 1 ? 10 : 12, dataAt);
-  if (!header.includes("'<f4'")) throw new Error(`${path}: float32 data expected, header ${header}`);
   const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(",").filter((s) => s.trim()).map(Number);
   const copy = bytes.buffer.slice(bytes.byteOffset + dataAt, bytes.byteOffset + bytes.length);
-  return new ort.Tensor("float32", new Float32Array(copy), shape);
+  if (header.includes("'<f4'")) return new ort.Tensor("float32", new Float32Array(copy), shape);
+  if (header.includes("'<i8'")) return new ort.Tensor("int64", new BigInt64Array(copy), shape);
+  throw new Error(`${path}: float32 or int64 data expected, header ${header}`);
 }
 
 const args = process.argv.slice(2);
@@ -40,7 +43,7 @@ for (const model of args) {
   });
   const stem = model.replace(/\.onnx$/, "");
   const feeds = {};
-  for (const name of session.inputNames) feeds[name] = readNpyFloat32(`${stem}.in.${name}.npy`);
+  for (const name of session.inputNames) feeds[name] = readNpy(`${stem}.in.${name}.npy`);
   for (let i = 0; i < warmup; ++i) await session.run(feeds);
   const ms = [];
   for (let i = 0; i < runs; ++i) {
