@@ -208,7 +208,8 @@ std::optional<Value> binary(const std::string& op, const Value& a, const Value& 
   if (a.type != b.type && op != "Equal") return std::nullopt;
   const bool compare = op == "Equal" || op == "Less" || op == "Greater";
   const int32_t type = compare ? TensorProto::BOOL : a.type;
-  return broadcast({&a, &b}, type, [&](Value& r, const std::vector<int64_t>& i) {
+  bool overflow = false;  // an integer result that does not fit: left to the kernel, not folded
+  auto r = broadcast({&a, &b}, type, [&](Value& r, const std::vector<int64_t>& i) {
     if (compare) {
       const double x = a.at(i[0]), y = b.at(i[1]);
       r.ints.push_back(op == "Equal" ? x == y : op == "Less" ? x < y : x > y);
@@ -216,19 +217,23 @@ std::optional<Value> binary(const std::string& op, const Value& a, const Value& 
       const int64_t x = a.ints[i[0]], y = b.ints[i[1]];
       int64_t z = 0;
       if (op == "Add")
-        z = x + y;
+        overflow |= __builtin_add_overflow(x, y, &z);
       else if (op == "Sub")
-        z = x - y;
+        overflow |= __builtin_sub_overflow(x, y, &z);
       else if (op == "Mul")
-        z = x * y;
+        overflow |= __builtin_mul_overflow(x, y, &z);
+      else if (y == 0 || (x == INT64_MIN && y == -1))
+        overflow = true;
       else
-        z = y == 0 ? 0 : x / y;  // a zero divisor is refused before (see Div below)
+        z = x / y;
       r.ints.push_back(z);
     } else {
       const double x = a.reals[i[0]], y = b.reals[i[1]];
       r.reals.push_back(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y);
     }
   });
+  if (overflow) return std::nullopt;
+  return r;
 }
 
 const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
@@ -250,16 +255,17 @@ std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& n, const ch
 // ONNX Slice on one axis: the first index and the count, clamped as the operator specifies.
 void slice_range(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t* first, int64_t* count) {
   auto clamp = [&](int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); };
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
+  // Negative positions count from the end; the sums cannot overflow once clamped first.
+  start = start < 0 ? std::max(start, -dim) + dim : start;
+  end = end < 0 ? std::max(end, -dim - 1) + dim : end;
   if (step > 0) {
     start = clamp(start, 0, dim);
     end = clamp(end, 0, dim);
-    *count = end > start ? (end - start + step - 1) / step : 0;
+    *count = end > start ? (end - start - 1) / step + 1 : 0;
   } else {
     start = clamp(start, 0, dim - 1);
     end = clamp(end, -1, dim - 1);
-    *count = start > end ? (start - end - step - 1) / -step : 0;
+    *count = start > end ? (start - end - 1) / -step + 1 : 0;
   }
   *first = start;
 }
@@ -499,7 +505,7 @@ class Folder {
           return std::nullopt;
         }
         dims.push_back(d);
-        product *= d;
+        if (__builtin_mul_overflow(product, d, &product) || product > kMaxFoldElements) return std::nullopt;
       }
       if (infer >= 0) {
         if (product == 0 || x.size() % product != 0) return std::nullopt;
@@ -590,7 +596,7 @@ class Folder {
       std::vector<int64_t> first(rank, 0), step(rank, 1), dims = x.dims;
       for (size_t i = 0; i < starts.size(); ++i) {
         int64_t a;
-        if (!normalize(ax[i], rank, &a) || steps[i] == 0) return std::nullopt;
+        if (!normalize(ax[i], rank, &a) || steps[i] == 0 || steps[i] == INT64_MIN) return std::nullopt;
         slice_range(x.dims[a], starts[i], ends[i], steps[i], &first[a], &dims[a]);
         step[a] = steps[i];
       }
@@ -608,7 +614,8 @@ class Folder {
     if (op == "Range") {
       const Value* limit = known(n, 1);
       const Value* delta = known(n, 2);
-      if (limit == nullptr || delta == nullptr || x.size() != 1 || limit->size() != 1 || delta->size() != 1) {
+      if (limit == nullptr || delta == nullptr || x.size() != 1 || limit->size() != 1 || delta->size() != 1 ||
+          limit->type != x.type || delta->type != x.type) {
         return std::nullopt;
       }
       const double s = x.at(0), l = limit->at(0), d = delta->at(0);

@@ -54,7 +54,7 @@ class Net:
     # Layers, with weights scaled so that activations stay of order one through deep stacks.
     def conv(self, x, cin, cout, k, stride=1, pad=None, group=1, bias=True):
         fan_in = cin // group * k * k
-        w = self.const("w", self.rng.standard_normal((cout, cin // group, k, k)) * math.sqrt(2.0 / fan_in))
+        w = self.const("w", self.rng.standard_normal((cout, cin // group, k, k), dtype=np.float32) * math.sqrt(2.0 / fan_in))
         ins = [x, w]
         if bias:
             ins.append(self.const("b", 0.05 * self.rng.standard_normal(cout)))
@@ -85,7 +85,7 @@ class Net:
         return self.node("AveragePool", [x], kernel_shape=[k, k], strides=[s, s], pads=list(pads), **attrs)
 
     def gemm(self, x, fin, fout, scale=1.0):
-        w = self.const("fc_w", self.rng.standard_normal((fout, fin)) * scale / math.sqrt(fin))
+        w = self.const("fc_w", self.rng.standard_normal((fout, fin), dtype=np.float32) * scale / math.sqrt(fin))
         b = self.const("fc_b", 0.05 * self.rng.standard_normal(fout))
         return self.node("Gemm", [x, w, b], transB=1)
 
