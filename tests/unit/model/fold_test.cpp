@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -92,6 +93,26 @@ TEST(ImportFolding, LayersWhoseShapesDependOnEarlierReshapesFoldInLaterPasses) {
   ASSERT_EQ(r.code, 0) << r.message;
   EXPECT_FALSE(has_op(out, "Shape"));
   EXPECT_EQ(tensor(out, "y").shape, (ops::Shape{2, 6, 2, 4}));
+}
+
+TEST(ImportFolding, SliceWithANegativeStepFoldsAsOnnxSpecifies) {
+  // Shape [2, 6, 8] sliced from the last entry backwards past the front: [8, 6, 2], the Reshape's target.
+  onnx::ModelProto m = new_model(13);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {2, 6, 8});
+  add_value(g->mutable_output(), "y", {8, 6, 2});
+  add_int64s(g, "starts", {1}, {-1});
+  add_int64s(g, "ends", {1}, {INT64_MIN});
+  add_int64s(g, "axes", {1}, {0});
+  add_int64s(g, "steps", {1}, {-1});
+  add_node(g, "Shape", "shape", {"x"}, "s");
+  add_node(g, "Slice", "reverse", {"s", "starts", "ends", "axes", "steps"}, "target");
+  add_node(g, "Reshape", "reshape", {"x", "target"}, "y");
+  Graph out;
+  const Result r = import(m, ImportLimits{}, &out);
+  ASSERT_EQ(r.code, 0) << r.message;
+  ASSERT_EQ(out.nodes.size(), 1u);
+  EXPECT_EQ(tensor(out, "y").shape, (ops::Shape{8, 6, 2}));
 }
 
 TEST(ImportFolding, WhatDependsOnInputDataStaysANode) {
