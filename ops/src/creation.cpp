@@ -208,8 +208,10 @@ void range_kernel(arun::Block blk, const RangeArgs<T>& p) {
   T* out = blk.map(p.out, p.n).data();
   for (size_t i = r.first; i < r.last; ++i) {
     if constexpr (std::is_integral_v<T>) {
-      // Within [start, limit) by the count above, so the wide result fits T.
-      out[i] = static_cast<T>(static_cast<int64_t>(start) + static_cast<int64_t>(i) * static_cast<int64_t>(delta));
+      // The value lies within [start, limit) by the count above, so modular arithmetic gives it
+      // exactly even where i * delta alone would overflow int64.
+      out[i] = static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(start)) +
+                              static_cast<uint64_t>(i) * static_cast<uint64_t>(static_cast<int64_t>(delta)));
     } else {
       out[i] = start + static_cast<T>(i) * delta;  // output[i] = start + i * delta, in T
     }

@@ -413,6 +413,14 @@ TEST_P(LogicOpTest, RangeReadsItsScalarsInTheKernel) {
         ref, 1e-6, 1e-6))
         << c.dt << " " << c.start << " " << c.limit << " " << c.delta;
   }
+  // The whole int64 range in four steps: i * delta alone would overflow.
+  const int64_t step = int64_t(1) << 62;
+  std::vector<HostTensor> wide{like(ACL_INT64, {4})};
+  ASSERT_ACL_OK(run(
+      "Range",
+      {i64({}, {std::numeric_limits<int64_t>::min()}), i64({}, {std::numeric_limits<int64_t>::max()}), i64({}, {step})},
+      wide));
+  EXPECT_TRUE(near(wide[0].values(), {-2.0 * step, -1.0 * step, 0, 1.0 * step}, 0, 0));
   // A description that disagrees with the values, and delta 0, fail the synchronize.
   std::vector<HostTensor> o{like(ACL_INT32, {4})};
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, run("Range", {i32({}, {0}), i32({}, {10}), i32({}, {2})}, o));
