@@ -10,21 +10,21 @@ namespace {
 
 using ShapeOpTest = OpTest;
 
-std::vector<double> rounded32(const std::vector<double>& v) {
+std::vector<double> rounded32(const std::vector<double> &v) {
   std::vector<double> r;
   for (double x : v) r.push_back(static_cast<float>(x));
   return r;
 }
 
 // Splits `dims` at `axis` into outer x len x inner.
-void split(const Dims& dims, int64_t axis, int64_t* outer, int64_t* len, int64_t* inner) {
+void split(const Dims &dims, int64_t axis, int64_t *outer, int64_t *len, int64_t *inner) {
   *outer = *inner = 1;
   for (int64_t d = 0; d < axis; ++d) *outer *= dims[d];
   *len = dims[axis];
   for (size_t d = axis + 1; d < dims.size(); ++d) *inner *= dims[d];
 }
 
-std::vector<double> softmaxRef(const std::vector<double>& x, const Dims& dims, int64_t axis, bool log) {
+std::vector<double> softmaxRef(const std::vector<double> &x, const Dims &dims, int64_t axis, bool log) {
   int64_t outer, len, inner;
   split(dims, axis, &outer, &len, &inner);
   std::vector<double> r(x.size());
@@ -174,7 +174,7 @@ TEST_P(ShapeOpTest, TransposeLargeSplitsRowsAcrossBlocks) {
   // Large enough for several blocks, whose shares start inside an output row.
   const Dims d{7, 37, 129};
   auto x = rounded32(randoms(count(d), 71));
-  for (const std::vector<int64_t>& perm : {std::vector<int64_t>{0, 2, 1}, std::vector<int64_t>{1, 0, 2}}) {
+  for (const std::vector<int64_t> &perm : {std::vector<int64_t>{0, 2, 1}, std::vector<int64_t>{1, 0, 2}}) {
     Dims od{d[perm[0]], d[perm[1]], d[perm[2]]};
     std::vector<double> ref(x.size());
     for (int64_t i = 0; i < od[0]; ++i)
@@ -278,12 +278,12 @@ TEST_P(ShapeOpTest, CastConvertsBetweenTypes) {
 struct ConvCase {
   Dims x, w;
   int64_t group, stride, pad, dilation;
-  const char* autoPad;
+  const char *autoPad;
 };
 
 // Direct float64 convolution with symmetric `pad` (or SAME_UPPER when asked).
-std::vector<double> convRef(const ConvCase& c, const std::vector<double>& x, const std::vector<double>& w,
-                            const std::vector<double>& b, int64_t* oh, int64_t* ow) {
+std::vector<double> convRef(const ConvCase &c, const std::vector<double> &x, const std::vector<double> &w,
+                            const std::vector<double> &b, int64_t *oh, int64_t *ow) {
   const int64_t n = c.x[0], ch = c.x[1], h = c.x[2], wd = c.x[3], m = c.w[0], kh = c.w[2], kw = c.w[3];
   const int64_t cg = ch / c.group, mg = m / c.group;
   int64_t pt = c.pad, pl = c.pad, pb = c.pad, pr = c.pad;
@@ -325,7 +325,7 @@ TEST_P(ShapeOpTest, ConvStridePadDilationGroup) {
       {{1, 8, 6, 6}, {8, 1, 3, 3}, 8, 1, 1, 1, "NOTSET"},     // depthwise
   };
   uint32_t seed = 80;
-  for (const ConvCase& c : cases) {
+  for (const ConvCase &c : cases) {
     auto x = rounded32(randoms(count(c.x), seed++)), w = rounded32(randoms(count(c.w), seed++));
     auto b = rounded32(randoms(c.w[0], seed++));
     int64_t oh, ow;
@@ -338,8 +338,7 @@ TEST_P(ShapeOpTest, ConvStridePadDilationGroup) {
       a.s("auto_pad", c.autoPad);
     }
     const int64_t k = c.w[1] * c.w[2] * c.w[3];
-    auto got =
-        runOk("Conv", {f32(c.x, x), f32(c.w, w), f32({c.w[0]}, b)}, like(ACL_FLOAT, {c.x[0], c.w[0], oh, ow}), a);
+    auto got = runOk("Conv", {f32(c.x, x), f32(c.w, w), f32({c.w[0]}, b)}, like(ACL_FLOAT, {c.x[0], c.w[0], oh, ow}), a);
     EXPECT_TRUE(near(got, ref, 1e-7 * k + 1e-7, 0)) << "case x" << c.x[1] << " w" << c.w[0] << " g" << c.group;
   }
   // Bias is optional.
@@ -360,8 +359,8 @@ TEST_P(ShapeOpTest, ConvStridePadDilationGroup) {
 }
 
 // Pools in float64; `avg` with or without padding counted.
-std::vector<double> poolRef(const std::vector<double>& x, const Dims& d, int64_t k, int64_t s, int64_t pad, bool ceil,
-                            bool avg, bool includePad, int64_t* oh, int64_t* ow) {
+std::vector<double> poolRef(const std::vector<double> &x, const Dims &d, int64_t k, int64_t s, int64_t pad,
+                            bool ceil, bool avg, bool includePad, int64_t *oh, int64_t *ow) {
   auto outSize = [&](int64_t in) {
     const int64_t room = in + 2 * pad - k;
     int64_t o = (ceil ? (room + s - 1) / s : room / s) + 1;

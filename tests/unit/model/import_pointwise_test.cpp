@@ -118,7 +118,7 @@ TEST(ImportPointwise, OneElementTensorAttributeBecomesAScalar) {
   TensorProto* h = nullptr;
   onnx::ModelProto m2 = constant_of_shape(&h, TensorProto::FLOAT16);
   h->set_data_type(TensorProto::FLOAT16);
-  h->add_dims(1);  // ONNX's shape inference wants a one-dim tensor
+  h->add_dims(1);                        // ONNX's shape inference wants a one-dim tensor
   const uint16_t one_and_half = 0x3e00;  // 1.5 in binary16
   h->set_raw_data(std::string(reinterpret_cast<const char*>(&one_and_half), 2));
   r = import(m2);
