@@ -96,7 +96,9 @@ TEST_P(LogicOpTest, ComparisonsBroadcastOverEveryRealDtype) {
         if (fl)
           for (double& x : b) x = x / 4 - 0.5;
         const Dims out = broadcast({da, db});
-        auto ref = nary_ref({da, db}, {a, b}, [&](const std::vector<double>& v) { return f(v[0], v[1]) ? 1.0 : 0.0; });
+        const auto& cmp = f;  // a structured binding cannot be captured before C++20
+        auto ref =
+            nary_ref({da, db}, {a, b}, [&](const std::vector<double>& v) { return cmp(v[0], v[1]) ? 1.0 : 0.0; });
         EXPECT_TRUE(near(run_values(op, {tensor(dt, da, a), tensor(dt, db, b)}, like(ACL_BOOL, out)), ref, 0, 0))
             << op << " dtype " << dt << " shapes " << da.size() << "/" << db.size();
       }
@@ -138,7 +140,8 @@ TEST_P(LogicOpTest, LogicOpsOnBool) {
       auto a = typed::int_randoms(count(da), ++seed, 0, 1), b = typed::int_randoms(count(db), ++seed, 0, 1);
       HostTensor ta = tensor(ACL_BOOL, da, a);
       if (!a.empty() && a[0] != 0) ta.bytes[0] = 0xff;  // any non-zero byte reads as true
-      auto ref = nary_ref({da, db}, {a, b}, [&](const std::vector<double>& v) { return f(v[0] != 0, v[1] != 0); });
+      const auto& logic = f;                            // a structured binding cannot be captured before C++20
+      auto ref = nary_ref({da, db}, {a, b}, [&](const std::vector<double>& v) { return logic(v[0] != 0, v[1] != 0); });
       EXPECT_TRUE(near(run_values(op, {ta, tensor(ACL_BOOL, db, b)}, like(ACL_BOOL, broadcast({da, db}))), ref, 0, 0))
           << op;
     }
