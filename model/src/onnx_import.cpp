@@ -142,6 +142,73 @@ Status convert_attr(const Node& node, const onnx::AttributeProto& a, ops::Attrs*
     case A::INTS:
       attrs->set(a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end()));
       break;
+    case A::TENSOR: {
+      // ConstantOfShape's `value`: a one-element tensor becomes a scalar attribute, int64 for integer
+      // and bool tensors, float otherwise (the op converts it to its output's dtype).
+      const onnx::TensorProto& t = a.t();
+      size_t bytes = 0;
+      ARUN_RETURN_IF_ERROR(detail::check_tensor_data(
+          t, "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "'", ImportLimits{}, &bytes));
+      aclDataType dtype = ACL_DT_UNDEFINED;
+      to_acl_dtype(t.data_type(), &dtype);
+      const size_t elem = aclDataTypeSize(dtype);
+      if (elem == 0 || bytes != elem) {
+        return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                      "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "' is a tensor of " +
+                          std::to_string(elem == 0 ? 0 : bytes / elem) +
+                          " elements; only a one-element tensor attribute is supported");
+      }
+      std::vector<uint8_t> v;
+      initializer_bytes(t, dtype, bytes, &v);
+      auto as = [&](auto x) {
+        std::memcpy(&x, v.data(), sizeof(x));
+        return x;
+      };
+      switch (dtype) {
+        case ACL_FLOAT:
+          attrs->set(a.name(), as(float{}));
+          break;
+        case ACL_DOUBLE:
+          attrs->set(a.name(), static_cast<float>(as(double{})));
+          break;
+        case ACL_FLOAT16:
+          attrs->set(a.name(), half_to_float(as(uint16_t{})));
+          break;
+        case ACL_BF16:
+          attrs->set(a.name(), bf16_to_float(as(uint16_t{})));
+          break;
+        case ACL_INT8:
+          attrs->set(a.name(), static_cast<int64_t>(as(int8_t{})));
+          break;
+        case ACL_INT16:
+          attrs->set(a.name(), static_cast<int64_t>(as(int16_t{})));
+          break;
+        case ACL_INT32:
+          attrs->set(a.name(), static_cast<int64_t>(as(int32_t{})));
+          break;
+        case ACL_INT64:
+          attrs->set(a.name(), as(int64_t{}));
+          break;
+        case ACL_UINT8:
+        case ACL_BOOL:
+          attrs->set(a.name(), static_cast<int64_t>(as(uint8_t{})));
+          break;
+        case ACL_UINT16:
+          attrs->set(a.name(), static_cast<int64_t>(as(uint16_t{})));
+          break;
+        case ACL_UINT32:
+          attrs->set(a.name(), static_cast<int64_t>(as(uint32_t{})));
+          break;
+        case ACL_UINT64:
+          attrs->set(a.name(), static_cast<int64_t>(as(uint64_t{})));
+          break;  // the same bits
+        default:
+          return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
+                        "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "' is a " +
+                            ops::dtype_name(dtype) + " tensor, which the operator library does not take");
+      }
+      break;
+    }
     default:
       return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
                     "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "' has ONNX type " +

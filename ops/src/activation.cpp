@@ -1,5 +1,5 @@
 // Unary float kernels (float32 and float16): Relu, LeakyRelu, Gelu (exact or tanh), Sigmoid, Tanh,
-// Erf, Sqrt, Exp, Log, Neg, Abs. Computed in float, one contiguous share of the tensor per block.
+// Erf, Sqrt, Exp, Log (Neg and Abs: pointwise.cpp). Computed in float, one contiguous share of the tensor per block.
 #include "kernel_common.hpp"
 
 namespace arun::ops {
@@ -91,8 +91,7 @@ void register_activation(std::vector<OpDef>& defs) {
   defs.push_back({"Sqrt", &run_unary<Unary::Sqrt>, {}});
   defs.push_back({"Exp", &run_unary<Unary::Exp>, {}});
   defs.push_back({"Log", &run_unary<Unary::Log>, {}});
-  defs.push_back({"Neg", &run_unary<Unary::Neg>, {}});
-  defs.push_back({"Abs", &run_unary<Unary::Abs>, {}});
+  // Neg and Abs (floats and integers) are registered by pointwise.cpp.
 }
 
 }  // namespace arun::ops

@@ -1,4 +1,4 @@
-// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div, Pow, Max, Min (float32/16/64,
+// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div, Pow (float32/16/64,
 // int32/64). One launch; each block takes a contiguous share of the output and walks its inputs
 // with broadcast strides (a plain loop when both inputs already have the output's shape). Where
 // (ONNX's select, three-way broadcasting) moves elements by size, so any dtype works.
@@ -75,26 +75,6 @@ struct PowOp {
     }
   }
 };
-// ONNX Max/Min of two inputs; a NaN in either propagates (std::max would drop it on one side).
-struct MaxOp {
-  template <class C>
-  static C apply(C x, C y) {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<C>::quiet_NaN();
-    }
-    return x < y ? y : x;
-  }
-};
-struct MinOp {
-  template <class C>
-  static C apply(C x, C y) {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<C>::quiet_NaN();
-    }
-    return y < x ? y : x;
-  }
-};
-
 template <class T, class Op>
 void binary_kernel(arun::Block blk, const BinaryParams<T>& p) {
   const IndexRange r = blk.range(static_cast<size_t>(p.n));
@@ -285,8 +265,7 @@ void register_elementwise(std::vector<OpDef>& defs) {
   defs.push_back({"Mul", &run_binary<MulOp, false>, {}});
   defs.push_back({"Div", &run_binary<DivOp, false>, {}});
   defs.push_back({"Pow", &run_binary<PowOp, false>, {}});
-  defs.push_back({"Max", &run_binary<MaxOp, false>, {}});
-  defs.push_back({"Min", &run_binary<MinOp, false>, {}});
+  // Max and Min (1..N inputs) are registered by variadic.cpp.
   defs.push_back({"Where", &run_where, {}});
 }
 

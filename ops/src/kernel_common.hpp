@@ -25,6 +25,12 @@ void register_normalization(std::vector<OpDef>& defs);
 void register_conv(std::vector<OpDef>& defs);
 void register_pool(std::vector<OpDef>& defs);
 void register_shape_ops(std::vector<OpDef>& defs);
+// Issue 20, pointwise breadth (pointwise_common.hpp): unary math, PRelu, Clip, Dropout; comparisons
+// and bool logic; variadic Max / Min / Sum / Mean and Mod; Shape, Size, ConstantOfShape, Range, EyeLike.
+void register_pointwise(std::vector<OpDef>& defs);
+void register_compare_logic(std::vector<OpDef>& defs);
+void register_variadic(std::vector<OpDef>& defs);
+void register_creation(std::vector<OpDef>& defs);
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();

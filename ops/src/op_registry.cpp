@@ -300,6 +300,10 @@ const std::vector<OpDef>& registry() {
     register_conv(d);
     register_pool(d);
     register_shape_ops(d);
+    register_pointwise(d);
+    register_compare_logic(d);
+    register_variadic(d);
+    register_creation(d);
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
     return d;
   }();

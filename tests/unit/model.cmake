@@ -16,3 +16,11 @@ if(TARGET arun_model)
   add_test(NAME model_import_validation COMMAND model_import_validation_test)
   set_tests_properties(model_import_validation PROPERTIES LABELS model TIMEOUT 120)
 endif()
+# Issue 20, pointwise breadth: one-element tensor attributes (ConstantOfShape's value), Clip / Dropout opsets.
+if(TARGET arun_model)
+  add_executable(model_import_pointwise_test ${CMAKE_CURRENT_LIST_DIR}/model/import_pointwise_test.cpp)
+  target_link_libraries(model_import_pointwise_test PRIVATE arun_model ascendcl onnx_proto protobuf::libprotobuf
+                                                            GTest::gtest_main)
+  add_test(NAME model_import_pointwise COMMAND model_import_pointwise_test)
+  set_tests_properties(model_import_pointwise PROPERTIES LABELS model TIMEOUT 120)
+endif()
