@@ -22,7 +22,7 @@ std::vector<float> load_params(const arun::Block& blk, const void* src, bool hal
   return out;
 }
 
-Status float_dtype(const OpCall& call, const Tensor& t, const char* what) {
+Status check_float_operand(const OpCall& call, const Tensor& t, const char* what) {
   if (t.dtype == ACL_FLOAT || t.dtype == ACL_FLOAT16) return Status::Ok();
   return call.dtype_error(std::string(what) + " has dtype " + dtype_name(t.dtype) + "; float32 or float16 only");
 }
@@ -141,14 +141,14 @@ Status run_batchnorm(const OpCall& call) {
                              std::to_string(call.outputs.size()));
   }
   const Tensor& x = call.inputs[0];
-  ARUN_RETURN_IF_ERROR(float_dtype(call, x, "X"));
+  ARUN_RETURN_IF_ERROR(check_float_operand(call, x, "X"));
   if (x.rank() < 2 || x.rank() > kMaxRank) return call.input_error("X must have rank 2 to 8");
   // Per element (spatial = 0): the statistics cover C x D1 x ..; the kernel sees that many channels.
   const Shape stat = spatial != 0 ? Shape{x.shape[1]} : Shape(x.shape.begin() + 1, x.shape.end());
   const int64_t c = numel(stat);
   for (size_t i = 1; i < 5; ++i) {
     const Tensor& t = call.inputs[i];
-    ARUN_RETURN_IF_ERROR(float_dtype(call, t, i < 3 ? "scale / B" : "mean / var"));
+    ARUN_RETURN_IF_ERROR(check_float_operand(call, t, i < 3 ? "scale / B" : "mean / var"));
     if (t.shape != stat) {
       return call.input_error("input " + std::to_string(i) + " " + shape_text(t.shape) + " is not " + shape_text(stat) +
                               (spatial != 0 ? "" : " (spatial = 0: per element)"));
@@ -237,7 +237,7 @@ Status run_instance_norm(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
   const Tensor& x = call.inputs[0];
-  ARUN_RETURN_IF_ERROR(float_dtype(call, x, "X"));
+  ARUN_RETURN_IF_ERROR(check_float_operand(call, x, "X"));
   float epsilon = 1e-5f;
   ARUN_RETURN_IF_ERROR(call.attr_float("epsilon", 1e-5f, &epsilon));
   if (!(epsilon >= 0.0f)) return call.attr_error("epsilon must be >= 0");
@@ -314,7 +314,7 @@ Status run_lrn(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   const Tensor& x = call.inputs[0];
-  ARUN_RETURN_IF_ERROR(float_dtype(call, x, "X"));
+  ARUN_RETURN_IF_ERROR(check_float_operand(call, x, "X"));
   int64_t size = 0;
   float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
   if (!call.has_attr("size")) return call.attr_error("attribute 'size' is required");
@@ -382,7 +382,7 @@ Status run_lp_norm(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   const Tensor& x = call.inputs[0];
-  ARUN_RETURN_IF_ERROR(float_dtype(call, x, "X"));
+  ARUN_RETURN_IF_ERROR(check_float_operand(call, x, "X"));
   int64_t axis_attr = -1, axis = 0, pv = 2;
   ARUN_RETURN_IF_ERROR(call.attr_int("axis", -1, &axis_attr));
   ARUN_RETURN_IF_ERROR(call.attr_int("p", 2, &pv));

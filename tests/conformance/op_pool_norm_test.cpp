@@ -165,6 +165,36 @@ TEST_P(PoolNormOpTest, GlobalPoolsAnySpatialRank) {
   }
 }
 
+// A window of 2^30 over a 3x3 input with 2^29 of padding each side: only the 9 real taps are
+// visited (no 2^60-step loop), every window covers the whole input.
+TEST_P(PoolNormOpTest, HugeWindowsVisitOnlyTheInput) {
+  const int64_t k = int64_t(1) << 30, pad = int64_t(1) << 29;
+  const HostTensor x = f32({1, 1, 3, 3}, randoms(9, 2));
+  const std::vector<double> v = x.values();
+  const double mx = *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (double e : v) sum += e;
+  Attr a;
+  a.l("kernel_shape", {k, k}).l("pads", {pad, pad, pad, pad});
+  EXPECT_TRUE(near(runOk("MaxPool", {x}, like(ACL_FLOAT, {1, 1, 4, 4}), a), std::vector<double>(16, mx), 0, 0));
+  EXPECT_TRUE(
+      near(runOk("AveragePool", {x}, like(ACL_FLOAT, {1, 1, 4, 4}), a), std::vector<double>(16, sum / 9), 1e-6, 1e-6));
+  Attr inc;
+  inc.l("kernel_shape", {k, k}).l("pads", {pad, pad, pad, pad}).i("count_include_pad", 1);
+  // count_include_pad: the divisor counts the window positions up to the end of the end padding.
+  std::vector<double> ref;
+  for (int64_t oy = 0; oy < 4; ++oy)
+    for (int64_t ox = 0; ox < 4; ++ox) {
+      const double cy = double(std::min<int64_t>(k, 3 + pad - (oy - pad)));
+      const double cx = double(std::min<int64_t>(k, 3 + pad - (ox - pad)));
+      ref.push_back(sum / (cy * cx));
+    }
+  EXPECT_TRUE(near(runOk("AveragePool", {x}, like(ACL_FLOAT, {1, 1, 4, 4}), inc), ref, 0, 1e-6));
+  Attr over;
+  over.l("kernel_shape", {k + 1, 2});
+  EXPECT_EQ(ACL_ERROR_OP_ATTR_NOT_MATCH, code("MaxPool", {x}, {like(ACL_FLOAT, {1, 1, 1, 2})}, over));
+}
+
 TEST_P(PoolNormOpTest, PoolErrors) {
   const HostTensor x = f32({1, 2, 6, 6}, randoms(72, 1));
   const Dims od{1, 2, 3, 3};
