@@ -105,16 +105,10 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
   const T* wsrc = blk.map(p.w, p.m * kc).data();
   const T* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
   T* y = blk.map(p.y, p.n * p.m * plane).data();
-  // float16 weights are widened once per block; the product lands in `acc` before rounding.
+  // float16 weights are widened a group at a time (the items of a block mostly share one group);
+  // the product lands in `acc` before rounding.
   std::vector<float> wf, acc;
-  const float* w;
-  if constexpr (kFloat) {
-    w = wsrc;
-  } else {
-    wf.resize(static_cast<size_t>(p.m * kc));
-    for (size_t i = 0; i < wf.size(); ++i) wf[i] = C::load(wsrc[i]);
-    w = wf.data();
-  }
+  int64_t wf_group = -1;
   std::vector<float> col;  // this block's im2col scratch (its local memory)
   for (size_t item = r.first; item < r.last; ++item) {
     const int64_t tile = static_cast<int64_t>(item) % p.col_tiles;
@@ -161,7 +155,7 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
     if constexpr (kFloat) {
       float* out = y + (img * p.m + g * mg) * plane + c0;
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
-                  static_cast<int>(kc), 1.0f, w + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
+                  static_cast<int>(kc), 1.0f, wsrc + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
                   static_cast<int>(plane));
       if (bias != nullptr) {
         for (int64_t oc = 0; oc < mg; ++oc) {
@@ -170,9 +164,15 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
         }
       }
     } else {
+      if (g != wf_group) {
+        wf.resize(static_cast<size_t>(mg * kc));
+        const T* wg = wsrc + g * mg * kc;
+        for (size_t i = 0; i < wf.size(); ++i) wf[i] = C::load(wg[i]);
+        wf_group = g;
+      }
       acc.resize(static_cast<size_t>(mg * cols));
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
-                  static_cast<int>(kc), 1.0f, w + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, acc.data(),
+                  static_cast<int>(kc), 1.0f, wf.data(), static_cast<int>(kc), b, ldb, 0.0f, acc.data(),
                   static_cast<int>(cols));
       for (int64_t oc = 0; oc < mg; ++oc) {
         const float bv = bias != nullptr ? C::load(bias[g * mg + oc]) : 0.0f;
