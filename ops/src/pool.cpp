@@ -69,16 +69,17 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
     const int64_t plane = static_cast<int64_t>(row) / (od * oh);
     const int64_t oz = static_cast<int64_t>(row) / oh % od, oy = static_cast<int64_t>(row) % oh;
     const T* xp = x + plane * ivol;
-    int64_t lo[3], hi[3], covered_zy = 1;
+    int64_t lo[3], hi[3];
     const int64_t s0 = oz * wn.stride[0] - wn.pad_begin[0], s1 = oy * wn.stride[1] - wn.pad_begin[1];
     window_taps(s0, wn.kernel[0], wn.dilation[0], id, &lo[0], &hi[0]);
     window_taps(s1, wn.kernel[1], wn.dilation[1], ih, &lo[1], &hi[1]);
-    // Taps in the padding count for count_include_pad; beyond it (ceil_mode) they never do.
+    // Taps in the padding count for count_include_pad; beyond it (ceil_mode) they never do. In
+    // double: three windows of 2^30 would overflow int64.
     auto covered = [&](int d, int64_t s) {
       const int64_t room = wn.in[d] + wn.pad_end[d] - s;
-      return room <= 0 ? int64_t(0) : std::min<int64_t>(wn.kernel[d], (room + wn.dilation[d] - 1) / wn.dilation[d]);
+      return room <= 0 ? 0.0 : double(std::min<int64_t>(wn.kernel[d], (room + wn.dilation[d] - 1) / wn.dilation[d]));
     };
-    covered_zy = covered(0, s0) * covered(1, s1);
+    const double covered_zy = covered(0, s0) * covered(1, s1);
     for (int64_t ox = 0; ox < ow; ++ox) {
       const int64_t s2 = ox * wn.stride[2] - wn.pad_begin[2];
       window_taps(s2, wn.kernel[2], wn.dilation[2], iw, &lo[2], &hi[2]);
@@ -103,10 +104,10 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
         }
       }
       const int64_t valid = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-      const int64_t div = p.divisor != 0  ? p.divisor
-                          : p.include_pad ? std::max<int64_t>(covered_zy * covered(2, s2), 1)
-                                          : std::max<int64_t>(valid, 1);
-      const float v = p.max ? best : static_cast<float>(sum / double(div));
+      const double div = p.divisor != 0  ? double(p.divisor)
+                         : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
+                                         : double(std::max<int64_t>(valid, 1));
+      const float v = p.max ? best : static_cast<float>(sum / div);
       y[row * ow + ox] = C::store(v);
       if (ind != nullptr) ind[row * ow + ox] = best_at < 0 ? 0 : best_at + (p.per_plane ? 0 : plane * ivol);
     }

@@ -68,7 +68,9 @@ class PoolNormOpTest : public OpTest {
                                std::to_string(dt);
       const double tol = dt == ACL_FLOAT ? 1e-6 : 1e-3;
       EXPECT_TRUE(near(outs[0].values(), ref.y, tol, tol)) << what;
-      if (max) EXPECT_EQ(ref.indices, outs[1].values()) << what;
+      if (max) {
+        EXPECT_EQ(ref.indices, outs[1].values()) << what;
+      }
     }
   }
   aclError code(const std::string& op, const std::vector<HostTensor>& in, std::vector<HostTensor> outs,
@@ -190,6 +192,15 @@ TEST_P(PoolNormOpTest, HugeWindowsVisitOnlyTheInput) {
       ref.push_back(sum / (cy * cx));
     }
   EXPECT_TRUE(near(runOk("AveragePool", {x}, like(ACL_FLOAT, {1, 1, 4, 4}), inc), ref, 0, 1e-6));
+  // 3-D, count_include_pad: a divisor of 2^90 (no int64 overflow).
+  const HostTensor x3 = f32({1, 1, 2, 2, 2}, randoms(8, 3));
+  double sum3 = 0;
+  for (double e : x3.values()) sum3 += e;
+  Attr a3;
+  a3.l("kernel_shape", {k, k, k}).l("pads", {pad, pad, pad, pad, pad, pad}).i("count_include_pad", 1);
+  const std::vector<double> got3 = runOk("AveragePool", {x3}, like(ACL_FLOAT, {1, 1, 3, 3, 3}), a3);
+  ASSERT_EQ(27u, got3.size());
+  EXPECT_NEAR(sum3 / std::ldexp(1.0, 90), got3[0], 1e-6 * std::fabs(sum3) / std::ldexp(1.0, 90));
   Attr over;
   over.l("kernel_shape", {k + 1, 2});
   EXPECT_EQ(ACL_ERROR_OP_ATTR_NOT_MATCH, code("MaxPool", {x}, {like(ACL_FLOAT, {1, 1, 1, 2})}, over));

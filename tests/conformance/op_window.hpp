@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "op_support.hpp"
@@ -41,6 +42,21 @@ struct Spec {
   std::string autoPad;
   int64_t group = 1;
   bool ceil = false;
+
+  // Braced like an aggregate ({x, k, strides, ...}), trailing members defaulted.
+  Spec(Dims x_, Dims k_, std::vector<int64_t> strides_ = {}, std::vector<int64_t> dilations_ = {},
+       std::vector<int64_t> pads_ = {}, std::vector<int64_t> outPad_ = {}, std::vector<int64_t> outShape_ = {},
+       std::string autoPad_ = "", int64_t group_ = 1, bool ceil_ = false)
+      : x(std::move(x_)),
+        k(std::move(k_)),
+        strides(std::move(strides_)),
+        dilations(std::move(dilations_)),
+        pads(std::move(pads_)),
+        outPad(std::move(outPad_)),
+        outShape(std::move(outShape_)),
+        autoPad(std::move(autoPad_)),
+        group(group_),
+        ceil(ceil_) {}
 
   void apply(Attr& a) const {
     if (!strides.empty()) a.l("strides", strides);
