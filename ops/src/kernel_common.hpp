@@ -23,10 +23,10 @@ void register_activation(std::vector<OpDef>& defs);
 void register_matmul(std::vector<OpDef>& defs);
 void register_normalization(std::vector<OpDef>& defs);
 void register_conv(std::vector<OpDef>& defs);
-void register_pool(std::vector<OpDef>& defs);
-void register_shape_ops(std::vector<OpDef>& defs);
 // issue 20 (h20c): BatchNormalization, InstanceNormalization, LRN, LpNormalization (batchnorm.cpp).
 void register_channel_norm(std::vector<OpDef>& defs);
+void register_pool(std::vector<OpDef>& defs);
+void register_shape_ops(std::vector<OpDef>& defs);
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();

@@ -297,10 +297,10 @@ const std::vector<OpDef>& registry() {
     register_activation(d);
     register_matmul(d);
     register_normalization(d);
+    register_channel_norm(d);  // issue 20 (h20c)
     register_conv(d);
     register_pool(d);
     register_shape_ops(d);
-    register_channel_norm(d);  // issue 20 (h20c)
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
     return d;
   }();
