@@ -414,12 +414,15 @@ Status run_conv_transpose(const OpCall& call) {
     if (want >= 0) {
       const int64_t total = full - want;
       if (total < 0) {
-        return call.attr_error("output size " + std::to_string(want) +
-                               " exceeds what the transposed convolution makes (" + std::to_string(full) + ")");
+        // A larger output than the taps reach: the extra positions come at the end and hold only
+        // the bias, as output_padding would (ONNX's test_convtranspose_output_shape, onnxruntime).
+        win.pad_begin[d] = 0;
+        win.pad_end[d] = total;
+      } else {
+        // ONNX's split: SAME_UPPER puts the odd unit at the end, otherwise at the beginning.
+        win.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        win.pad_end[d] = total - win.pad_begin[d];
       }
-      // ONNX's split: SAME_UPPER puts the odd unit at the end, otherwise at the beginning.
-      win.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      win.pad_end[d] = total - win.pad_begin[d];
     } else {
       win.pad_begin[d] = auto_pad == "VALID" ? 0 : pads[i];
       win.pad_end[d] = auto_pad == "VALID" ? 0 : pads[i + r];

@@ -1,11 +1,10 @@
 // MaxPool and AveragePool (1-D, 2-D and 3-D; kernel_shape, strides, pads, dilations, auto_pad,
 // ceil_mode, count_include_pad), GlobalAveragePool and GlobalMaxPool (any spatial rank), float32
-// and float16. Each block takes whole output rows. MaxPool's optional Indices output (int64) is
-// ONNX's flat index over the whole tensor (storage_order 0: row major within the plane, 1: column
-// major), or with the extension attribute indices_per_plane = 1 (ours, for aclnn) PyTorch's
-// row-major index within the plane; NaN wins the max. AveragePool's extension attribute
-// divisor_override (ours, PyTorch's; 0 = off) replaces the divisor. Only the taps inside the input
-// are visited, so huge pads cost nothing.
+// and float16 (MaxPool also int8 / uint8). Each block takes whole output rows. MaxPool's optional Indices output
+// (int64) is ONNX's flat index over the whole tensor (storage_order 0: row major within the plane, 1: column major), or
+// with the extension attribute indices_per_plane = 1 (ours, for aclnn) PyTorch's row-major index within the plane; NaN
+// wins the max. AveragePool's extension attribute divisor_override (ours, PyTorch's; 0 = off) replaces the divisor.
+// Only the taps inside the input are visited, so huge pads cost nothing.
 #include <algorithm>
 #include <limits>
 
@@ -28,6 +27,17 @@ struct PoolParams {
   bool col_major = false;      // storage_order 1
   int64_t divisor = 0;         // AveragePool's divisor override, 0 = off
 };
+
+// The stored result: int8 / uint8 MaxPool values are exact in float, and an all-padding window's
+// -inf becomes the type's lowest value (a float-to-integer conversion of -inf is undefined).
+template <class T>
+T pool_store(float v) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(std::clamp(v, float(std::numeric_limits<T>::lowest()), float(std::numeric_limits<T>::max())));
+  } else {
+    return Compute<T>::store(v);
+  }
+}
 
 template <class T>
 void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
@@ -60,7 +70,7 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
             }
           }
         }
-        yr[ox] = C::store(best);
+        yr[ox] = pool_store<T>(best);
       }
     }
     return;
@@ -108,7 +118,7 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
                          : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
                                          : double(std::max<int64_t>(valid, 1));
       const float v = p.max ? best : static_cast<float>(sum / div);
-      y[row * ow + ox] = C::store(v);
+      y[row * ow + ox] = pool_store<T>(v);
       if (ind != nullptr) ind[row * ow + ox] = best_at < 0 ? 0 : best_at + (p.per_plane ? 0 : plane * ivol);
     }
   }
@@ -121,8 +131,12 @@ Status run_pool(const OpCall& call) {
     return call.output_error(kMax && !kGlobal ? "produces Y and an optional Indices output" : "produces one output");
   }
   const Tensor& x = call.inputs[0];
-  if (x.dtype != ACL_FLOAT && x.dtype != ACL_FLOAT16) {
-    return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  // MaxPool also takes int8 / uint8 (opset 12): their values pass through float exactly.
+  constexpr bool kInt8 = kMax && !kGlobal;
+  const bool int8 = kInt8 && (x.dtype == ACL_INT8 || x.dtype == ACL_UINT8);
+  if (x.dtype != ACL_FLOAT && x.dtype != ACL_FLOAT16 && !int8) {
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) +
+                            (kInt8 ? " (float32, float16, int8, uint8)" : " (float32, float16)"));
   }
   Window win;
   int64_t include_pad = 0, per_plane = 0, divisor = 0, order = 0;
@@ -163,7 +177,7 @@ Status run_pool(const OpCall& call) {
   const int64_t planes = x.shape[0] * x.shape[1];
   if (planes * win.out_count() == 0) return Status::Ok();
   Status st;
-  dispatch_float(x.dtype, [&](auto tag) {
+  auto launch = [&](auto tag) {
     using T = decltype(tag);
     bool inside = true;
     for (int d = 0; d < kMaxSpatial; ++d) {
@@ -180,7 +194,12 @@ Status run_pool(const OpCall& call) {
     for (int d = 0; d < kMaxSpatial; ++d) taps *= std::min(win.kernel[d], win.in[d]);
     const int64_t work = planes * win.out_count() * taps;
     st = launch_op(call, call.blocks_for(work, 1 << 16), pool_kernel<T>, p);
-  });
+  };
+  if constexpr (kInt8) {
+    if (x.dtype == ACL_INT8) launch(int8_t{});
+    if (x.dtype == ACL_UINT8) launch(uint8_t{});
+  }
+  if (!int8) dispatch_float(x.dtype, launch);
   return st;
 }
 

@@ -211,7 +211,10 @@ Geo transposeGeo(const Spec& s) {
       want = s.outShape[s.outShape.size() - g.rank + i];
     else if (s.autoPad == "SAME_UPPER" || s.autoPad == "SAME_LOWER")
       want = d.in * d.stride;
-    if (want >= 0) {
+    if (want > full) {
+      // Beyond the taps: extra positions at the end (ONNX's test_convtranspose_output_shape).
+      d.pad_e = full - want;
+    } else if (want >= 0) {
       const int64_t total = full - want;
       d.pad_b = s.autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
       d.pad_e = total - d.pad_b;
@@ -273,6 +276,9 @@ TEST_P(ConvTransposeOpTest, OutputShapeAndAutoPad) {
   check({{1, 2, 5}, {3}, {2}, {}, {}, {}, {10}}, 2);
   check({{1, 2, 4, 4}, {3, 3}, {2, 2}, {}, {}, {}, {1, 2, 8, 9}, "SAME_UPPER"}, 2);
   check({{1, 2, 3, 3, 3}, {2, 2, 2}, {2, 2, 2}, {}, {}, {1, 0, 0}, {6, 5, 6}}, 1);
+  // Larger than the taps reach (ONNX's test_convtranspose_output_shape): bias-only positions at the end.
+  check({{1, 1, 3, 3}, {3, 3}, {3, 2}, {}, {}, {}, {10, 8}}, 2);
+  check({{1, 2, 4}, {1}, {2}, {}, {}, {}, {}, "SAME_UPPER"}, 2);  // k 1: in * stride > what the taps reach
 }
 
 TEST_P(ConvTransposeOpTest, Errors) {
@@ -293,7 +299,7 @@ TEST_P(ConvTransposeOpTest, Errors) {
                                                                                   {"pads", {1, 1, 1}},
                                                                                   {"dilations", {0, 1}},
                                                                                   {"output_shape", {5}},
-                                                                                  {"output_shape", {9, 9}},
+                                                                                  {"output_shape", {-1, 5}},
                                                                                   {"kernel_shape", {2, 2}}}) {
     Attr a;
     a.l(name, v);

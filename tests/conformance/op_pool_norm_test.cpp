@@ -89,6 +89,37 @@ TEST_P(PoolNormOpTest, MaxPoolEveryRankWithIndices) {
   pool({{1, 2, 3, 4, 4}, {2, 2, 2}, {1, 1, 1}}, true);
 }
 
+// MaxPool-12 takes int8 / uint8; values are exact, and an all-padding window gives the lowest value.
+TEST_P(PoolNormOpTest, MaxPoolInt8AndUint8) {
+  const Spec s{{1, 2, 7, 6}, {3, 2}, {2, 2}, {}, {1, 0, 1, 1}, {}, {}, "", 1, true};
+  const Geo g = s.geo();
+  const Dims od = Geo(g).outDims(1, 2);
+  for (aclDataType dt : {ACL_INT8, ACL_UINT8}) {
+    HostTensor x{dt, s.x, std::vector<uint8_t>(static_cast<size_t>(count(s.x)))};
+    std::mt19937 gen(3);
+    for (uint8_t& b : x.bytes) b = static_cast<uint8_t>(gen());
+    const PoolRef ref = poolRef(s, g, x.values(), true, false);
+    Attr a;
+    s.apply(a);
+    a.l("kernel_shape", s.k).i("ceil_mode", 1);
+    std::vector<HostTensor> outs{like(dt, od), like(ACL_INT64, od)};
+    ASSERT_EQ(ACL_SUCCESS, run("MaxPool", {x}, outs, a));
+    EXPECT_EQ(ref.y, outs[0].values()) << dt;
+    EXPECT_EQ(ref.indices, outs[1].values()) << dt;
+  }
+  // A window wholly in the padding (pads >= kernel): no input element, the lowest value.
+  const HostTensor one{ACL_UINT8, {1, 1, 1, 1}, {200}};
+  Attr p;
+  p.l("kernel_shape", {1, 1}).l("pads", {1, 0, 0, 0});
+  std::vector<HostTensor> o{like(ACL_UINT8, {1, 1, 2, 1})};
+  ASSERT_EQ(ACL_SUCCESS, run("MaxPool", {one}, o, p));
+  EXPECT_EQ((std::vector<double>{0, 200}), o[0].values());
+  std::vector<HostTensor> avg{like(ACL_UINT8, {1, 1, 1, 1})};
+  Attr k1;
+  k1.l("kernel_shape", {1, 1});
+  EXPECT_EQ(ACL_ERROR_UNSUPPORTED_DATA_TYPE, run("AveragePool", {one}, avg, k1));
+}
+
 TEST_P(PoolNormOpTest, AveragePoolEveryRankCountIncludePadAndCeilMode) {
   for (bool include : {false, true}) {
     SCOPED_TRACE(include ? "count_include_pad" : "exclude pad");
