@@ -1,8 +1,10 @@
-// Conv (2-D, NCHW, float32): strides, pads, dilations, group, auto_pad, optional bias. Lowered to
-// im2col + sgemm per (image, group, column tile); a 1x1 stride-1 unpadded convolution skips the
-// im2col and multiplies the input directly. Items are spread over the blocks like MatMul's tiles.
-// ConvTranspose (2-D, float32, no auto_pad / output_shape) is a direct gather per output element;
-// a 3-D Conv (NCDHW, no auto_pad) a direct loop per output element.
+// Conv (1-D, 2-D and 3-D; NCW / NCHW / NCDHW; float32 and float16): strides, pads, dilations,
+// group (depthwise too), auto_pad, optional bias. Lowered to im2col + sgemm per (image, group,
+// column tile), float16 staged through float in the block's scratch; a float32 1x1 stride-1
+// unpadded convolution skips the im2col and multiplies the input directly. Items are spread over
+// the blocks like MatMul's tiles.
+// ConvTranspose (1-D, 2-D and 3-D, float32 and float16; group, dilations, output_padding,
+// output_shape, auto_pad) is a direct gather per output element, accumulated in double.
 #include <cblas.h>
 
 #include <algorithm>
@@ -12,88 +14,102 @@
 
 namespace arun::ops {
 
-Status window_2d(const OpCall& call, const int64_t in[2], const int64_t kernel[2], bool allow_ceil, Window2d* w) {
+Status window_attr(const OpCall& call, const char* name, size_t n, int64_t lo, std::vector<int64_t> def,
+                   std::vector<int64_t>* out) {
+  ARUN_RETURN_IF_ERROR(call.attr_ints(name, std::move(def), out));
+  bool ok = out->size() == n;
+  for (int64_t v : *out) ok = ok && v >= lo && v <= kWindowLimit;
+  if (!ok) {
+    return call.attr_error(std::string(name) + " must be " + std::to_string(n) + " values in [" + std::to_string(lo) +
+                           ", 2^30], got " + shape_text(*out));
+  }
+  return Status::Ok();
+}
+
+Status window_nd(const OpCall& call, int rank, const int64_t* in, const int64_t* kernel, bool allow_ceil, Window* w) {
+  const size_t r = static_cast<size_t>(rank);
   std::vector<int64_t> strides, dilations, pads;
   std::string auto_pad;
   int64_t ceil_mode = 0;
-  ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1}, &strides));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1}, &dilations));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0}, &pads));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "strides", r, 1, std::vector<int64_t>(r, 1), &strides));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "dilations", r, 1, std::vector<int64_t>(r, 1), &dilations));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "pads", 2 * r, 0, std::vector<int64_t>(2 * r, 0), &pads));
   ARUN_RETURN_IF_ERROR(call.attr_string("auto_pad", "NOTSET", &auto_pad));
   if (allow_ceil) ARUN_RETURN_IF_ERROR(call.attr_int("ceil_mode", 0, &ceil_mode));
-  if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1) {
-    return call.attr_error("strides must be 2 values >= 1, got " + shape_text(strides));
-  }
-  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1) {
-    return call.attr_error("dilations must be 2 values >= 1, got " + shape_text(dilations));
-  }
-  if (pads.size() != 4 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0) {
-    return call.attr_error("pads must be 4 values >= 0 (top, left, bottom, right), got " + shape_text(pads));
-  }
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
     return call.attr_error("auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got \"" + auto_pad + "\"");
   }
   if (ceil_mode != 0 && ceil_mode != 1) return call.attr_error("ceil_mode must be 0 or 1");
-  // Bounded so that the window arithmetic below cannot overflow.
-  constexpr int64_t kLimit = int64_t(1) << 30;
-  for (const auto* list : {&strides, &dilations, &pads}) {
-    for (int64_t v : *list) {
-      if (v > kLimit) return call.attr_error("strides, dilations and pads must be at most 2^30");
-    }
-  }
-  if (kernel[0] > kLimit || kernel[1] > kLimit) return call.attr_error("kernel_shape must be at most 2^30");
-  for (int d = 0; d < 2; ++d) {
-    w->kernel[d] = kernel[d];
-    w->stride[d] = strides[d];
-    w->dilation[d] = dilations[d];
-    const int64_t span = dilations[d] * (kernel[d] - 1) + 1;
+  *w = Window{};
+  w->rank = rank;
+  const int off = kMaxSpatial - rank;
+  for (int i = 0; i < rank; ++i) {
+    if (kernel[i] < 1 || kernel[i] > kWindowLimit) return call.input_error("kernel sizes must be in [1, 2^30]");
+    const int d = off + i;
+    w->in[d] = in[i];
+    w->kernel[d] = kernel[i];
+    w->stride[d] = strides[i];
+    w->dilation[d] = dilations[i];
+    const int64_t span = dilations[i] * (kernel[i] - 1) + 1;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      w->out[d] = (in[d] + strides[d] - 1) / strides[d];
-      const int64_t total = std::max<int64_t>(0, (w->out[d] - 1) * strides[d] + span - in[d]);
+      // ONNX: out = ceil(in / stride); an odd total padding puts the extra at the end (UPPER) or
+      // the beginning (LOWER).
+      w->out[d] = (in[i] + strides[i] - 1) / strides[i];
+      const int64_t total = std::max<int64_t>(0, (w->out[d] - 1) * strides[i] + span - in[i]);
       w->pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       w->pad_end[d] = total - w->pad_begin[d];
       continue;
     }
-    w->pad_begin[d] = auto_pad == "VALID" ? 0 : pads[d];
-    w->pad_end[d] = auto_pad == "VALID" ? 0 : pads[d + 2];
-    const int64_t room = in[d] + w->pad_begin[d] + w->pad_end[d] - span;
+    w->pad_begin[d] = auto_pad == "VALID" ? 0 : pads[i];
+    w->pad_end[d] = auto_pad == "VALID" ? 0 : pads[i + r];
+    const int64_t room = in[i] + w->pad_begin[d] + w->pad_end[d] - span;
     if (room < 0) {
       return call.input_error("window " + std::to_string(span) + " is larger than the padded input " +
-                              std::to_string(in[d] + w->pad_begin[d] + w->pad_end[d]));
+                              std::to_string(in[i] + w->pad_begin[d] + w->pad_end[d]));
     }
-    w->out[d] = (ceil_mode ? (room + strides[d] - 1) / strides[d] : room / strides[d]) + 1;
+    w->out[d] = (ceil_mode ? (room + strides[i] - 1) / strides[i] : room / strides[i]) + 1;
     // With ceil_mode the last window must still start inside the input or its leading padding.
-    if (ceil_mode && (w->out[d] - 1) * strides[d] >= in[d] + w->pad_begin[d]) --w->out[d];
+    if (ceil_mode && (w->out[d] - 1) * strides[i] >= in[i] + w->pad_begin[d]) --w->out[d];
   }
   return Status::Ok();
 }
 
 namespace {
 
+template <class T>
 struct ConvParams {
-  const float* x;
-  const float* w;
-  const float* bias;  // may be null
-  float* y;
-  int64_t n, c, h, wd;  // input
-  int64_t m, group;     // output channels, groups
-  Window2d win;
+  const T* x;
+  const T* w;
+  const T* bias;  // may be null
+  T* y;
+  int64_t n, c;      // input images, channels
+  int64_t m, group;  // output channels, groups
+  Window win;
   int64_t col_tiles, tile_cols;
-  bool direct;  // 1x1, stride 1, no padding: the input is already the column matrix
+  bool direct;  // float32, 1x1, stride 1, no padding: the input is already the column matrix
 };
 
-void conv_kernel(arun::Block blk, const ConvParams& p) {
+template <class T>
+void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
+  using C = Compute<T>;
+  constexpr bool kFloat = std::is_same_v<T, float>;
   const int64_t items = p.n * p.group * p.col_tiles;
   const IndexRange r = blk.range(static_cast<size_t>(items));
   if (r.size() == 0) return;
+  const Window& wn = p.win;
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
-  const int64_t kh = p.win.kernel[0], kw = p.win.kernel[1];
-  const int64_t oh = p.win.out[0], ow = p.win.out[1], plane = oh * ow;
-  const int64_t kc = cg * kh * kw;
-  const float* x = blk.map(p.x, p.n * p.c * p.h * p.wd).data();
-  const float* w = blk.map(p.w, p.m * kc).data();
-  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
-  float* y = blk.map(p.y, p.n * p.m * plane).data();
+  const int64_t kd = wn.kernel[0], kh = wn.kernel[1], kw = wn.kernel[2];
+  const int64_t oh = wn.out[1], ow = wn.out[2], ohw = oh * ow, plane = wn.out_count();
+  const int64_t id = wn.in[0], ih = wn.in[1], iw = wn.in[2], ivol = wn.in_count();
+  const int64_t kc = cg * kd * kh * kw;
+  const T* x = blk.map(p.x, p.n * p.c * ivol).data();
+  const T* wsrc = blk.map(p.w, p.m * kc).data();
+  const T* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
+  T* y = blk.map(p.y, p.n * p.m * plane).data();
+  // float16 weights are widened a group at a time (the items of a block mostly share one group);
+  // the product lands in `acc` before rounding.
+  std::vector<float> wf, acc;
+  int64_t wf_group = -1;
   std::vector<float> col;  // this block's im2col scratch (its local memory)
   for (size_t item = r.first; item < r.last; ++item) {
     const int64_t tile = static_cast<int64_t>(item) % p.col_tiles;
@@ -101,54 +117,115 @@ void conv_kernel(arun::Block blk, const ConvParams& p) {
     const int64_t img = ng / p.group, g = ng % p.group;
     const int64_t c0 = tile * p.tile_cols, c1 = std::min(plane, c0 + p.tile_cols), cols = c1 - c0;
     if (cols <= 0) continue;
-    const float* xg = x + (img * p.c + g * cg) * p.h * p.wd;
-    const float* b;
-    int ldb;
-    if (p.direct) {
-      b = xg + c0;
-      ldb = static_cast<int>(plane);
-    } else {
+    const T* xg = x + (img * p.c + g * cg) * ivol;
+    const float* b = nullptr;
+    int ldb = static_cast<int>(cols);
+    if constexpr (kFloat) {
+      if (p.direct) {
+        b = xg + c0;
+        ldb = static_cast<int>(plane);
+      }
+    }
+    if (b == nullptr) {
       col.assign(static_cast<size_t>(kc * cols), 0.0f);
       for (int64_t ci = 0; ci < cg; ++ci)
-        for (int64_t ky = 0; ky < kh; ++ky)
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            float* row = col.data() + ((ci * kh + ky) * kw + kx) * cols;
-            const float* xc = xg + ci * p.h * p.wd;
-            // One output row segment at a time: no division per element.
-            const int64_t ix_off = kx * p.win.dilation[1] - p.win.pad_begin[1], sx = p.win.stride[1];
-            for (int64_t o = c0; o < c1;) {
-              const int64_t oy = o / ow, ox0 = o % ow, seg = std::min(ow - ox0, c1 - o);
-              const int64_t iy = oy * p.win.stride[0] - p.win.pad_begin[0] + ky * p.win.dilation[0];
-              if (iy >= 0 && iy < p.h) {
-                const float* src = xc + iy * p.wd;
-                float* dst = row + (o - c0);
-                for (int64_t j = 0; j < seg; ++j) {
-                  const int64_t ix = (ox0 + j) * sx + ix_off;
-                  if (ix >= 0 && ix < p.wd) dst[j] = src[ix];
+        for (int64_t kz = 0; kz < kd; ++kz)
+          for (int64_t ky = 0; ky < kh; ++ky)
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              float* row = col.data() + (((ci * kd + kz) * kh + ky) * kw + kx) * cols;
+              const T* xc = xg + ci * ivol;
+              // One output row segment at a time: no division per element.
+              const int64_t ix_off = kx * wn.dilation[2] - wn.pad_begin[2], sx = wn.stride[2];
+              for (int64_t o = c0; o < c1;) {
+                const int64_t oz = o / ohw, oy = o / ow % oh, ox0 = o % ow, seg = std::min(ow - ox0, c1 - o);
+                const int64_t iz = oz * wn.stride[0] - wn.pad_begin[0] + kz * wn.dilation[0];
+                const int64_t iy = oy * wn.stride[1] - wn.pad_begin[1] + ky * wn.dilation[1];
+                if (iz >= 0 && iz < id && iy >= 0 && iy < ih) {
+                  const T* src = xc + (iz * ih + iy) * iw;
+                  float* dst = row + (o - c0);
+                  for (int64_t j = 0; j < seg; ++j) {
+                    const int64_t ix = (ox0 + j) * sx + ix_off;
+                    if (ix >= 0 && ix < iw) dst[j] = C::load(src[ix]);
+                  }
                 }
+                o += seg;
               }
-              o += seg;
             }
-          }
       b = col.data();
-      ldb = static_cast<int>(cols);
     }
-    float* out = y + (img * p.m + g * mg) * plane + c0;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
-                static_cast<int>(kc), 1.0f, w + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
-                static_cast<int>(plane));
-    if (bias != nullptr) {
+    if constexpr (kFloat) {
+      float* out = y + (img * p.m + g * mg) * plane + c0;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
+                  static_cast<int>(kc), 1.0f, wsrc + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
+                  static_cast<int>(plane));
+      if (bias != nullptr) {
+        for (int64_t oc = 0; oc < mg; ++oc) {
+          const float bv = bias[g * mg + oc];
+          for (int64_t o = 0; o < cols; ++o) out[oc * plane + o] += bv;
+        }
+      }
+    } else {
+      if (g != wf_group) {
+        wf.resize(static_cast<size_t>(mg * kc));
+        const T* wg = wsrc + g * mg * kc;
+        for (size_t i = 0; i < wf.size(); ++i) wf[i] = C::load(wg[i]);
+        wf_group = g;
+      }
+      acc.resize(static_cast<size_t>(mg * cols));
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
+                  static_cast<int>(kc), 1.0f, wf.data(), static_cast<int>(kc), b, ldb, 0.0f, acc.data(),
+                  static_cast<int>(cols));
       for (int64_t oc = 0; oc < mg; ++oc) {
-        const float bv = bias[g * mg + oc];
-        for (int64_t o = 0; o < cols; ++o) out[oc * plane + o] += bv;
+        const float bv = bias != nullptr ? C::load(bias[g * mg + oc]) : 0.0f;
+        T* out = y + (img * p.m + g * mg + oc) * plane + c0;
+        for (int64_t o = 0; o < cols; ++o) out[o] = C::store(acc[oc * cols + o] + bv);
       }
     }
   }
 }
 
-// The same convolution on oneDNN: items are (image, chunk of output channels) with one group, or
-// (image, chunk of groups); each runs one cached primitive on its slice of the NCHW tensors, whose
-// channel ranges are contiguous.
+// Input count, dtypes (float32 / float16, all alike) and ranks (X and W alike, 3 to 5) of Conv and
+// ConvTranspose. `spatial` is the number of spatial dims.
+Status check_conv_inputs(const OpCall& call, int* spatial) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
+  const Tensor& x = call.inputs[0];
+  const Tensor& w = call.inputs[1];
+  if (x.dtype != ACL_FLOAT && x.dtype != ACL_FLOAT16) {
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  }
+  if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank()) {
+    return call.input_error("1-D to 3-D only: X and W must both be 3-D, 4-D or 5-D (N C spatial.. / weights), got " +
+                            shape_text(x.shape) + " and " + shape_text(w.shape));
+  }
+  *spatial = x.rank() - 2;
+  return Status::Ok();
+}
+
+// kernel_shape, when given, must be W's spatial dims.
+Status check_kernel_shape(const OpCall& call, const Tensor& w) {
+  const Shape kernel(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> kshape;
+  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", kernel, &kshape));
+  if (kshape != kernel) {
+    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's " + shape_text(kernel));
+  }
+  return Status::Ok();
+}
+
+// B, when present, must be [m]; returns it or null.
+Status conv_bias(const OpCall& call, int64_t m, const Tensor** bias) {
+  *bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  if (*bias != nullptr && (*bias)->shape != Shape{m}) {
+    return call.input_error("B " + shape_text((*bias)->shape) + " must be [" + std::to_string(m) + "]");
+  }
+  return Status::Ok();
+}
+
+// The 1-D and 2-D float32 convolution on oneDNN (ops/src/onednn_conv.cpp): items are (image, chunk of
+// output channels) with one group, or (image, chunk of groups); each runs one cached primitive on
+// its slice of the NCHW tensors, whose channel ranges are contiguous.
 struct OneDnnConvParams {
   const float* x;
   const float* w;
@@ -160,8 +237,8 @@ struct OneDnnConvParams {
   int64_t chunks;      // items per image
 };
 
-// The sub-problem of chunk k: its shape and the element offsets of its input, weight and output
-// (and bias) slices within one image.
+// The sub-problem of chunk k: its shape and the element offsets of its input, weight, output and
+// bias slices within one image.
 OneDnnConv2d chunk_shape(const OneDnnConvParams& p, int64_t k, int64_t* x_off, int64_t* w_off, int64_t* y_off,
                          int64_t* b_off) {
   const OneDnnConv2d& s = p.whole;
@@ -208,363 +285,286 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
   }
 }
 
-// 3-D (NCDHW): a direct loop per output element (double accumulation); ONNX's attributes with
-// 3 values (pads: 3 begins then 3 ends), no auto_pad.
-struct Conv3dParams {
-  const float* x;
-  const float* w;
-  const float* bias;
-  float* y;
-  int64_t n, c, in[3], m, group, k[3], out[3], stride[3], dilation[3], pad[3];
-};
-
-void conv3d_kernel(arun::Block blk, const Conv3dParams& p) {
-  const int64_t planes = p.n * p.m, vol = p.out[0] * p.out[1] * p.out[2];
-  const IndexRange r = blk.range(static_cast<size_t>(planes));
-  if (r.size() == 0) return;
-  const int64_t cg = p.c / p.group, mg = p.m / p.group, ivol = p.in[0] * p.in[1] * p.in[2];
-  const int64_t kvol = p.k[0] * p.k[1] * p.k[2];
-  const float* x = blk.map(p.x, p.n * p.c * ivol).data();
-  const float* w = blk.map(p.w, p.m * cg * kvol).data();
-  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
-  float* y = blk.map(p.y, planes * vol).data();
-  for (size_t plane = r.first; plane < r.last; ++plane) {
-    const int64_t img = static_cast<int64_t>(plane) / p.m, om = static_cast<int64_t>(plane) % p.m, g = om / mg;
-    for (int64_t o = 0; o < vol; ++o) {
-      const int64_t oz = o / (p.out[1] * p.out[2]), oy = o / p.out[2] % p.out[1], ox = o % p.out[2];
-      double acc = bias != nullptr ? bias[om] : 0.0;
-      for (int64_t ci = 0; ci < cg; ++ci) {
-        const float* xc = x + (img * p.c + g * cg + ci) * ivol;
-        const float* wc = w + (om * cg + ci) * kvol;
-        for (int64_t kz = 0; kz < p.k[0]; ++kz) {
-          const int64_t iz = oz * p.stride[0] - p.pad[0] + kz * p.dilation[0];
-          if (iz < 0 || iz >= p.in[0]) continue;
-          for (int64_t ky = 0; ky < p.k[1]; ++ky) {
-            const int64_t iy = oy * p.stride[1] - p.pad[1] + ky * p.dilation[1];
-            if (iy < 0 || iy >= p.in[1]) continue;
-            for (int64_t kx = 0; kx < p.k[2]; ++kx) {
-              const int64_t ix = ox * p.stride[2] - p.pad[2] + kx * p.dilation[2];
-              if (ix < 0 || ix >= p.in[2]) continue;
-              acc += double(xc[(iz * p.in[1] + iy) * p.in[2] + ix]) * double(wc[(kz * p.k[1] + ky) * p.k[2] + kx]);
-            }
-          }
-        }
-      }
-      y[static_cast<int64_t>(plane) * vol + o] = static_cast<float>(acc);
-    }
+// Launches a 1-D or 2-D float32 Conv on oneDNN when it has an implementation for the shapes the
+// blocks will run (false otherwise: the caller takes the im2col + sgemm path). About one item per
+// core; output-channel chunks are multiples of 16 floats, oneDNN's vector width.
+bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_t c, int64_t m, int64_t group,
+                        int64_t cores, const Tensor* bias, Status* st) {
+  if (!onednn_conv_enabled() || win.rank > 2 || call.inputs[0].dtype != ACL_FLOAT) return false;
+  OneDnnConvParams q{ptr<float>(call.inputs[0]),
+                     ptr<float>(call.inputs[1]),
+                     bias != nullptr ? ptr<float>(*bias) : nullptr,
+                     ptr<float>(call.outputs[0]),
+                     n,
+                     {},
+                     1,
+                     1};
+  // Slots 1 and 2 hold H and W (a 1-D window has H = 1).
+  q.whole = {c,
+             win.in[1],
+             win.in[2],
+             m,
+             group,
+             win.kernel[1],
+             win.kernel[2],
+             win.stride[1],
+             win.stride[2],
+             win.dilation[1],
+             win.dilation[2],
+             win.pad_begin[1],
+             win.pad_begin[2],
+             win.pad_end[1],
+             win.pad_end[2],
+             win.out[1],
+             win.out[2],
+             bias != nullptr};
+  const int64_t per_image = std::max<int64_t>(1, (cores + n - 1) / n);
+  if (group == 1) {
+    q.chunk = std::min(m, ((m + per_image - 1) / per_image + 15) / 16 * 16);
+    q.chunks = (m + q.chunk - 1) / q.chunk;
+  } else {
+    q.chunk = (group + per_image - 1) / per_image;
+    q.chunks = (group + q.chunk - 1) / q.chunk;
   }
-}
-
-// What every Conv checks whatever its rank: group against the channels of X and W, kernel_shape
-// against W's spatial dims, and B's shape. `group` and `bias` (null when absent) are the results.
-Status check_conv_operands(const OpCall& call, int64_t* group, const Tensor** bias) {
-  const Tensor& x = call.inputs[0];
-  const Tensor& w = call.inputs[1];
-  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, group));
-  if (*group < 1) return call.attr_error("group must be >= 1, got " + std::to_string(*group));
-  const int64_t c = x.shape[1], m = w.shape[0];
-  if (c % *group != 0 || m % *group != 0) {
-    return call.attr_error("group " + std::to_string(*group) + " does not divide the channels (" + std::to_string(c) +
-                           " in, " + std::to_string(m) + " out)");
+  int64_t xo, wo, yo, bo;
+  for (int64_t k : {int64_t{0}, q.chunks - 1}) {
+    if (!onednn_conv2d_supported(chunk_shape(q, k, &xo, &wo, &yo, &bo))) return false;
   }
-  if (w.shape[1] != c / *group) {
-    return call.input_error("W " + shape_text(w.shape) + " needs " + std::to_string(c / *group) +
-                            " input channels per group for X " + shape_text(x.shape));
-  }
-  const Shape kernel(w.shape.begin() + 2, w.shape.end());
-  std::vector<int64_t> kshape;
-  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", kernel, &kshape));
-  if (kshape != kernel) {
-    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's " + shape_text(kernel));
-  }
-  *bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
-  if (*bias != nullptr && (*bias)->shape != Shape{m}) {
-    return call.input_error("B " + shape_text((*bias)->shape) + " must be [" + std::to_string(m) + "]");
-  }
-  return Status::Ok();
-}
-
-Status run_conv3d(const OpCall& call) {
-  const Tensor& x = call.inputs[0];
-  const Tensor& w = call.inputs[1];
-  int64_t group = 1;
-  const Tensor* bias = nullptr;
-  ARUN_RETURN_IF_ERROR(check_conv_operands(call, &group, &bias));
-  std::string auto_pad;
-  std::vector<int64_t> strides, dilations, pads;
-  ARUN_RETURN_IF_ERROR(call.attr_string("auto_pad", "NOTSET", &auto_pad));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1, 1}, &strides));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1, 1}, &dilations));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0, 0, 0}, &pads));
-  if (auto_pad != "NOTSET") return call.attr_error("3-D Conv supports only auto_pad NOTSET");
-  const int64_t c = x.shape[1], m = w.shape[0];
-  constexpr int64_t kLimit = int64_t(1) << 30;
-  auto ok = [&](const std::vector<int64_t>& v, size_t n, int64_t lo) {
-    if (v.size() != n) return false;
-    for (int64_t e : v) {
-      if (e < lo || e > kLimit) return false;
-    }
-    return true;
-  };
-  if (!ok(strides, 3, 1) || !ok(dilations, 3, 1) || !ok(pads, 6, 0)) {
-    return call.attr_error("3-D Conv needs 3 strides and dilations >= 1 and 6 pads >= 0");
-  }
-  Conv3dParams p{ptr<float>(x),
-                 ptr<float>(w),
-                 bias != nullptr ? ptr<float>(*bias) : nullptr,
-                 ptr<float>(call.outputs[0]),
-                 x.shape[0],
-                 c,
-                 {},
-                 m,
-                 group,
-                 {},
-                 {},
-                 {},
-                 {},
-                 {}};
-  Shape out{x.shape[0], m};
-  for (int d = 0; d < 3; ++d) {
-    p.in[d] = x.shape[2 + d];
-    p.k[d] = w.shape[2 + d];
-    p.stride[d] = strides[d];
-    p.dilation[d] = dilations[d];
-    p.pad[d] = pads[d];
-    const int64_t room = p.in[d] + pads[d] + pads[d + 3] - dilations[d] * (p.k[d] - 1) - 1;
-    if (room < 0) return call.input_error("the window is larger than the padded input");
-    p.out[d] = room / strides[d] + 1;
-    out.push_back(p.out[d]);
-  }
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, out));
-  if (numel(out) == 0) return Status::Ok();
-  const int64_t work = numel(out) * (c / group) * p.k[0] * p.k[1] * p.k[2];
-  return launch_op(call, call.blocks_for(work, 1 << 16), conv3d_kernel, p);
+  *st = launch_op(call, static_cast<uint32_t>(std::clamp<int64_t>(n * q.chunks, 1, cores)), onednn_conv_kernel, q);
+  return true;
 }
 
 Status run_conv(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
-  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
+  int spatial = 0;
+  ARUN_RETURN_IF_ERROR(check_conv_inputs(call, &spatial));
   const Tensor& x = call.inputs[0];
   const Tensor& w = call.inputs[1];
-  if (x.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32)");
-  if (x.rank() == 5 && w.rank() == 5) return run_conv3d(call);
-  if (x.rank() != 4 || w.rank() != 4) {
-    return call.input_error("only 2-D and 3-D convolution: X and W must be 4-D (NCHW / MCkHkW) or 5-D, got " +
-                            shape_text(x.shape) + " and " + shape_text(w.shape));
-  }
   int64_t group = 1;
-  const Tensor* bias = nullptr;
-  ARUN_RETURN_IF_ERROR(check_conv_operands(call, &group, &bias));
+  ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
+  if (group < 1) return call.attr_error("group must be >= 1, got " + std::to_string(group));
   const int64_t c = x.shape[1], m = w.shape[0];
-  const int64_t kernel[2] = {w.shape[2], w.shape[3]};
-  const int64_t in[2] = {x.shape[2], x.shape[3]};
-  ConvParams p{ptr<float>(x),
-               ptr<float>(w),
-               bias != nullptr ? ptr<float>(*bias) : nullptr,
-               ptr<float>(call.outputs[0]),
-               x.shape[0],
-               c,
-               in[0],
-               in[1],
-               m,
-               group,
-               {},
-               1,
-               1,
-               false};
-  ARUN_RETURN_IF_ERROR(window_2d(call, in, kernel, false, &p.win));
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, {x.shape[0], m, p.win.out[0], p.win.out[1]}));
-  const int64_t plane = p.win.out[0] * p.win.out[1];
-  if (p.n * m * plane == 0) return Status::Ok();
-  const Window2d& wn = p.win;
-  p.direct = kernel[0] == 1 && kernel[1] == 1 && wn.stride[0] == 1 && wn.stride[1] == 1 && wn.pad_begin[0] == 0 &&
-             wn.pad_begin[1] == 0 && wn.pad_end[0] == 0 && wn.pad_end[1] == 0;
-  // About one item per AI core, tiles of at least 64 output columns; small convolutions use one block.
-  const double flops = 2.0 * double(p.n) * double(m) * double(plane) * double(c / group * kernel[0] * kernel[1]);
-  const int64_t cores = flops < 1e6 ? 1 : call.parallelism();
-  const int64_t images = p.n * group;
-  const int64_t wanted = std::max<int64_t>(1, (cores + images - 1) / images);
-  p.col_tiles = std::min(wanted, std::max<int64_t>(1, plane / 64));
-  p.tile_cols = (plane + p.col_tiles - 1) / p.col_tiles;
-  p.col_tiles = (plane + p.tile_cols - 1) / p.tile_cols;
-  if (onednn_conv_enabled()) {
-    OneDnnConvParams q{p.x, p.w, p.bias, p.y, p.n, {}, 1, 1};
-    q.whole = {c,
-               in[0],
-               in[1],
-               m,
-               group,
-               kernel[0],
-               kernel[1],
-               wn.stride[0],
-               wn.stride[1],
-               wn.dilation[0],
-               wn.dilation[1],
-               wn.pad_begin[0],
-               wn.pad_begin[1],
-               wn.pad_end[0],
-               wn.pad_end[1],
-               wn.out[0],
-               wn.out[1],
-               bias != nullptr};
-    // Chunks per image so that about every core gets one item; output-channel chunks of a
-    // multiple of 16 (oneDNN's vector width in floats).
-    const int64_t per_image = std::max<int64_t>(1, (cores + p.n - 1) / p.n);
-    if (group == 1) {
-      q.chunk = std::min(m, ((m + per_image - 1) / per_image + 15) / 16 * 16);
-      q.chunks = (m + q.chunk - 1) / q.chunk;
-    } else {
-      q.chunk = (group + per_image - 1) / per_image;
-      q.chunks = (group + q.chunk - 1) / q.chunk;
-    }
-    int64_t xo, wo, yo, bo;
-    bool supported = true;
-    for (int64_t k : {int64_t{0}, q.chunks - 1})
-      supported = supported && onednn_conv2d_supported(chunk_shape(q, k, &xo, &wo, &yo, &bo));
-    if (supported) {
-      const auto blocks = static_cast<uint32_t>(std::clamp<int64_t>(p.n * q.chunks, 1, cores));
-      return launch_op(call, blocks, onednn_conv_kernel, q);
-    }
+  if (c == 0) return call.input_error("X " + shape_text(x.shape) + " has no channels");
+  if (c % group != 0 || m % group != 0) {
+    return call.attr_error("group " + std::to_string(group) + " does not divide the channels (" + std::to_string(c) +
+                           " in, " + std::to_string(m) + " out)");
   }
-  const auto blocks = static_cast<uint32_t>(std::clamp<int64_t>(images * p.col_tiles, 1, cores));
+  if (w.shape[1] != c / group) {
+    return call.input_error("W " + shape_text(w.shape) + " needs " + std::to_string(c / group) +
+                            " input channels per group for X " + shape_text(x.shape));
+  }
+  ARUN_RETURN_IF_ERROR(check_kernel_shape(call, w));
+  const Tensor* bias = nullptr;
+  ARUN_RETURN_IF_ERROR(conv_bias(call, m, &bias));
+  Window win;
+  ARUN_RETURN_IF_ERROR(window_nd(call, spatial, x.shape.data() + 2, w.shape.data() + 2, false, &win));
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, win.out_shape(x.shape[0], m)));
+  const int64_t n = x.shape[0], plane = win.out_count();
+  if (n * m * plane == 0) return Status::Ok();
+  const int64_t kc = c / group * win.kernel_count();
+  // About one item per AI core, tiles of at least 64 output columns, and at most 4 Mi floats of
+  // im2col scratch per item; small convolutions use one block.
+  const double flops = 2.0 * double(n) * double(m) * double(plane) * double(kc);
+  const int64_t cores = flops < 1e6 ? 1 : call.parallelism();
+  const int64_t images = n * group;
+  const int64_t wanted = std::max<int64_t>(1, (cores + images - 1) / images);
+  int64_t tiles = std::min(wanted, std::max<int64_t>(1, plane / 64));
+  const int64_t max_cols = std::max<int64_t>(64, (int64_t(1) << 22) / std::max<int64_t>(kc, 1));
+  tiles = std::max(tiles, (plane + max_cols - 1) / max_cols);
+  const int64_t tile_cols = (plane + tiles - 1) / tiles;
+  tiles = (plane + tile_cols - 1) / tile_cols;
+  const auto blocks = static_cast<uint32_t>(std::clamp<int64_t>(images * tiles, 1, cores));
+  bool direct = x.dtype == ACL_FLOAT && win.kernel_count() == 1;
+  for (int d = 0; d < kMaxSpatial; ++d) {
+    direct = direct && win.stride[d] == 1 && win.pad_begin[d] == 0 && win.pad_end[d] == 0;
+  }
+  Status st;
+  if (launch_onednn_conv(call, win, n, c, m, group, cores, bias, &st)) return st;
   pin_blas_threads();
-  return launch_op(call, blocks, conv_kernel, p);
+  dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    ConvParams<T> p{ptr<T>(x),
+                    ptr<T>(w),
+                    bias != nullptr ? ptr<T>(*bias) : nullptr,
+                    ptr<T>(call.outputs[0]),
+                    n,
+                    c,
+                    m,
+                    group,
+                    win,
+                    tiles,
+                    tile_cols,
+                    direct};
+    st = launch_op(call, blocks, conv_kernel<T>, p);
+  });
+  return st;
 }
 
-// ---- ConvTranspose (2-D, NCHW, float32; strides, pads, dilations, group, output_padding) ----
-// A direct gather per output element: y[n, m, oy, ox] sums x[n, c, iy, ix] * W[c, m', ky, kx] over
-// the taps with oy + pad - ky * dilation = iy * stride. One block takes a share of the (n, m) planes.
+// ---- ConvTranspose ----
+// A direct gather per output element: y[n, m, o] sums x[n, c, i] * W[c, m', k] over the taps with
+// o + pad_begin - k * dilation = i * stride (per spatial dim). One block takes a share of the
+// (n, m) planes.
 
+template <class T>
 struct ConvTransposeParams {
-  const float* x;
-  const float* w;
-  const float* bias;  // may be null
-  float* y;
-  int64_t n, c, h, wd, m, group;
-  int64_t kh, kw, oh, ow;
-  int64_t stride[2], dilation[2], pad[2];
+  const T* x;
+  const T* w;
+  const T* bias;  // may be null
+  T* y;
+  int64_t n, c, m, group;
+  Window win;  // in / kernel / stride / dilation / pad_begin / out, 3 slots
 };
 
-void conv_transpose_kernel(arun::Block blk, const ConvTransposeParams& p) {
+template <class T>
+void conv_transpose_kernel(arun::Block blk, const ConvTransposeParams<T>& p) {
+  using C = Compute<T>;
   const IndexRange r = blk.range(static_cast<size_t>(p.n * p.m));
   if (r.size() == 0) return;
+  const Window& wn = p.win;
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
-  const float* x = blk.map(p.x, p.n * p.c * p.h * p.wd).data();
-  const float* w = blk.map(p.w, p.c * mg * p.kh * p.kw).data();
-  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
-  float* y = blk.map(p.y, p.n * p.m * p.oh * p.ow).data();
+  const int64_t ivol = wn.in_count(), ovol = wn.out_count(), kvol = wn.kernel_count();
+  const T* x = blk.map(p.x, p.n * p.c * ivol).data();
+  const T* w = blk.map(p.w, p.c * mg * kvol).data();
+  const T* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
+  T* y = blk.map(p.y, p.n * p.m * ovol).data();
+  // Per spatial dim and output position, the taps that hit an input position: (k, i) pairs.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> taps[kMaxSpatial];
+  for (int d = 0; d < kMaxSpatial; ++d) {
+    taps[d].resize(static_cast<size_t>(wn.out[d]));
+    for (int64_t o = 0; o < wn.out[d]; ++o) {
+      for (int64_t k = 0; k < wn.kernel[d]; ++k) {
+        const int64_t t = o + wn.pad_begin[d] - k * wn.dilation[d];
+        if (t < 0 || t % wn.stride[d] != 0 || t / wn.stride[d] >= wn.in[d]) continue;
+        taps[d][o].push_back({k, t / wn.stride[d]});
+      }
+    }
+  }
   for (size_t plane = r.first; plane < r.last; ++plane) {
     const int64_t img = static_cast<int64_t>(plane) / p.m, om = static_cast<int64_t>(plane) % p.m;
     const int64_t g = om / mg, mm = om % mg;
-    float* out = y + static_cast<int64_t>(plane) * p.oh * p.ow;
-    for (int64_t oy = 0; oy < p.oh; ++oy) {
-      for (int64_t ox = 0; ox < p.ow; ++ox) {
-        double acc = bias != nullptr ? bias[om] : 0.0;
-        for (int64_t ky = 0; ky < p.kh; ++ky) {
-          const int64_t ty = oy + p.pad[0] - ky * p.dilation[0];
-          if (ty < 0 || ty % p.stride[0] != 0 || ty / p.stride[0] >= p.h) continue;
-          const int64_t iy = ty / p.stride[0];
-          for (int64_t kx = 0; kx < p.kw; ++kx) {
-            const int64_t tx = ox + p.pad[1] - kx * p.dilation[1];
-            if (tx < 0 || tx % p.stride[1] != 0 || tx / p.stride[1] >= p.wd) continue;
-            const int64_t ix = tx / p.stride[1];
-            for (int64_t ci = 0; ci < cg; ++ci) {
-              const int64_t c = g * cg + ci;
-              acc += double(x[((img * p.c + c) * p.h + iy) * p.wd + ix]) *
-                     double(w[((c * mg + mm) * p.kh + ky) * p.kw + kx]);
-            }
-          }
+    T* out = y + static_cast<int64_t>(plane) * ovol;
+    const T* xb = x + (img * p.c + g * cg) * ivol;
+    const T* wb = w + (g * cg * mg + mm) * kvol;
+    for (int64_t oz = 0; oz < wn.out[0]; ++oz)
+      for (int64_t oy = 0; oy < wn.out[1]; ++oy)
+        for (int64_t ox = 0; ox < wn.out[2]; ++ox) {
+          double acc = bias != nullptr ? static_cast<float>(C::load(bias[om])) : 0.0;
+          for (const auto& [kz, iz] : taps[0][oz])
+            for (const auto& [ky, iy] : taps[1][oy])
+              for (const auto& [kx, ix] : taps[2][ox]) {
+                const int64_t xi = (iz * wn.in[1] + iy) * wn.in[2] + ix;
+                const int64_t wi = (kz * wn.kernel[1] + ky) * wn.kernel[2] + kx;
+                for (int64_t ci = 0; ci < cg; ++ci) {
+                  acc += double(static_cast<float>(C::load(xb[ci * ivol + xi]))) *
+                         double(static_cast<float>(C::load(wb[ci * mg * kvol + wi])));
+                }
+              }
+          out[(oz * wn.out[1] + oy) * wn.out[2] + ox] = C::store(static_cast<float>(acc));
         }
-        out[oy * p.ow + ox] = static_cast<float>(acc);
-      }
-    }
   }
 }
 
 Status run_conv_transpose(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
-  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
+  int spatial = 0;
+  ARUN_RETURN_IF_ERROR(check_conv_inputs(call, &spatial));
   const Tensor& x = call.inputs[0];
   const Tensor& w = call.inputs[1];
-  if (x.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32)");
-  if (x.rank() != 4 || w.rank() != 4) {
-    return call.input_error("only 2-D: X and W must be 4-D (NCHW / C M/group kH kW), got " + shape_text(x.shape) +
-                            " and " + shape_text(w.shape));
-  }
+  const size_t r = static_cast<size_t>(spatial);
   int64_t group = 1;
-  std::vector<int64_t> strides, dilations, pads, out_pad, kshape;
+  std::vector<int64_t> strides, dilations, pads, out_pad, out_shape;
+  std::string auto_pad;
   ARUN_RETURN_IF_ERROR(call.attr_int("group", 1, &group));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("strides", {1, 1}, &strides));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("dilations", {1, 1}, &dilations));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("pads", {0, 0, 0, 0}, &pads));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("output_padding", {0, 0}, &out_pad));
-  ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {w.shape[2], w.shape[3]}, &kshape));
-  const int64_t c = x.shape[1];
-  if (group < 1 || c % group != 0 || w.shape[0] != c) {
-    return call.attr_error("group " + std::to_string(group) + " and W " + shape_text(w.shape) +
-                           " do not fit the input channels " + std::to_string(c));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "strides", r, 1, std::vector<int64_t>(r, 1), &strides));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "dilations", r, 1, std::vector<int64_t>(r, 1), &dilations));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "pads", 2 * r, 0, std::vector<int64_t>(2 * r, 0), &pads));
+  ARUN_RETURN_IF_ERROR(window_attr(call, "output_padding", r, 0, std::vector<int64_t>(r, 0), &out_pad));
+  ARUN_RETURN_IF_ERROR(call.attr_string("auto_pad", "NOTSET", &auto_pad));
+  ARUN_RETURN_IF_ERROR(call.attr_ints("output_shape", {}, &out_shape));
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    return call.attr_error("auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got \"" + auto_pad + "\"");
   }
-  constexpr int64_t kLimit = int64_t(1) << 30;
-  auto in_range = [&](const std::vector<int64_t>& v, size_t n, int64_t lo) {
-    if (v.size() != n) return false;
-    for (int64_t e : v) {
-      if (e < lo || e > kLimit) return false;
+  // output_shape holds the spatial sizes (or, as some exporters write it, the whole N C .. shape).
+  if (out_shape.size() == r + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+  if (call.has_attr("output_shape")) {
+    bool ok = out_shape.size() == r;
+    for (int64_t v : out_shape) ok = ok && v >= 0 && v <= kWindowLimit;
+    if (!ok) {
+      return call.attr_error("output_shape must be " + std::to_string(r) + " sizes in [0, 2^30], got " +
+                             shape_text(out_shape));
     }
-    return true;
-  };
-  if (!in_range(strides, 2, 1) || !in_range(dilations, 2, 1) || !in_range(pads, 4, 0) || !in_range(out_pad, 2, 0)) {
-    return call.attr_error(
-        "strides/dilations (2 values >= 1), pads (4 values >= 0) or output_padding (2 values >= 0) "
-        "are invalid");
   }
-  if (kshape.size() != 2 || kshape[0] != w.shape[2] || kshape[1] != w.shape[3]) {
-    return call.attr_error("kernel_shape " + shape_text(kshape) + " differs from W's");
+  const int64_t c = x.shape[1];
+  if (group < 1 || c % group != 0) {
+    return call.attr_error("group " + std::to_string(group) + " does not divide the input channels " +
+                           std::to_string(c));
   }
+  if (w.shape[0] != c) {
+    return call.input_error("W " + shape_text(w.shape) + " must have X's " + std::to_string(c) +
+                            " channels first (C x M/group x kernel)");
+  }
+  ARUN_RETURN_IF_ERROR(check_kernel_shape(call, w));
   const int64_t m = w.shape[1] * group;
-  const Tensor* bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
-  if (bias != nullptr && bias->shape != Shape{m}) {
-    return call.input_error("B " + shape_text(bias->shape) + " must be [" + std::to_string(m) + "]");
+  const Tensor* bias = nullptr;
+  ARUN_RETURN_IF_ERROR(conv_bias(call, m, &bias));
+  Window win;
+  win.rank = spatial;
+  const int off = kMaxSpatial - spatial;
+  for (size_t i = 0; i < r; ++i) {
+    const int d = off + static_cast<int>(i);
+    const int64_t in = x.shape[2 + i], k = w.shape[2 + i];
+    if (k > kWindowLimit) return call.input_error("kernel sizes must be at most 2^30");
+    win.in[d] = in;
+    win.kernel[d] = k;
+    win.stride[d] = strides[i];
+    win.dilation[d] = dilations[i];
+    // The output before any padding is taken off.
+    const int64_t full = strides[i] * (in - 1) + out_pad[i] + (k - 1) * dilations[i] + 1;
+    int64_t want = -1;  // the requested output size, when output_shape or SAME fixes it
+    if (!out_shape.empty()) {
+      want = out_shape[i];
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      want = in * strides[i];
+    }
+    if (want >= 0) {
+      const int64_t total = full - want;
+      if (total < 0) {
+        // A larger output than the taps reach: the extra positions come at the end and hold only
+        // the bias, as output_padding would (ONNX's test_convtranspose_output_shape, onnxruntime).
+        win.pad_begin[d] = 0;
+        win.pad_end[d] = total;
+      } else {
+        // ONNX's split: SAME_UPPER puts the odd unit at the end, otherwise at the beginning.
+        win.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        win.pad_end[d] = total - win.pad_begin[d];
+      }
+    } else {
+      win.pad_begin[d] = auto_pad == "VALID" ? 0 : pads[i];
+      win.pad_end[d] = auto_pad == "VALID" ? 0 : pads[i + r];
+    }
+    win.out[d] = full - win.pad_begin[d] - win.pad_end[d];
+    if (win.out[d] < 0) return call.input_error("the output would have a negative size");
   }
-  ConvTransposeParams p{ptr<float>(x),
-                        ptr<float>(w),
-                        bias != nullptr ? ptr<float>(*bias) : nullptr,
-                        ptr<float>(call.outputs[0]),
-                        x.shape[0],
-                        c,
-                        x.shape[2],
-                        x.shape[3],
-                        m,
-                        group,
-                        w.shape[2],
-                        w.shape[3],
-                        0,
-                        0,
-                        {strides[0], strides[1]},
-                        {dilations[0], dilations[1]},
-                        {pads[0], pads[1]}};
-  int64_t out[2];
-  for (int d = 0; d < 2; ++d) {
-    out[d] = strides[d] * (x.shape[2 + d] - 1) + out_pad[d] + (w.shape[2 + d] - 1) * dilations[d] + 1 - pads[d] -
-             pads[d + 2];
-    if (out[d] < 0) return call.input_error("the output would have a negative size");
-  }
-  p.oh = out[0];
-  p.ow = out[1];
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, {x.shape[0], m, out[0], out[1]}));
-  if (x.shape[0] * m * out[0] * out[1] == 0) return Status::Ok();
-  const int64_t work = x.shape[0] * m * out[0] * out[1] * (c / group) * w.shape[2] * w.shape[3];
-  return launch_op(call, call.blocks_for(work, 1 << 16), conv_transpose_kernel, p);
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, win.out_shape(x.shape[0], m)));
+  if (x.shape[0] * m * win.out_count() == 0) return Status::Ok();
+  const int64_t work = x.shape[0] * m * win.out_count() * (c / group);
+  Status st;
+  dispatch_float(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    ConvTransposeParams<T> p{
+        ptr<T>(x), ptr<T>(w), bias != nullptr ? ptr<T>(*bias) : nullptr, ptr<T>(call.outputs[0]), x.shape[0], c, m,
+        group,     win};
+    st = launch_op(call, call.blocks_for(work, 1 << 16), conv_transpose_kernel<T>, p);
+  });
+  return st;
 }
 
 }  // namespace
 
 void register_conv(std::vector<OpDef>& defs) {
   defs.push_back({"Conv", &run_conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
-  defs.push_back({"ConvTranspose",
-                  &run_conv_transpose,
-                  {"dilations", "group", "kernel_shape", "output_padding", "pads", "strides"}});
+  defs.push_back(
+      {"ConvTranspose",
+       &run_conv_transpose,
+       {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"}});
 }
 
 }  // namespace arun::ops

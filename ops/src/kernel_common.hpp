@@ -23,6 +23,8 @@ void register_activation(std::vector<OpDef>& defs);
 void register_matmul(std::vector<OpDef>& defs);
 void register_normalization(std::vector<OpDef>& defs);
 void register_conv(std::vector<OpDef>& defs);
+// issue 20 (h20c): BatchNormalization, InstanceNormalization, LRN, LpNormalization (batchnorm.cpp).
+void register_channel_norm(std::vector<OpDef>& defs);
 void register_pool(std::vector<OpDef>& defs);
 void register_shape_ops(std::vector<OpDef>& defs);
 // Issue 20, pointwise breadth (pointwise_common.hpp): unary math, PRelu, Clip, Dropout; comparisons

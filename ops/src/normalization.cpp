@@ -1,6 +1,5 @@
 // Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
-// `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev),
-// BatchNormalization (opset 15, with training mode) and
+// `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev) and
 // the reductions ReduceMean / ReduceSum / ReduceMax / ReduceMin (`axes` attribute, keepdims,
 // noop_with_empty_axes). float32 and float16; sums are
 // accumulated in double so long rows keep float32 accuracy. ArgMax / ArgMin (one axis, int64
@@ -195,141 +194,6 @@ Status run_layernorm(const OpCall& call) {
   return st;
 }
 
-// ---- BatchNormalization (ONNX opset 15, channel axis 1) ----
-// Inputs X, scale, B, input_mean, input_var (the four parameters float32, length C); outputs Y and,
-// with training_mode, running_mean / running_var = input * momentum + batch * (1 - momentum).
-// Extensions (ours, for aclnnBatchNorm): outputs 3 and 4 are the batch mean and 1/sqrt(var + eps)
-// (float32, training only), and `unbiased` = 1 updates running_var with the unbiased batch variance
-// (PyTorch) instead of ONNX's population variance. One block takes a share of the channels.
-
-template <class T>
-struct BatchNormParams {
-  const T* x;
-  const float* scale;
-  const float* bias;
-  const float* mean;
-  const float* var;
-  T* y;
-  float* run_mean;  // training outputs, may be null
-  float* run_var;
-  float* save_mean;
-  float* save_invstd;
-  int64_t n, c, inner;
-  float epsilon, momentum;
-  bool training, unbiased;
-};
-
-template <class T>
-void batchnorm_kernel(arun::Block blk, const BatchNormParams<T>& p) {
-  const IndexRange r = blk.range(static_cast<size_t>(p.c));
-  if (r.size() == 0) return;
-  using C = Compute<T>;
-  const int64_t total = p.n * p.c * p.inner;
-  const T* x = blk.map(p.x, total).data();
-  T* y = blk.map(p.y, total).data();
-  const float* scale = blk.map(p.scale, p.c).data();
-  const float* bias = blk.map(p.bias, p.c).data();
-  const float* mean_in = blk.map(p.mean, p.c).data();
-  const float* var_in = blk.map(p.var, p.c).data();
-  float* run_mean = p.run_mean != nullptr ? blk.map(p.run_mean, p.c).data() : nullptr;
-  float* run_var = p.run_var != nullptr ? blk.map(p.run_var, p.c).data() : nullptr;
-  float* save_mean = p.save_mean != nullptr ? blk.map(p.save_mean, p.c).data() : nullptr;
-  float* save_invstd = p.save_invstd != nullptr ? blk.map(p.save_invstd, p.c).data() : nullptr;
-  const int64_t count = p.n * p.inner;
-  for (size_t ch = r.first; ch < r.last; ++ch) {
-    double mean = mean_in[ch], var = var_in[ch];
-    if (p.training) {
-      double sum = 0.0;
-      for (int64_t b = 0; b < p.n; ++b) {
-        const T* row = x + (b * p.c + static_cast<int64_t>(ch)) * p.inner;
-        for (int64_t i = 0; i < p.inner; ++i) sum += static_cast<float>(C::load(row[i]));
-      }
-      mean = sum / double(count);
-      double sq = 0.0;
-      for (int64_t b = 0; b < p.n; ++b) {
-        const T* row = x + (b * p.c + static_cast<int64_t>(ch)) * p.inner;
-        for (int64_t i = 0; i < p.inner; ++i) {
-          const double d = static_cast<float>(C::load(row[i])) - mean;
-          sq += d * d;
-        }
-      }
-      var = sq / double(count);
-      const double batch_var = !p.unbiased ? var
-                               : count > 1 ? sq / double(count - 1)
-                                           : std::numeric_limits<double>::quiet_NaN();
-      if (run_mean != nullptr) run_mean[ch] = static_cast<float>(mean_in[ch] * p.momentum + mean * (1.0 - p.momentum));
-      if (run_var != nullptr)
-        run_var[ch] = static_cast<float>(var_in[ch] * p.momentum + batch_var * (1.0 - p.momentum));
-    }
-    const double inv = 1.0 / std::sqrt(var + p.epsilon);
-    if (save_mean != nullptr) save_mean[ch] = static_cast<float>(mean);
-    if (save_invstd != nullptr) save_invstd[ch] = static_cast<float>(inv);
-    const float a = static_cast<float>(inv * scale[ch]);
-    const float b0 = static_cast<float>(bias[ch] - mean * inv * scale[ch]);
-    for (int64_t b = 0; b < p.n; ++b) {
-      const int64_t off = (b * p.c + static_cast<int64_t>(ch)) * p.inner;
-      for (int64_t i = 0; i < p.inner; ++i) y[off + i] = C::store(static_cast<float>(C::load(x[off + i])) * a + b0);
-    }
-  }
-}
-
-Status run_batchnorm(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(5, 5));
-  int64_t training = 0, unbiased = 0;
-  float epsilon = 1e-5f, momentum = 0.9f;
-  ARUN_RETURN_IF_ERROR(call.attr_int("training_mode", 0, &training));
-  ARUN_RETURN_IF_ERROR(call.attr_int("unbiased", 0, &unbiased));
-  ARUN_RETURN_IF_ERROR(call.attr_float("epsilon", 1e-5f, &epsilon));
-  ARUN_RETURN_IF_ERROR(call.attr_float("momentum", 0.9f, &momentum));
-  if (!(epsilon >= 0.0f)) return call.attr_error("epsilon must be >= 0");
-  const size_t max_out = training != 0 ? 5 : 1;
-  if (call.outputs.empty() || call.outputs.size() > max_out) {
-    return call.output_error("produces 1 to " + std::to_string(max_out) + " outputs, got " +
-                             std::to_string(call.outputs.size()));
-  }
-  const Tensor& x = call.inputs[0];
-  if (x.rank() < 2 || x.rank() > kMaxRank) return call.input_error("X must have rank 2 to 8");
-  const int64_t c = x.shape[1];
-  for (size_t i = 1; i < 5; ++i) {
-    const Tensor& t = call.inputs[i];
-    if (t.dtype != ACL_FLOAT) return call.dtype_error("the parameters (inputs 1-4) must be float32");
-    if (t.shape != Shape{c}) {
-      return call.input_error("input " + std::to_string(i) + " " + shape_text(t.shape) + " is not [" +
-                              std::to_string(c) + "]");
-    }
-  }
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, x.shape));
-  for (size_t i = 1; i < call.outputs.size(); ++i) ARUN_RETURN_IF_ERROR(call.expect_output(i, ACL_FLOAT, {c}));
-  int64_t inner = 1;
-  for (int64_t d = 2; d < x.rank(); ++d) inner *= x.shape[d];
-  if (x.count() == 0) return Status::Ok();
-  auto out_f = [&](size_t i) { return call.outputs.size() > i ? ptr<float>(call.outputs[i]) : nullptr; };
-  Status st;
-  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    BatchNormParams<T> p{ptr<T>(x),
-                         ptr<float>(call.inputs[1]),
-                         ptr<float>(call.inputs[2]),
-                         ptr<float>(call.inputs[3]),
-                         ptr<float>(call.inputs[4]),
-                         ptr<T>(call.outputs[0]),
-                         out_f(1),
-                         out_f(2),
-                         out_f(3),
-                         out_f(4),
-                         x.shape[0],
-                         c,
-                         inner,
-                         epsilon,
-                         momentum,
-                         training != 0,
-                         unbiased != 0};
-    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), batchnorm_kernel<T>, p);
-  });
-  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
-  return st;
-}
-
 // ---- Reductions ----
 
 enum class Reduce { Mean, Sum, Max, Min };
@@ -518,7 +382,6 @@ void register_normalization(std::vector<OpDef>& defs) {
   defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis", "opset"}});
   defs.push_back({"LayerNormalization", &run_layernorm<false>, {"axis", "epsilon", "stash_type"}});
   defs.push_back({"RMSNormalization", &run_layernorm<true>, {"axis", "epsilon", "stash_type"}});
-  defs.push_back({"BatchNormalization", &run_batchnorm, {"epsilon", "momentum", "training_mode", "unbiased"}});
   const std::vector<std::string> reduce_attrs{"axes", "keepdims", "noop_with_empty_axes"};
   defs.push_back({"ReduceMean", &run_reduce<Reduce::Mean>, reduce_attrs});
   defs.push_back({"ReduceSum", &run_reduce<Reduce::Sum>, reduce_attrs});

@@ -297,6 +297,7 @@ const std::vector<OpDef>& registry() {
     register_activation(d);
     register_matmul(d);
     register_normalization(d);
+    register_channel_norm(d);  // issue 20 (h20c)
     register_conv(d);
     register_pool(d);
     register_shape_ops(d);

@@ -1,9 +1,10 @@
-// MaxPool and AveragePool (2-D, NCHW; kernel_shape, strides, pads, dilations, auto_pad, ceil_mode,
-// count_include_pad) and GlobalAveragePool, float32 and float16. Each block takes whole output rows.
-// MaxPool's optional Indices output (int64) is ONNX's flat index over the whole tensor, or with the
-// extension attribute indices_per_plane = 1 (ours, for aclnn) PyTorch's h * W + w within the plane;
-// NaN wins the max. AveragePool's extension attribute divisor_override (ours, PyTorch's; 0 = off)
-// replaces the divisor.
+// MaxPool and AveragePool (1-D, 2-D and 3-D; kernel_shape, strides, pads, dilations, auto_pad,
+// ceil_mode, count_include_pad), GlobalAveragePool and GlobalMaxPool (any spatial rank), float32
+// and float16 (MaxPool also int8 / uint8). Each block takes whole output rows. MaxPool's optional Indices output
+// (int64) is ONNX's flat index over the whole tensor (storage_order 0: row major within the plane, 1: column major), or
+// with the extension attribute indices_per_plane = 1 (ours, for aclnn) PyTorch's row-major index within the plane; NaN
+// wins the max. AveragePool's extension attribute divisor_override (ours, PyTorch's; 0 = off) replaces the divisor.
+// Only the taps inside the input are visited, so huge pads cost nothing.
 #include <algorithm>
 #include <limits>
 
@@ -16,77 +17,109 @@ template <class T>
 struct PoolParams {
   const T* x;
   T* y;
-  int64_t planes, h, w;
-  Window2d win;
+  int64_t planes;
+  Window win;
   bool max;
   bool include_pad;
-  bool inside;  // every window lies inside the input (no padding reached, no dilation)
+  bool inside;                 // every window lies inside the input (no padding reached, no dilation)
   int64_t* indices = nullptr;  // MaxPool's Indices output, or null
   bool per_plane = false;      // indices within the plane (PyTorch) instead of the whole tensor (ONNX)
+  bool col_major = false;      // storage_order 1
   int64_t divisor = 0;         // AveragePool's divisor override, 0 = off
 };
 
+// The stored result: int8 / uint8 MaxPool values are exact in float, and an all-padding window's
+// -inf becomes the type's lowest value (a float-to-integer conversion of -inf is undefined).
+template <class T>
+T pool_store(float v) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(std::clamp(v, float(std::numeric_limits<T>::lowest()), float(std::numeric_limits<T>::max())));
+  } else {
+    return Compute<T>::store(v);
+  }
+}
+
 template <class T>
 void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
-  const int64_t oh = p.win.out[0], ow = p.win.out[1];
-  const IndexRange r = blk.range(static_cast<size_t>(p.planes * oh));
+  const Window& wn = p.win;
+  const int64_t od = wn.out[0], oh = wn.out[1], ow = wn.out[2];
+  const int64_t id = wn.in[0], ih = wn.in[1], iw = wn.in[2], ivol = wn.in_count(), ovol = wn.out_count();
+  const IndexRange r = blk.range(static_cast<size_t>(p.planes * od * oh));
   if (r.size() == 0) return;
   using C = Compute<T>;
-  const T* x = blk.map(p.x, p.planes * p.h * p.w).data();
-  T* y = blk.map(p.y, p.planes * oh * ow).data();
-  int64_t* ind = p.indices != nullptr ? blk.map(p.indices, p.planes * oh * ow).data() : nullptr;
+  const T* x = blk.map(p.x, p.planes * ivol).data();
+  T* y = blk.map(p.y, p.planes * ovol).data();
+  int64_t* ind = p.indices != nullptr ? blk.map(p.indices, p.planes * ovol).data() : nullptr;
   if (p.max && p.inside && ind == nullptr) {
     // The common MaxPool: no bounds checks, no averaging state.
-    const int64_t kh = p.win.kernel[0], kw = p.win.kernel[1], sy = p.win.stride[0], sx = p.win.stride[1];
+    const int64_t kd = wn.kernel[0], kh = wn.kernel[1], kw = wn.kernel[2];
     for (size_t row = r.first; row < r.last; ++row) {
-      const int64_t plane = static_cast<int64_t>(row) / oh, oy = static_cast<int64_t>(row) % oh;
-      const T* xr = x + plane * p.h * p.w + oy * sy * p.w;
+      const int64_t plane = static_cast<int64_t>(row) / (od * oh);
+      const int64_t oz = static_cast<int64_t>(row) / oh % od, oy = static_cast<int64_t>(row) % oh;
+      const T* xr = x + plane * ivol + (oz * wn.stride[0] * ih + oy * wn.stride[1]) * iw;
       T* yr = y + row * ow;
       for (int64_t ox = 0; ox < ow; ++ox) {
-        const T* xw = xr + ox * sx;
+        const T* xw = xr + ox * wn.stride[2];
         float best = static_cast<float>(C::load(xw[0]));
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const float v = static_cast<float>(C::load(xw[ky * p.w + kx]));
-            if (v > best || std::isnan(v)) best = std::isnan(best) ? best : v;
+        for (int64_t kz = 0; kz < kd; ++kz) {
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            const T* xk = xw + (kz * ih + ky) * iw;
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const float v = static_cast<float>(C::load(xk[kx]));
+              if (v > best || std::isnan(v)) best = std::isnan(best) ? best : v;
+            }
           }
         }
-        yr[ox] = C::store(best);
+        yr[ox] = pool_store<T>(best);
       }
     }
     return;
   }
   for (size_t row = r.first; row < r.last; ++row) {
-    const int64_t plane = static_cast<int64_t>(row) / oh, oy = static_cast<int64_t>(row) % oh;
-    const T* xp = x + plane * p.h * p.w;
+    const int64_t plane = static_cast<int64_t>(row) / (od * oh);
+    const int64_t oz = static_cast<int64_t>(row) / oh % od, oy = static_cast<int64_t>(row) % oh;
+    const T* xp = x + plane * ivol;
+    int64_t lo[3], hi[3];
+    const int64_t s0 = oz * wn.stride[0] - wn.pad_begin[0], s1 = oy * wn.stride[1] - wn.pad_begin[1];
+    window_taps(s0, wn.kernel[0], wn.dilation[0], id, &lo[0], &hi[0]);
+    window_taps(s1, wn.kernel[1], wn.dilation[1], ih, &lo[1], &hi[1]);
+    // Taps in the padding count for count_include_pad; beyond it (ceil_mode) they never do. In
+    // double: three windows of 2^30 would overflow int64.
+    auto covered = [&](int d, int64_t s) {
+      const int64_t room = wn.in[d] + wn.pad_end[d] - s;
+      return room <= 0 ? 0.0 : double(std::min<int64_t>(wn.kernel[d], (room + wn.dilation[d] - 1) / wn.dilation[d]));
+    };
+    const double covered_zy = covered(0, s0) * covered(1, s1);
     for (int64_t ox = 0; ox < ow; ++ox) {
-      const int64_t y0 = oy * p.win.stride[0] - p.win.pad_begin[0];
-      const int64_t x0 = ox * p.win.stride[1] - p.win.pad_begin[1];
+      const int64_t s2 = ox * wn.stride[2] - wn.pad_begin[2];
+      window_taps(s2, wn.kernel[2], wn.dilation[2], iw, &lo[2], &hi[2]);
       float best = -std::numeric_limits<float>::infinity();
       int64_t best_at = -1;
       double sum = 0.0;
-      int64_t valid = 0, covered = 0;
-      for (int64_t ky = 0; ky < p.win.kernel[0]; ++ky) {
-        const int64_t iy = y0 + ky * p.win.dilation[0];
-        for (int64_t kx = 0; kx < p.win.kernel[1]; ++kx) {
-          const int64_t ix = x0 + kx * p.win.dilation[1];
-          // Positions in the padding count for count_include_pad; beyond it (ceil_mode) they never do.
-          if (iy < p.h + p.win.pad_end[0] && ix < p.w + p.win.pad_end[1]) ++covered;
-          if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
-          const float v = static_cast<float>(C::load(xp[iy * p.w + ix]));
-          // The first maximum wins; a NaN is the maximum (and the first NaN stays).
-          if (best_at < 0 || (!std::isnan(best) && (v > best || std::isnan(v)))) {
-            best = v;
-            best_at = iy * p.w + ix;
+      for (int64_t kz = lo[0]; kz < hi[0]; ++kz) {
+        const int64_t iz = s0 + kz * wn.dilation[0];
+        for (int64_t ky = lo[1]; ky < hi[1]; ++ky) {
+          const int64_t iy = s1 + ky * wn.dilation[1];
+          const T* xr = xp + (iz * ih + iy) * iw;
+          for (int64_t kx = lo[2]; kx < hi[2]; ++kx) {
+            const int64_t ix = s2 + kx * wn.dilation[2];
+            const float v = static_cast<float>(C::load(xr[ix]));
+            // The first maximum wins; a NaN is the maximum (and the first NaN stays).
+            if (best_at < 0 || (!std::isnan(best) && (v > best || std::isnan(v)))) {
+              best = v;
+              best_at = p.col_major ? iz + id * (iy + ih * ix) : (iz * ih + iy) * iw + ix;
+            }
+            sum += v;
           }
-          sum += v;
-          ++valid;
         }
       }
-      const int64_t div = p.divisor != 0 ? p.divisor : p.include_pad ? covered : std::max<int64_t>(valid, 1);
-      const float v = p.max ? best : static_cast<float>(sum / double(div));
-      y[row * ow + ox] = C::store(v);
-      if (ind != nullptr) ind[row * ow + ox] = best_at < 0 ? 0 : best_at + (p.per_plane ? 0 : plane * p.h * p.w);
+      const int64_t valid = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+      const double div = p.divisor != 0  ? double(p.divisor)
+                         : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
+                                         : double(std::max<int64_t>(valid, 1));
+      const float v = p.max ? best : static_cast<float>(sum / div);
+      y[row * ow + ox] = pool_store<T>(v);
+      if (ind != nullptr) ind[row * ow + ox] = best_at < 0 ? 0 : best_at + (p.per_plane ? 0 : plane * ivol);
     }
   }
 }
@@ -95,56 +128,78 @@ template <bool kMax, bool kGlobal>
 Status run_pool(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
   if (call.outputs.empty() || call.outputs.size() > (kMax && !kGlobal ? 2u : 1u)) {
-    return call.output_error(kMax ? "produces Y and an optional Indices output" : "produces one output");
+    return call.output_error(kMax && !kGlobal ? "produces Y and an optional Indices output" : "produces one output");
   }
   const Tensor& x = call.inputs[0];
-  if (x.rank() != 4) return call.input_error("only 2-D pooling: X must be 4-D (NCHW), got " + shape_text(x.shape));
-  const int64_t in[2] = {x.shape[2], x.shape[3]};
-  Window2d win;
-  int64_t include_pad = 0, per_plane = 0, divisor = 0;
+  // MaxPool also takes int8 / uint8 (opset 12): their values pass through float exactly.
+  constexpr bool kInt8 = kMax && !kGlobal;
+  const bool int8 = kInt8 && (x.dtype == ACL_INT8 || x.dtype == ACL_UINT8);
+  if (x.dtype != ACL_FLOAT && x.dtype != ACL_FLOAT16 && !int8) {
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) +
+                            (kInt8 ? " (float32, float16, int8, uint8)" : " (float32, float16)"));
+  }
+  Window win;
+  int64_t include_pad = 0, per_plane = 0, divisor = 0, order = 0;
+  Shape out_shape;
   if (kGlobal) {
-    win.kernel[0] = in[0];
-    win.kernel[1] = in[1];
-    win.out[0] = win.out[1] = 1;
+    if (x.rank() < 2 || x.rank() > kMaxRank) {
+      return call.input_error("X must be N x C x spatial.. (rank 2 to 8), got " + shape_text(x.shape));
+    }
+    // Any spatial rank: the spatial dims pool as one.
+    win.rank = 1;
+    win.in[2] = win.kernel[2] = numel(Shape(x.shape.begin() + 2, x.shape.end()));
+    if (win.in[2] == 0) return call.input_error("X " + shape_text(x.shape) + " has no spatial elements to pool");
+    out_shape = x.shape;
+    std::fill(out_shape.begin() + 2, out_shape.end(), 1);
   } else {
+    if (x.rank() < 3 || x.rank() > 5) {
+      return call.input_error("1-D to 3-D pooling only: X must be 3-D, 4-D or 5-D (N C spatial..), got " +
+                              shape_text(x.shape));
+    }
+    const int spatial = x.rank() - 2;
     std::vector<int64_t> kshape;
     if (!call.has_attr("kernel_shape")) return call.attr_error("attribute 'kernel_shape' is required");
-    ARUN_RETURN_IF_ERROR(call.attr_ints("kernel_shape", {}, &kshape));
-    if (kshape.size() != 2 || kshape[0] < 1 || kshape[1] < 1) {
-      return call.attr_error("kernel_shape must be 2 values >= 1, got " + shape_text(kshape));
-    }
+    ARUN_RETURN_IF_ERROR(window_attr(call, "kernel_shape", static_cast<size_t>(spatial), 1, {}, &kshape));
     if (kMax) {
-      int64_t order = 0;
       ARUN_RETURN_IF_ERROR(call.attr_int("storage_order", 0, &order));
-      if (order != 0) return call.attr_error("storage_order must be 0 (row major)");
+      if (order != 0 && order != 1) return call.attr_error("storage_order must be 0 (row major) or 1 (column major)");
       ARUN_RETURN_IF_ERROR(call.attr_int("indices_per_plane", 0, &per_plane));
     } else {
       ARUN_RETURN_IF_ERROR(call.attr_int("count_include_pad", 0, &include_pad));
       ARUN_RETURN_IF_ERROR(call.attr_int("divisor_override", 0, &divisor));
       if (divisor < 0) return call.attr_error("divisor_override must be >= 0");
     }
-    const int64_t kernel[2] = {kshape[0], kshape[1]};
-    ARUN_RETURN_IF_ERROR(window_2d(call, in, kernel, true, &win));
+    ARUN_RETURN_IF_ERROR(window_nd(call, spatial, x.shape.data() + 2, kshape.data(), true, &win));
+    out_shape = win.out_shape(x.shape[0], x.shape[1]);
   }
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, {x.shape[0], x.shape[1], win.out[0], win.out[1]}));
-  if (call.outputs.size() == 2) {
-    ARUN_RETURN_IF_ERROR(call.expect_output(1, ACL_INT64, {x.shape[0], x.shape[1], win.out[0], win.out[1]}));
-  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out_shape));
+  if (call.outputs.size() == 2) ARUN_RETURN_IF_ERROR(call.expect_output(1, ACL_INT64, out_shape));
   const int64_t planes = x.shape[0] * x.shape[1];
-  if (planes * win.out[0] * win.out[1] == 0) return Status::Ok();
+  if (planes * win.out_count() == 0) return Status::Ok();
   Status st;
-  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
+  auto launch = [&](auto tag) {
     using T = decltype(tag);
-    bool inside = win.dilation[0] == 1 && win.dilation[1] == 1 && win.pad_begin[0] == 0 && win.pad_begin[1] == 0;
-    for (int d = 0; d < 2; ++d) inside = inside && (win.out[d] - 1) * win.stride[d] + win.kernel[d] <= in[d];
-    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, in[0], in[1], win, kMax, include_pad != 0, inside};
+    bool inside = true;
+    for (int d = 0; d < kMaxSpatial; ++d) {
+      inside = inside && win.dilation[d] == 1 && win.pad_begin[d] == 0 &&
+               (win.out[d] - 1) * win.stride[d] + win.kernel[d] <= win.in[d];
+    }
+    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, win, kMax, include_pad != 0, inside};
     p.indices = call.outputs.size() == 2 ? ptr<int64_t>(call.outputs[1]) : nullptr;
     p.per_plane = per_plane != 0;
+    p.col_major = order == 1;
     p.divisor = divisor;
-    const int64_t work = planes * win.out[0] * win.out[1] * win.kernel[0] * win.kernel[1];
+    // Only the taps inside the input are visited: at most min(kernel, input) per dim.
+    int64_t taps = 1;
+    for (int d = 0; d < kMaxSpatial; ++d) taps *= std::min(win.kernel[d], win.in[d]);
+    const int64_t work = planes * win.out_count() * taps;
     st = launch_op(call, call.blocks_for(work, 1 << 16), pool_kernel<T>, p);
-  });
-  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
+  };
+  if constexpr (kInt8) {
+    if (x.dtype == ACL_INT8) launch(int8_t{});
+    if (x.dtype == ACL_UINT8) launch(uint8_t{});
+  }
+  if (!int8) dispatch_float(x.dtype, launch);
   return st;
 }
 
@@ -160,6 +215,7 @@ void register_pool(std::vector<OpDef>& defs) {
                   {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "divisor_override", "kernel_shape",
                    "pads", "strides"}});
   defs.push_back({"GlobalAveragePool", &run_pool<false, true>, {}});
+  defs.push_back({"GlobalMaxPool", &run_pool<true, true>, {}});
 }
 
 }  // namespace arun::ops
