@@ -25,6 +25,7 @@ void register_normalization(std::vector<OpDef>& defs);
 void register_conv(std::vector<OpDef>& defs);
 void register_pool(std::vector<OpDef>& defs);
 void register_shape_ops(std::vector<OpDef>& defs);
+void register_movement(std::vector<OpDef>& defs);  // movement.cpp: Squeeze ... SpaceToDepth
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();
