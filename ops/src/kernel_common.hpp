@@ -26,6 +26,7 @@ void register_conv(std::vector<OpDef>& defs);
 void register_pool(std::vector<OpDef>& defs);
 void register_shape_ops(std::vector<OpDef>& defs);
 void register_movement(std::vector<OpDef>& defs);  // movement.cpp: Squeeze ... SpaceToDepth
+void register_reduce(std::vector<OpDef>& defs);  // reduce.cpp: Reduce*, TopK
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();

@@ -301,6 +301,7 @@ const std::vector<OpDef>& registry() {
     register_pool(d);
     register_shape_ops(d);
     register_movement(d);
+    register_reduce(d);
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
     return d;
   }();
