@@ -69,7 +69,9 @@ struct IntInput {
   int64_t len = 0;
 };
 
-IntInput int_input(const Tensor& t) { return {t.data, t.dtype == ACL_INT64, t.count()}; }
+IntInput int_input(const Tensor& t) {
+  return {t.data, t.dtype == ACL_INT64, t.count()};
+}
 
 std::vector<int64_t> read_ints(const Block& blk, const IntInput& in) {
   std::vector<int64_t> v(static_cast<size_t>(in.len));
@@ -148,11 +150,20 @@ void view_kernel(Block blk, const R& res, const E* in_dev, E* out_dev, int64_t n
 template <class F>
 bool dispatch_elem(size_t size, F&& f) {
   switch (size) {
-    case 1: f(uint8_t{}); return true;
-    case 2: f(uint16_t{}); return true;
-    case 4: f(uint32_t{}); return true;
-    case 8: f(uint64_t{}); return true;
-    default: return false;
+    case 1:
+      f(uint8_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 8:
+      f(uint64_t{});
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -177,7 +188,8 @@ Status launch_view(const OpCall& call, const Tensor& x, const Tensor& y, R res, 
 }
 
 Status rank_check(const OpCall& call, const Tensor& x) {
-  if (x.rank() > kMaxRank) return call.input_error("rank " + std::to_string(x.rank()) + " exceeds " + std::to_string(kMaxRank));
+  if (x.rank() > kMaxRank)
+    return call.input_error("rank " + std::to_string(x.rank()) + " exceeds " + std::to_string(kMaxRank));
   return Status::Ok();
 }
 
@@ -193,7 +205,9 @@ Status int_input_check(const OpCall& call, size_t i, const char* name, bool int3
   return Status::Ok();
 }
 
-Status opset_of(const OpCall& call, int64_t* opset) { return call.attr_int("opset", kLatestOpset, opset); }
+Status opset_of(const OpCall& call, int64_t* opset) {
+  return call.attr_int("opset", kLatestOpset, opset);
+}
 
 // ---- Squeeze / Unsqueeze ----
 
@@ -307,8 +321,8 @@ Status run_squeeze(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.attr_ints("axes", {}, &axes));
   Shape out;
   std::string why;
-  const bool ok = kSqueeze ? squeeze_shape(x.shape, axes, axes.empty(), &out, &why)
-                           : unsqueeze_shape(x.shape, axes, &out, &why);
+  const bool ok =
+      kSqueeze ? squeeze_shape(x.shape, axes, axes.empty(), &out, &why) : unsqueeze_shape(x.shape, axes, &out, &why);
   if (!ok) return call.attr_error(why);
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out));
   return launch_view(call, x, y, FixedView{flat_view(x.count())}, false);
@@ -381,7 +395,8 @@ struct TileRepeats {
     Shape got(in.size());
     for (size_t d = 0; d < in.size(); ++d) {
       if (r[d] < 0) fail_input(blk, "Tile", "repeats " + shape_text(r) + " has a negative entry");
-      if (__builtin_mul_overflow(in[d], r[d], &got[d])) fail_input(blk, "Tile", "repeats " + shape_text(r) + " overflow");
+      if (__builtin_mul_overflow(in[d], r[d], &got[d]))
+        fail_input(blk, "Tile", "repeats " + shape_text(r) + " overflow");
     }
     if (got != out) fail_output(blk, "Tile", "repeats " + shape_text(r), got, out);
     // With an empty input dim the repeat count is not in the output; the view reads nothing then.
@@ -481,7 +496,8 @@ struct SliceInputs {
     Shape got;
     std::string why;
     const std::vector<int64_t> s = read_ints(blk, starts), e = read_ints(blk, ends);
-    if (!slice_view(in, s, e, read_ints(blk, axes), read_ints(blk, steps), &v, &got, &why)) fail_input(blk, "Slice", why);
+    if (!slice_view(in, s, e, read_ints(blk, axes), read_ints(blk, steps), &v, &got, &why))
+      fail_input(blk, "Slice", why);
     if (got != out) fail_output(blk, "Slice", "starts " + shape_text(s) + ", ends " + shape_text(e), got, out);
     return v;
   }
@@ -522,7 +538,8 @@ Status run_slice(const OpCall& call) {
   for (size_t i = 1; i < call.inputs.size(); ++i) {
     if (!call.inputs[i].present()) continue;
     ARUN_RETURN_IF_ERROR(int_input_check(call, i, names[i], true));
-    if (call.inputs[i].dtype != call.inputs[1].dtype) return call.input_error("starts, ends, axes and steps must share a dtype");
+    if (call.inputs[i].dtype != call.inputs[1].dtype)
+      return call.input_error("starts, ends, axes and steps must share a dtype");
     *slots[i] = int_input(call.inputs[i]);
   }
   const int64_t n = res.starts.len;
@@ -570,11 +587,14 @@ Status run_split(const OpCall& call) {
   int64_t axis_attr = 0, axis = 0;
   ARUN_RETURN_IF_ERROR(call.attr_int("axis", 0, &axis_attr));
   if (!normalize_axis(axis_attr, x.rank(), &axis)) {
-    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " + std::to_string(x.rank()));
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " +
+                           std::to_string(x.rank()));
   }
   const bool has_input = call.inputs.size() == 2 && call.inputs[1].present();
-  if (opset >= 13 && call.has_attr("split")) return call.attr_error("opset " + std::to_string(opset) + " takes split as an input");
-  if (opset < 13 && has_input) return call.input_error("opset " + std::to_string(opset) + " takes split as an attribute");
+  if (opset >= 13 && call.has_attr("split"))
+    return call.attr_error("opset " + std::to_string(opset) + " takes split as an input");
+  if (opset < 13 && has_input)
+    return call.input_error("opset " + std::to_string(opset) + " takes split as an attribute");
   const size_t k = call.outputs.size();
   std::vector<int64_t> sizes;
   for (size_t i = 0; i < k; ++i) {
@@ -663,15 +683,17 @@ void pad_kernel(Block blk, const PadParams<E>& p) {
       const bool overflow = __builtin_add_overflow(p.in_dims[d], pads[d], &got[d]) ||
                             __builtin_add_overflow(got[d], pads[d + p.rank], &got[d]);
       if (overflow || pads[d] < -p.in_dims[d] || pads[d + p.rank] < -p.in_dims[d] || got[d] < 0) {
-        fail_input(blk, "Pad", "pads " + shape_text(pads) + " do not fit input " +
-                                   shape_text(Shape(p.in_dims, p.in_dims + p.rank)));
+        fail_input(
+            blk, "Pad",
+            "pads " + shape_text(pads) + " do not fit input " + shape_text(Shape(p.in_dims, p.in_dims + p.rank)));
       }
     }
     if (got != described) fail_output(blk, "Pad", "pads " + shape_text(pads), got, described);
   }
   const IndexRange r = blk.range(static_cast<size_t>(p.n_out));
   if (r.size() == 0) return;
-  if (p.mode != PadMode::Constant && p.n_in == 0) fail_input(blk, "Pad", "reflect and edge modes need a non-empty input");
+  if (p.mode != PadMode::Constant && p.n_in == 0)
+    fail_input(blk, "Pad", "reflect and edge modes need a non-empty input");
   const E value = p.value_dev != nullptr ? blk.map(p.value_dev, 1)[0] : p.value;
   const E* in = p.n_in > 0 ? blk.map(p.in, static_cast<size_t>(p.n_in)).data() : nullptr;
   E* out = blk.map(p.out, static_cast<size_t>(p.n_out)).data();
@@ -715,19 +737,44 @@ bool pad_value_bits(aclDataType dtype, float v, uint64_t* bits) {
   *bits = 0;
   auto put = [&](auto x) { std::memcpy(bits, &x, sizeof(x)); };
   switch (dtype) {
-    case ACL_FLOAT: put(v); return true;
-    case ACL_FLOAT16: put(float_to_half(v)); return true;
-    case ACL_DOUBLE: put(static_cast<double>(v)); return true;
-    case ACL_INT8: put(static_cast<int8_t>(v)); return true;
-    case ACL_UINT8: put(static_cast<uint8_t>(v)); return true;
-    case ACL_INT16: put(static_cast<int16_t>(v)); return true;
-    case ACL_UINT16: put(static_cast<uint16_t>(v)); return true;
-    case ACL_INT32: put(static_cast<int32_t>(v)); return true;
-    case ACL_UINT32: put(static_cast<uint32_t>(v)); return true;
-    case ACL_INT64: put(static_cast<int64_t>(v)); return true;
-    case ACL_UINT64: put(static_cast<uint64_t>(v)); return true;
-    case ACL_BOOL: put(static_cast<uint8_t>(v != 0.0f)); return true;
-    default: return false;
+    case ACL_FLOAT:
+      put(v);
+      return true;
+    case ACL_FLOAT16:
+      put(float_to_half(v));
+      return true;
+    case ACL_DOUBLE:
+      put(static_cast<double>(v));
+      return true;
+    case ACL_INT8:
+      put(static_cast<int8_t>(v));
+      return true;
+    case ACL_UINT8:
+      put(static_cast<uint8_t>(v));
+      return true;
+    case ACL_INT16:
+      put(static_cast<int16_t>(v));
+      return true;
+    case ACL_UINT16:
+      put(static_cast<uint16_t>(v));
+      return true;
+    case ACL_INT32:
+      put(static_cast<int32_t>(v));
+      return true;
+    case ACL_UINT32:
+      put(static_cast<uint32_t>(v));
+      return true;
+    case ACL_INT64:
+      put(static_cast<int64_t>(v));
+      return true;
+    case ACL_UINT64:
+      put(static_cast<uint64_t>(v));
+      return true;
+    case ACL_BOOL:
+      put(static_cast<uint8_t>(v != 0.0f));
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -738,10 +785,14 @@ Status run_pad(const OpCall& call) {
   std::string mode_s;
   ARUN_RETURN_IF_ERROR(call.attr_string("mode", "constant", &mode_s));
   PadMode mode;
-  if (mode_s == "constant") mode = PadMode::Constant;
-  else if (mode_s == "reflect") mode = PadMode::Reflect;
-  else if (mode_s == "edge") mode = PadMode::Edge;
-  else return call.attr_error("mode '" + mode_s + "' is not one of constant, reflect, edge");
+  if (mode_s == "constant")
+    mode = PadMode::Constant;
+  else if (mode_s == "reflect")
+    mode = PadMode::Reflect;
+  else if (mode_s == "edge")
+    mode = PadMode::Edge;
+  else
+    return call.attr_error("mode '" + mode_s + "' is not one of constant, reflect, edge");
   const bool from_inputs = opset >= 11;  // pads and the value became inputs at opset 11
   if (from_inputs) {
     ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
@@ -799,7 +850,8 @@ Status run_pad(const OpCall& call) {
       begin[d] = pads[d];
     }
     ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out));
-    if (!pad_value_bits(x.dtype, value, &value_bits)) return call.dtype_error(std::string("no pad value for ") + dtype_name(x.dtype));
+    if (!pad_value_bits(x.dtype, value, &value_bits))
+      return call.dtype_error(std::string("no pad value for ") + dtype_name(x.dtype));
   }
   if (mode != PadMode::Constant && x.count() == 0 && y.count() > 0) {
     return call.input_error("mode " + mode_s + " needs a non-empty input");
@@ -833,10 +885,12 @@ Status run_pad(const OpCall& call) {
 Status blocks_4d(const OpCall& call, int64_t* b) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  if (call.inputs[0].rank() != 4) return call.input_error("input must be 4-D [N, C, H, W], got " + shape_text(call.inputs[0].shape));
+  if (call.inputs[0].rank() != 4)
+    return call.input_error("input must be 4-D [N, C, H, W], got " + shape_text(call.inputs[0].shape));
   if (!call.has_attr("blocksize")) return call.attr_error("attribute 'blocksize' is required");
   ARUN_RETURN_IF_ERROR(call.attr_int("blocksize", 0, b));
-  if (*b <= 0 || *b > (int64_t{1} << 20)) return call.attr_error("blocksize " + std::to_string(*b) + " must be positive");
+  if (*b <= 0 || *b > (int64_t{1} << 20))
+    return call.attr_error("blocksize " + std::to_string(*b) + " must be positive");
   return Status::Ok();
 }
 
@@ -849,7 +903,8 @@ Status run_depth_to_space(const OpCall& call) {
   const Tensor& x = call.inputs[0];
   const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
   if (c % (b * b) != 0) {
-    return call.input_error("channels " + std::to_string(c) + " do not divide by blocksize^2 = " + std::to_string(b * b));
+    return call.input_error("channels " + std::to_string(c) +
+                            " do not divide by blocksize^2 = " + std::to_string(b * b));
   }
   const int64_t c2 = c / (b * b);
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, {n, c2, h * b, w * b}));
@@ -867,7 +922,8 @@ Status run_space_to_depth(const OpCall& call) {
   const Tensor& x = call.inputs[0];
   const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
   if (h % b != 0 || w % b != 0) {
-    return call.input_error("height and width " + shape_text({h, w}) + " do not divide by blocksize " + std::to_string(b));
+    return call.input_error("height and width " + shape_text({h, w}) + " do not divide by blocksize " +
+                            std::to_string(b));
   }
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, {n, c * b * b, h / b, w / b}));
   // The input as [N, C, H/b, b, W/b, b]; the output as [N, b, b, C, H/b, W/b].

@@ -76,7 +76,9 @@ bool reduce_plan(const Shape& in, const std::vector<int64_t>& axes, bool keepdim
   return true;
 }
 
-bool empty_has_no_value(Reduce k) { return k == Reduce::Max || k == Reduce::Min || k == Reduce::Mean; }
+bool empty_has_no_value(Reduce k) {
+  return k == Reduce::Max || k == Reduce::Min || k == Reduce::Mean;
+}
 
 template <class T>
 struct ReduceParams {
@@ -102,10 +104,10 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
       blk.fail(ACL_ERROR_OP_INPUT_NOT_MATCH, (p.op + ": " + why).c_str());
     }
     if (kplan.out != p.out_shape) {
-      blk.fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, (p.op + ": axes " + shape_text(axes) + " give output " +
-                                               shape_text(kplan.out) + ", the output description says " +
-                                               shape_text(p.out_shape))
-                                                  .c_str());
+      blk.fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH,
+               (p.op + ": axes " + shape_text(axes) + " give output " + shape_text(kplan.out) +
+                ", the output description says " + shape_text(p.out_shape))
+                   .c_str());
     }
     if (kplan.reduced_count == 0 && kplan.n_out > 0 && empty_has_no_value(p.kind)) {
       blk.fail(ACL_ERROR_OP_INPUT_NOT_MATCH, (p.op + ": reducing an empty axis has no value").c_str());
@@ -126,10 +128,17 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
     StridedWalk::Cursor rc = plan->red.at(0);
     A acc{};
     switch (p.kind) {
-      case Reduce::Max: acc = kInt ? A(std::numeric_limits<int64_t>::min()) : -std::numeric_limits<A>::infinity(); break;
-      case Reduce::Min: acc = kInt ? A(std::numeric_limits<int64_t>::max()) : std::numeric_limits<A>::infinity(); break;
-      case Reduce::Prod: acc = 1; break;
-      default: acc = 0;
+      case Reduce::Max:
+        acc = kInt ? A(std::numeric_limits<int64_t>::min()) : -std::numeric_limits<A>::infinity();
+        break;
+      case Reduce::Min:
+        acc = kInt ? A(std::numeric_limits<int64_t>::max()) : std::numeric_limits<A>::infinity();
+        break;
+      case Reduce::Prod:
+        acc = 1;
+        break;
+      default:
+        acc = 0;
     }
     A shift = 0;  // LogSumExp: the row maximum, so that exp cannot overflow
     if constexpr (!kInt) {
@@ -148,31 +157,52 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
     for (int64_t j = 0; j < cnt; ++j) {
       const A v = static_cast<A>(C::load(base[rc.off[0]]));
       switch (p.kind) {
-        case Reduce::Max: acc = std::max(acc, v); break;
-        case Reduce::Min: acc = std::min(acc, v); break;
-        case Reduce::Prod:
-          if constexpr (kInt) acc = static_cast<A>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(v));
-          else acc *= v;
+        case Reduce::Max:
+          acc = std::max(acc, v);
           break;
-        case Reduce::L1: acc += v < 0 ? -v : v; break;
+        case Reduce::Min:
+          acc = std::min(acc, v);
+          break;
+        case Reduce::Prod:
+          if constexpr (kInt)
+            acc = static_cast<A>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(v));
+          else
+            acc *= v;
+          break;
+        case Reduce::L1:
+          acc += v < 0 ? -v : v;
+          break;
         case Reduce::L2:
-        case Reduce::SumSquare: acc += v * v; break;
+        case Reduce::SumSquare:
+          acc += v * v;
+          break;
         case Reduce::LogSumExp:
           if constexpr (!kInt) acc += std::exp(v - shift);
           break;
         default:
-          if constexpr (kInt) acc = static_cast<A>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(v));
-          else acc += v;
+          if constexpr (kInt)
+            acc = static_cast<A>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(v));
+          else
+            acc += v;
       }
       plan->red.next(rc);
     }
     if constexpr (!kInt) {
       switch (p.kind) {
-        case Reduce::Mean: acc /= double(cnt); break;
-        case Reduce::L2: acc = std::sqrt(acc); break;
-        case Reduce::LogSum: acc = std::log(acc); break;
-        case Reduce::LogSumExp: acc = std::log(acc) + shift; break;
-        default: break;
+        case Reduce::Mean:
+          acc /= double(cnt);
+          break;
+        case Reduce::L2:
+          acc = std::sqrt(acc);
+          break;
+        case Reduce::LogSum:
+          acc = std::log(acc);
+          break;
+        case Reduce::LogSumExp:
+          acc = std::log(acc) + shift;
+          break;
+        default:
+          break;
       }
       out[o] = C::store(static_cast<typename C::type>(acc));
     } else {
@@ -185,15 +215,20 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
 template <class F>
 bool dispatch_reduce(aclDataType dtype, bool ints, F&& f) {
   switch (dtype) {
-    case ACL_FLOAT: f(float{}); return true;
-    case ACL_FLOAT16: f(Half{}); return true;
+    case ACL_FLOAT:
+      f(float{});
+      return true;
+    case ACL_FLOAT16:
+      f(Half{});
+      return true;
     case ACL_INT32:
       if (ints) f(int32_t{});
       return ints;
     case ACL_INT64:
       if (ints) f(int64_t{});
       return ints;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -236,8 +271,8 @@ Status run_reduce(const OpCall& call) {
     const int64_t want = keepdims ? x.rank() : a.count() > 0 ? x.rank() - a.count() : noop ? x.rank() : 0;
     if (y.dtype != x.dtype || y.rank() != want) {
       return call.output_error("output description " + shape_text(y.shape) + " " + dtype_name(y.dtype) +
-                               " cannot be input " + shape_text(x.shape) + " " + dtype_name(x.dtype) + " reduced over " +
-                               std::to_string(a.count()) + " axes");
+                               " cannot be input " + shape_text(x.shape) + " " + dtype_name(x.dtype) +
+                               " reduced over " + std::to_string(a.count()) + " axes");
     }
     tmpl.axes = {ptr<const int64_t>(a), a.count()};
     tmpl.in_shape = x.shape;
@@ -258,8 +293,8 @@ Status run_reduce(const OpCall& call) {
   Status st;
   const bool ok = dispatch_reduce(x.dtype, kInts, [&](auto tag) {
     using T = decltype(tag);
-    ReduceParams<T> p{ptr<T>(x), ptr<T>(y), tmpl.n, K, tmpl.plan, tmpl.axes, tmpl.in_shape,
-                      tmpl.out_shape, tmpl.keepdims, tmpl.noop, tmpl.op};
+    ReduceParams<T> p{ptr<T>(x),     ptr<T>(y),      tmpl.n,        K,         tmpl.plan, tmpl.axes,
+                      tmpl.in_shape, tmpl.out_shape, tmpl.keepdims, tmpl.noop, tmpl.op};
     // Blocks over outputs: with kernel-read axes the output count is the description's.
     st = launch_op(call, call.blocks_for(std::max<int64_t>(work, 1), 1 << 14), reduce_kernel<T>, std::move(p));
   });
@@ -287,13 +322,12 @@ void topk_kernel(arun::Block blk, const TopKParams<T>& p) {
   if (p.k_dev != nullptr) {
     const int64_t k = blk.map(p.k_dev, 1)[0];
     if (k < 0 || k > p.dim) {
-      blk.fail(ACL_ERROR_OP_INPUT_NOT_MATCH, ("TopK: K = " + std::to_string(k) + " is outside [0, " +
-                                              std::to_string(p.dim) + "]")
-                                                 .c_str());
+      blk.fail(ACL_ERROR_OP_INPUT_NOT_MATCH,
+               ("TopK: K = " + std::to_string(k) + " is outside [0, " + std::to_string(p.dim) + "]").c_str());
     }
     if (k != p.k) {
-      blk.fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, ("TopK: K = " + std::to_string(k) +
-                                               ", the output descriptions have " + std::to_string(p.k) + " along the axis")
+      blk.fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, ("TopK: K = " + std::to_string(k) + ", the output descriptions have " +
+                                               std::to_string(p.k) + " along the axis")
                                                   .c_str());
     }
   }
@@ -308,8 +342,10 @@ void topk_kernel(arun::Block blk, const TopKParams<T>& p) {
   // NaN ranks above every number (largest first: NaN first; smallest first: NaN last); ties go to
   // the lower index.
   const auto nan = [](V v) {
-    if constexpr (std::is_floating_point_v<V>) return std::isnan(v);
-    else return false;
+    if constexpr (std::is_floating_point_v<V>)
+      return std::isnan(v);
+    else
+      return false;
   };
   const auto before = [&](const std::pair<V, int64_t>& a, const std::pair<V, int64_t>& b) {
     const bool na = nan(a.first), nb = nan(b.first);
@@ -356,7 +392,8 @@ Status run_topk(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.attr_int("largest", 1, &largest));
   ARUN_RETURN_IF_ERROR(call.attr_int("sorted", 1, &sorted));
   if (!normalize_axis(axis_attr, x.rank(), &axis)) {
-    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " + std::to_string(x.rank()));
+    return call.attr_error("axis " + std::to_string(axis_attr) + " is out of range for rank " +
+                           std::to_string(x.rank()));
   }
   int64_t k = 0;
   if (k_input) {
@@ -384,8 +421,15 @@ Status run_topk(const OpCall& call) {
   Status st;
   const bool ok = dispatch_numeric(x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    TopKParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), ptr<int64_t>(call.outputs[1]), outer, x.shape[axis], inner, k,
-                    largest != 0, k_input ? ptr<const int64_t>(call.inputs[1]) : nullptr};
+    TopKParams<T> p{ptr<T>(x),
+                    ptr<T>(call.outputs[0]),
+                    ptr<int64_t>(call.outputs[1]),
+                    outer,
+                    x.shape[axis],
+                    inner,
+                    k,
+                    largest != 0,
+                    k_input ? ptr<const int64_t>(call.inputs[1]) : nullptr};
     st = launch_op(call, call.blocks_for(x.count(), 1 << 12), topk_kernel<T>, p);
   });
   if (!ok) {
