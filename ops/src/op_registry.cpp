@@ -302,6 +302,7 @@ const std::vector<OpDef>& registry() {
     register_shape_ops(d);
     register_movement(d);
     register_reduce(d);
+    register_resize(d);
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
     return d;
   }();

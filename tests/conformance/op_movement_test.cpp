@@ -3,6 +3,7 @@
 // arithmetic (exact: data movement copies values), on random data, over element sizes 1, 2, 4
 // and 8; opset variants via the `opset` attribute; every error rule, including geometry inputs
 // read by the kernel that disagree with the output description (the synchronize fails).
+#include <functional>
 #include <limits>
 
 #include "op_support.hpp"
@@ -30,6 +31,12 @@ HostTensor u8(const Dims& dims, const std::vector<double>& v) {
   HostTensor t{ACL_UINT8, dims, {}};
   for (double x : v) t.bytes.push_back(static_cast<uint8_t>(x));
   return t;
+}
+
+std::vector<double> rounded16(const std::vector<double>& v) {
+  std::vector<double> r;
+  for (double x : v) r.push_back(aclFloat16ToFloat(aclFloatToFloat16(static_cast<float>(x))));
+  return r;
 }
 
 std::vector<int64_t> ints(const std::vector<double>& v) {
@@ -443,6 +450,155 @@ TEST_P(MovementOpTest, DepthToSpaceAndSpaceToDepth) {
              rc("SpaceToDepth", {f32({4, 6}, std::vector<double>(24, 1.0))}, like(ACL_FLOAT, so), a));
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, rc("DepthToSpace", {f32(d, x)}, like(ACL_FLOAT, {2, 2, 4, 6}), a));
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, rc("SpaceToDepth", {f32(sd, y)}, like(ACL_FLOAT16, so), a));
+}
+
+// ---- Resize / Upsample ----
+
+// ONNX's coordinate transforms and rounding, written from the operator's text.
+double resizeSource(const std::string& coord, int64_t x, double scale, int64_t lin, int64_t lout) {
+  if (coord == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (coord == "pytorch_half_pixel") return lout > 1 ? (x + 0.5) / scale - 0.5 : 0;
+  if (coord == "align_corners") return lout == 1 ? 0 : x * double(lin - 1) / double(lout - 1);
+  if (coord == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  return x / scale;  // asymmetric
+}
+
+int64_t roundNearest(const std::string& mode, double v, double scale) {
+  const double f = std::floor(v);
+  if (mode == "round_prefer_floor") return v - f == 0.5 ? f : std::round(v);
+  if (mode == "round_prefer_ceil") return v - f == 0.5 ? f + 1 : std::round(v);
+  if (mode == "floor") return f;
+  if (mode == "ceil") return std::ceil(v);
+  return scale < 1 ? std::ceil(v) : std::trunc(v);  // "simple" (Resize-10, Upsample)
+}
+
+// Per axis: for each output index, the (source, weight) pairs.
+using Taps = std::vector<std::vector<std::pair<int64_t, double>>>;
+
+std::vector<double> resizeRef(const std::vector<double>& x, const Dims& in, const Dims& out,
+                              const std::vector<double>& scales, bool linear, const std::string& coord,
+                              const std::string& nearest) {
+  std::vector<Taps> axes(in.size());
+  for (size_t d = 0; d < in.size(); ++d) {
+    for (int64_t o = 0; o < out[d]; ++o) {
+      const double v = resizeSource(coord, o, scales[d], in[d], out[d]);
+      if (linear) {
+        const double c = std::max(0.0, std::min(v, double(in[d] - 1)));
+        const int64_t lo = static_cast<int64_t>(c), hi = std::min<int64_t>(lo + 1, in[d] - 1);
+        axes[d].push_back({{lo, 1 - (c - lo)}, {hi, c - lo}});
+      } else {
+        const int64_t i = std::max<int64_t>(0, std::min<int64_t>(roundNearest(nearest, v, scales[d]), in[d] - 1));
+        axes[d].push_back({{i, 1.0}});
+      }
+    }
+  }
+  std::vector<double> r(count(out));
+  for (int64_t i = 0; i < count(out); ++i) {
+    const auto idx = unravel(i, out);
+    // Sum over every combination of the axes' taps.
+    std::function<void(size_t, std::vector<int64_t>&, double)> walk = [&](size_t d, std::vector<int64_t>& src,
+                                                                          double w) {
+      if (d == in.size()) {
+        r[i] += w * x[ravel(src, in)];
+        return;
+      }
+      for (const auto& [s, tw] : axes[d][idx[d]]) {
+        src[d] = s;
+        walk(d + 1, src, w * tw);
+      }
+    };
+    std::vector<int64_t> src(in.size());
+    walk(0, src, 1.0);
+  }
+  return r;
+}
+
+TEST_P(MovementOpTest, ResizeModesAndCoordinates) {
+  const Dims d{1, 2, 4, 5};
+  auto x = rounded32(randoms(count(d), 10, -2, 2));
+  for (const auto& sc : std::vector<std::vector<double>>{{1, 1, 2, 1.5}, {1, 1, 0.5, 0.6}, {1, 1, 1.75, 0.8}}) {
+    Dims out;
+    for (size_t k = 0; k < 4; ++k) out.push_back(static_cast<int64_t>(std::floor(float(d[k]) * float(sc[k]))));
+    std::vector<double> sf(sc.begin(), sc.end());
+    for (double& v : sf) v = static_cast<float>(v);
+    const HostTensor scales = f32({4}, sc);
+    for (const std::string coord :
+         {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
+      for (const std::string nm : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+        Attr a;
+        a.s("coordinate_transformation_mode", coord.c_str()).s("nearest_mode", nm.c_str());
+        EXPECT_TRUE(near(runOk("Resize", {f32(d, x), omitted(), scales}, like(ACL_FLOAT, out), a),
+                         resizeRef(x, d, out, sf, false, coord, nm), 0, 0))
+            << coord << " " << nm << " scale " << sc[2];
+      }
+      Attr lin;
+      lin.s("mode", "linear").s("coordinate_transformation_mode", coord.c_str());
+      const auto ref = resizeRef(x, d, out, sf, true, coord, "");
+      EXPECT_TRUE(near(runOk("Resize", {f32(d, x), omitted(), scales}, like(ACL_FLOAT, out), lin), ref, 1e-6, 1e-6))
+          << coord << " scale " << sc[2];
+      // Opset 11: roi and scales required (empty scales), sizes give the scale out/in.
+      Attr lin11;
+      lin11.s("mode", "linear").s("coordinate_transformation_mode", coord.c_str()).i("opset", 11);
+      std::vector<double> ratio(4);
+      for (size_t k = 0; k < 4; ++k) ratio[k] = static_cast<float>(float(out[k]) / float(d[k]));
+      EXPECT_TRUE(
+          near(runOk("Resize", {f32(d, x), f32({0}, {}), f32({0}, {}), i64({4}, out)}, like(ACL_FLOAT, out), lin11),
+               resizeRef(x, d, out, ratio, true, coord, ""), 1e-6, 1e-6))
+          << coord << " sizes";
+    }
+    // float16, linear half_pixel.
+    Attr lin;
+    lin.s("mode", "linear");
+    const auto xh = rounded16(x);
+    EXPECT_TRUE(near(runOk("Resize", {f16(d, xh), omitted(), scales}, like(ACL_FLOAT16, out), lin),
+                     resizeRef(xh, d, out, sf, true, "half_pixel", ""), 2e-3, 2e-3));
+    // Resize-10 and Upsample-9: asymmetric, "simple" nearest rounding.
+    Attr r10, r10l;
+    r10.i("opset", 10);
+    r10l.i("opset", 10).s("mode", "linear");
+    EXPECT_TRUE(near(runOk("Resize", {f32(d, x), scales}, like(ACL_FLOAT, out), r10),
+                     resizeRef(x, d, out, sf, false, "asymmetric", "simple"), 0, 0));
+    EXPECT_TRUE(near(runOk("Resize", {f32(d, x), scales}, like(ACL_FLOAT, out), r10l),
+                     resizeRef(x, d, out, sf, true, "asymmetric", ""), 1e-6, 1e-6));
+    if (sc[2] >= 1 && sc[3] >= 1) {
+      EXPECT_TRUE(near(runOk("Upsample", {f32(d, x), scales}, like(ACL_FLOAT, out)),
+                       resizeRef(x, d, out, sf, false, "asymmetric", "simple"), 0, 0));
+      EXPECT_TRUE(near(runOk("Upsample", {f32(d, x), scales}, like(ACL_FLOAT, out), lin),
+                       resizeRef(x, d, out, sf, true, "asymmetric", ""), 1e-6, 1e-6));
+    }
+  }
+  const Dims out{1, 2, 8, 7};
+  const HostTensor scales = f32({4}, {1, 1, 2, 1.5});
+  Attr cubic, crop, badnm, legacy, up7;
+  cubic.s("mode", "cubic");
+  crop.s("coordinate_transformation_mode", "tf_crop_and_resize");
+  badnm.s("nearest_mode", "nearest");
+  legacy.i("opset", 10).s("coordinate_transformation_mode", "half_pixel");
+  up7.i("opset", 7);
+  EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Resize", {f32(d, x), omitted(), scales}, like(ACL_FLOAT, out), cubic));
+  EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Resize", {f32(d, x), omitted(), scales}, like(ACL_FLOAT, out), crop));
+  EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Resize", {f32(d, x), omitted(), scales}, like(ACL_FLOAT, out), badnm));
+  EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Resize", {f32(d, x), scales}, like(ACL_FLOAT, out), legacy));
+  EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Upsample", {f32(d, x), scales}, like(ACL_FLOAT, out), up7));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Resize", {f32(d, x), omitted(), scales, i64({4}, out)}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, rc("Resize", {f32(d, x)}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Resize", {f32(d, x), omitted(), f32({2}, {2, 1.5})}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Resize", {f32(d, x), omitted(), omitted(), i32({4}, out)}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("Resize", {i64(d, std::vector<int64_t>(count(d), 1)), omitted(), scales}, like(ACL_INT64, out)));
+  EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, rc("Resize", {f32(d, x), omitted(), scales}, like(ACL_FLOAT, {2, 8, 7})));
+  // Kernel-read: scales / sizes that give another shape; a negative scale; Upsample below 1.
+  EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH,
+             rc("Resize", {f32(d, x), omitted(), f32({4}, {1, 1, 2, 2})}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH,
+             rc("Resize", {f32(d, x), omitted(), omitted(), i64({4}, {1, 2, 8, 8})}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Resize", {f32(d, x), omitted(), f32({4}, {1, 1, -2, 1.5})}, like(ACL_FLOAT, out)));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Upsample", {f32(d, x), f32({4}, {1, 1, 0.5, 1})}, like(ACL_FLOAT, {1, 2, 2, 5})));
 }
 
 ARUN_CONFORMANCE_INSTANTIATE(MovementOpTest);
