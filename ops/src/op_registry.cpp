@@ -303,6 +303,7 @@ const std::vector<OpDef>& registry() {
     register_movement(d);
     register_reduce(d);
     register_resize(d);
+    register_einsum(d);
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
     return d;
   }();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "op_support.hpp"
@@ -30,6 +31,20 @@ std::vector<double> rounded16(const std::vector<double>& v) {
   std::vector<double> r;
   for (double x : v) r.push_back(aclFloat16ToFloat(aclFloatToFloat16(static_cast<float>(x))));
   return r;
+}
+
+std::vector<int64_t> unravelDims(int64_t lin, const Dims& d) {
+  std::vector<int64_t> idx(d.size());
+  for (size_t k = d.size(); k-- > 0;) {
+    idx[k] = lin % d[k];
+    lin /= d[k];
+  }
+  return idx;
+}
+int64_t ravelDims(const std::vector<int64_t>& idx, const Dims& d) {
+  int64_t off = 0;
+  for (size_t k = 0; k < d.size(); ++k) off = off * d[k] + idx[k];
+  return off;
 }
 
 // A float64 reduction of `x` over the axes flagged in `red`; returns the values and the shape.
@@ -286,6 +301,107 @@ TEST_P(ReduceOpTest, TopKLargestSmallestTiesAndNaN) {
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, run("TopK", {f32(d, x), i64({1}, {3})}, o, a));
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, run("TopK", {f32(d, x), i64({1}, {8})}, o, a));
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, run("TopK", {f32(d, x), i64({1}, {-1})}, o, a));
+}
+
+// ---- Einsum ----
+
+// Brute force over every letter assignment (float64).
+std::vector<double> einsumRef(const std::vector<std::string>& ops, const std::string& out,
+                              const std::vector<const std::vector<double>*>& xs, const std::vector<Dims>& dims) {
+  std::string letters;
+  std::map<char, int64_t> size;
+  for (size_t k = 0; k < ops.size(); ++k)
+    for (size_t i = 0; i < ops[k].size(); ++i) {
+      if (letters.find(ops[k][i]) == std::string::npos) letters += ops[k][i];
+      size[ops[k][i]] = dims[k][i];
+    }
+  Dims out_dims, all_dims;
+  for (char c : out) out_dims.push_back(size[c]);
+  for (char c : letters) all_dims.push_back(size[c]);
+  std::vector<double> r(count(out_dims), 0.0);
+  for (int64_t i = 0; i < count(all_dims); ++i) {
+    const auto idx = unravelDims(i, all_dims);
+    auto pick = [&](const std::string& l, const Dims& d) {
+      std::vector<int64_t> v;
+      for (char c : l) v.push_back(idx[letters.find(c)]);
+      return ravelDims(v, d);
+    };
+    double prod = 1.0;
+    for (size_t k = 0; k < ops.size(); ++k) prod *= (*xs[k])[pick(ops[k], dims[k])];
+    r[pick(out, out_dims)] += prod;
+  }
+  return r;
+}
+
+TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
+  struct Case {
+    std::string eq;
+    std::vector<std::string> ops;
+    std::string out;
+    std::vector<Dims> dims;
+  };
+  for (const Case& c : std::vector<Case>{{"ij,jk->ik", {"ij", "jk"}, "ik", {{3, 4}, {4, 5}}},
+                                         {"bij,bjk->bik", {"bij", "bjk"}, "bik", {{2, 3, 4}, {2, 4, 5}}},
+                                         {"bhid,bhjd->bhij", {"bhid", "bhjd"}, "bhij", {{2, 2, 3, 8}, {2, 2, 5, 8}}},
+                                         {"bhij,bhjd->bhid", {"bhij", "bhjd"}, "bhid", {{2, 2, 3, 5}, {2, 2, 5, 4}}},
+                                         {"ij,kj", {"ij", "kj"}, "ik", {{3, 6}, {4, 6}}},  // implicit: i, k
+                                         {"ba , ca -> cb", {"ba", "ca"}, "cb", {{3, 4}, {2, 4}}},
+                                         {"i,j->ij", {"i", "j"}, "ij", {{3}, {4}}},
+                                         {"ij->ji", {"ij"}, "ji", {{3, 5}}},
+                                         {"ij->i", {"ij"}, "i", {{3, 5}}},
+                                         {"ijk->", {"ijk"}, "", {{2, 3, 4}}},
+                                         {"ji", {"ji"}, "ij", {{3, 5}}}}) {
+    std::vector<std::vector<double>> xs;
+    std::vector<const std::vector<double>*> ptrs;
+    for (size_t k = 0; k < c.dims.size(); ++k) xs.push_back(rounded32(randoms(count(c.dims[k]), 30 + k)));
+    for (const auto& x : xs) ptrs.push_back(&x);
+    const auto ref = einsumRef(c.ops, c.out, ptrs, c.dims);
+    Dims out;
+    for (char l : c.out) {
+      for (size_t k = 0; k < c.ops.size(); ++k) {
+        const size_t at = c.ops[k].find(l);
+        if (at != std::string::npos) {
+          out.push_back(c.dims[k][at]);
+          break;
+        }
+      }
+    }
+    Attr a;
+    a.s("equation", c.eq.c_str());
+    std::vector<HostTensor> in, inh;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      in.push_back(f32(c.dims[k], xs[k]));
+      inh.push_back(f16(c.dims[k], rounded16(xs[k])));
+    }
+    EXPECT_TRUE(near(runOk("Einsum", in, like(ACL_FLOAT, out), a), ref, 1e-6, 1e-6)) << c.eq;
+    std::vector<std::vector<double>> xh;
+    for (const auto& x : xs) xh.push_back(rounded16(x));
+    std::vector<const std::vector<double>*> ph;
+    for (const auto& x : xh) ph.push_back(&x);
+    EXPECT_TRUE(near(runOk("Einsum", inh, like(ACL_FLOAT16, out), a), einsumRef(c.ops, c.out, ph, c.dims), 3e-3, 2e-3))
+        << c.eq << " float16";
+  }
+  // Refused: ellipsis, diagonals, three operands, a bad output letter, no equation; operand ranks,
+  // letter sizes, input count, dtypes and the output description.
+  const auto A = f32({3, 4}, randoms(12, 40)), B = f32({4, 5}, randoms(20, 41));
+  for (const char* bad : {"...ij,...jk->...ik", "ii,jk->ik", "ij,jk,kl->il", "ij,jk->iz", "ij,jk->ii", "i1,jk"}) {
+    Attr a;
+    a.s("equation", bad);
+    EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Einsum", {A, B}, like(ACL_FLOAT, {3, 5}), a)) << bad;
+  }
+  EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Einsum", {A, B}, like(ACL_FLOAT, {3, 5})));
+  Attr mm;
+  mm.s("equation", "ij,jk->ik");
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Einsum", {A, f32({5, 4}, randoms(20, 42))}, like(ACL_FLOAT, {3, 4}), mm));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, rc("Einsum", {A, f32({4}, randoms(4, 43))}, like(ACL_FLOAT, {3, 5}), mm));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, rc("Einsum", {A}, like(ACL_FLOAT, {3, 5}), mm));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             rc("Einsum", {A, f16({4, 5}, randoms(20, 44))}, like(ACL_FLOAT, {3, 5}), mm));
+  EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, rc("Einsum", {A, B}, like(ACL_FLOAT, {5, 3}), mm));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("Einsum", {i64({3, 4}, std::vector<int64_t>(12, 1)), i64({4, 5}, std::vector<int64_t>(20, 1))},
+                like(ACL_INT64, {3, 5}), mm));
 }
 
 ARUN_CONFORMANCE_INSTANTIATE(ReduceOpTest);

@@ -1,0 +1,198 @@
+// Einsum for the patterns models use: one operand (transposes, sums over letters: "ij->ji",
+// "ij->i") and two operands (batched matmul-like contractions in any letter order: "ij,jk->ik",
+// "bhid,bhjd->bhij", implicit output = the letters used once, in alphabetical order). A direct
+// contraction loop, float32 / float16, accumulated in double: one output element at a time, the
+// contracted letters walked with a two-operand strided cursor.
+//
+// Refused at the host with an attribute error naming the equation: ellipsis, a letter repeated
+// inside one operand (diagonals), three or more operands, more than 8 output or summed letters.
+#include <algorithm>
+
+#include "kernel_common.hpp"
+
+namespace arun::ops {
+namespace {
+
+template <class T>
+struct EinsumParams {
+  const T* a;
+  const T* b;  // nullptr with one operand
+  T* out;
+  int64_t n_a, n_b, n_out;
+  StridedWalk outer;  // over the output: stride[0] in a, stride[1] in b
+  StridedWalk inner;  // over the summed letters
+  int64_t inner_count;
+};
+
+template <class T>
+void einsum_kernel(arun::Block blk, const EinsumParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n_out));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  T* out = blk.map(p.out, static_cast<size_t>(p.n_out)).data();
+  if (p.inner_count == 0) {  // a sum over an empty letter
+    for (size_t i = r.first; i < r.last; ++i) out[i] = C::store(0);
+    return;
+  }
+  const T* a = blk.map(p.a, static_cast<size_t>(p.n_a)).data();
+  const T* b = p.b != nullptr ? blk.map(p.b, static_cast<size_t>(p.n_b)).data() : nullptr;
+  StridedWalk::Cursor oc = p.outer.at(static_cast<int64_t>(r.first));
+  for (size_t i = r.first; i < r.last; ++i) {
+    const T* pa = a + oc.off[0];
+    double acc = 0.0;
+    StridedWalk::Cursor ic = p.inner.at(0);
+    if (b != nullptr) {
+      const T* pb = b + oc.off[1];
+      for (int64_t j = 0; j < p.inner_count; ++j) {
+        acc += static_cast<double>(C::load(pa[ic.off[0]])) * static_cast<double>(C::load(pb[ic.off[1]]));
+        p.inner.next(ic);
+      }
+    } else {
+      for (int64_t j = 0; j < p.inner_count; ++j) {
+        acc += static_cast<double>(C::load(pa[ic.off[0]]));
+        p.inner.next(ic);
+      }
+    }
+    out[i] = C::store(static_cast<typename C::type>(acc));
+    p.outer.next(oc);
+  }
+}
+
+bool is_letter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+Status run_einsum(const OpCall& call) {
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  if (!call.has_attr("equation")) return call.attr_error("attribute 'equation' is required");
+  std::string eq;
+  ARUN_RETURN_IF_ERROR(call.attr_string("equation", "", &eq));
+  const std::string quoted = "equation '" + eq + "'";
+  std::string s;
+  for (char c : eq) {
+    if (c != ' ') s += c;
+  }
+  if (s.find("...") != std::string::npos) return call.attr_error(quoted + ": ellipsis is not supported");
+  const size_t arrow = s.find("->");
+  const std::string lhs = s.substr(0, arrow);
+  std::vector<std::string> ops;
+  for (size_t at = 0;;) {
+    const size_t comma = lhs.find(',', at);
+    ops.push_back(lhs.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (ops.size() > 2) return call.attr_error(quoted + ": only one or two operands are supported");
+  int uses[128] = {};
+  for (const std::string& o : ops) {
+    bool seen[128] = {};
+    for (char c : o) {
+      if (!is_letter(c)) return call.attr_error(quoted + ": '" + std::string(1, c) + "' is not a letter");
+      if (seen[int(c)]) {
+        return call.attr_error(quoted + ": letter '" + std::string(1, c) +
+                               "' repeats inside one operand (diagonals are not supported)");
+      }
+      seen[int(c)] = true;
+      ++uses[int(c)];
+    }
+  }
+  std::string outl;
+  if (arrow != std::string::npos) {
+    outl = s.substr(arrow + 2);
+    bool seen[128] = {};
+    for (char c : outl) {
+      if (!is_letter(c) || uses[int(c)] == 0 || seen[int(c)]) {
+        return call.attr_error(quoted + ": output letter '" + std::string(1, c) +
+                               "' is not a letter of the inputs or repeats");
+      }
+      seen[int(c)] = true;
+    }
+  } else {  // implicit: the letters used exactly once, alphabetically (ASCII: upper case first)
+    for (int c = 0; c < 128; ++c) {
+      if (uses[c] == 1) outl += static_cast<char>(c);
+    }
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(ops.size(), ops.size()));
+  int64_t size[128];
+  std::fill(std::begin(size), std::end(size), -1);
+  Shape strides[2];
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Tensor& t = call.inputs[k];
+    if (t.rank() != static_cast<int>(ops[k].size())) {
+      return call.input_error("operand " + std::to_string(k) + " " + shape_text(t.shape) + " has rank " +
+                              std::to_string(t.rank()) + ", " + quoted + " gives it " + std::to_string(ops[k].size()) +
+                              " letters");
+    }
+    for (size_t i = 0; i < ops[k].size(); ++i) {
+      const int c = ops[k][i];
+      if (size[c] >= 0 && size[c] != t.shape[i]) {
+        return call.input_error("letter '" + std::string(1, char(c)) + "' has sizes " + std::to_string(size[c]) +
+                                " and " + std::to_string(t.shape[i]) + " in " + quoted);
+      }
+      size[c] = t.shape[i];
+    }
+    strides[k] = contiguous_strides(t.shape);
+  }
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
+  std::string summed;
+  for (int c = 0; c < 128; ++c) {
+    if (uses[c] > 0 && outl.find(char(c)) == std::string::npos) summed += static_cast<char>(c);
+  }
+  if (outl.size() > kMaxRank || summed.size() > kMaxRank) {
+    return call.attr_error(quoted + ": more than " + std::to_string(kMaxRank) + " output or summed letters");
+  }
+  // Strides of each letter in operand k (0 where the operand lacks it).
+  const auto letter_stride = [&](size_t k, char c) -> int64_t {
+    if (k >= ops.size()) return 0;
+    const size_t at = ops[k].find(c);
+    return at == std::string::npos ? 0 : strides[k][at];
+  };
+  EinsumParams<Half> shape_only{};
+  Shape out_shape;
+  for (char c : outl) {
+    StridedWalk& w = shape_only.outer;
+    w.dims[w.rank] = size[int(c)];
+    w.stride[0][w.rank] = letter_stride(0, c);
+    w.stride[1][w.rank] = letter_stride(1, c);
+    ++w.rank;
+    out_shape.push_back(size[int(c)]);
+  }
+  int64_t inner_count = 1;
+  for (char c : summed) {
+    StridedWalk& w = shape_only.inner;
+    w.dims[w.rank] = size[int(c)];
+    w.stride[0][w.rank] = letter_stride(0, c);
+    w.stride[1][w.rank] = letter_stride(1, c);
+    ++w.rank;
+    inner_count *= size[int(c)];
+  }
+  const Tensor& a = call.inputs[0];
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, a.dtype, out_shape));
+  const int64_t n_out = numel(out_shape);
+  if (n_out == 0) return Status::Ok();
+  Status st;
+  const bool ok = dispatch_float(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const bool two = ops.size() == 2;
+    EinsumParams<T> p{ptr<T>(a),
+                      two ? ptr<T>(call.inputs[1]) : nullptr,
+                      ptr<T>(call.outputs[0]),
+                      a.count(),
+                      two ? call.inputs[1].count() : 0,
+                      n_out,
+                      shape_only.outer,
+                      shape_only.inner,
+                      inner_count};
+    st = launch_op(call, call.blocks_for(n_out * std::max<int64_t>(inner_count, 1), 1 << 16), einsum_kernel<T>, p);
+  });
+  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(a.dtype) + " (float32, float16)");
+  return st;
+}
+
+}  // namespace
+
+void register_einsum(std::vector<OpDef>& defs) {
+  defs.push_back({"Einsum", &run_einsum, {"equation"}});
+}
+
+}  // namespace arun::ops
