@@ -1,0 +1,137 @@
+// The importer's opset paths for operators whose attributes became inputs: the same graph,
+// x [2,1,3,1] -> Squeeze(axes 1, 3) -> s [2,3] -> ReduceSum(axes 1, keepdims 0) -> y [2], written
+// at opset 11 (axes attributes) and at opset 13 (axes as int64 initializers, read by the kernels),
+// loads through aclmdlLoadFromMem and gives the same, correct result.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+
+namespace {
+
+using onnx::TensorProto;
+
+void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
+               const std::vector<int64_t>& dims) {
+  onnx::ValueInfoProto* v = list->Add();
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
+                          const std::string& out) {
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(op);
+  for (const auto& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
+void add_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+void add_int(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void add_axes(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& v) {
+  TensorProto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(v.size()));
+  for (int64_t x : v) t->add_int64_data(x);
+}
+
+std::string squeeze_sum_model(int opset) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name("squeeze_sum");
+  add_value(g->mutable_input(), "x", {2, 1, 3, 1});
+  add_value(g->mutable_output(), "s", {2, 3});
+  add_value(g->mutable_output(), "y", {2});
+  if (opset >= 13) {
+    add_axes(g, "sq_axes", {1, -1});
+    add_axes(g, "sum_axes", {-1});
+    add_node(g, "Squeeze", {"x", "sq_axes"}, "s");
+    add_int(add_node(g, "ReduceSum", {"s", "sum_axes"}, "y"), "keepdims", 0);
+  } else {
+    add_ints(add_node(g, "Squeeze", {"x"}, "s"), "axes", {1, 3});
+    auto* r = add_node(g, "ReduceSum", {"s"}, "y");
+    add_ints(r, "axes", {1});
+    add_int(r, "keepdims", 0);
+  }
+  return m.SerializeAsString();
+}
+
+class ImportOpset : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  }
+  static void TearDownTestSuite() {
+    aclrtResetDevice(0);
+    aclFinalize();
+  }
+
+  // Loads and runs the model once; returns s then y.
+  static std::vector<std::vector<float>> run(const std::string& bytes, const std::vector<float>& x) {
+    uint32_t id = 0;
+    const aclError rc = aclmdlLoadFromMem(bytes.data(), bytes.size(), &id);
+    EXPECT_EQ(rc, ACL_SUCCESS) << aclGetRecentErrMsg();
+    if (rc != ACL_SUCCESS) return {};
+    const std::vector<size_t> sizes{x.size() * 4, 6 * 4, 2 * 4};
+    std::vector<void*> dev(3, nullptr);
+    aclmdlDataset* in = aclmdlCreateDataset();
+    aclmdlDataset* out = aclmdlCreateDataset();
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(aclrtMalloc(&dev[i], sizes[i], ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+      EXPECT_EQ(aclmdlAddDatasetBuffer(i == 0 ? in : out, aclCreateDataBuffer(dev[i], sizes[i])), ACL_SUCCESS);
+    }
+    EXPECT_EQ(aclrtMemcpy(dev[0], sizes[0], x.data(), sizes[0], ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << aclGetRecentErrMsg();
+    std::vector<std::vector<float>> got{std::vector<float>(6), std::vector<float>(2)};
+    for (size_t i = 1; i < 3; ++i) {
+      EXPECT_EQ(aclrtMemcpy(got[i - 1].data(), sizes[i], dev[i], sizes[i], ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    }
+    for (aclmdlDataset* set : {in, out}) {
+      for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(set); ++i) aclDestroyDataBuffer(aclmdlGetDatasetBuffer(set, i));
+      aclmdlDestroyDataset(set);
+    }
+    for (void* p : dev) aclrtFree(p);
+    EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
+    return got;
+  }
+};
+
+TEST_F(ImportOpset, SqueezeAndReduceSumAxesAttributeAndInputAgree) {
+  const std::vector<float> x{1.5f, -2.0f, 4.25f, 0.5f, 8.0f, -1.0f};
+  const std::vector<float> want_y{1.5f - 2.0f + 4.25f, 0.5f + 8.0f - 1.0f};
+  const auto a = run(squeeze_sum_model(11), x);
+  const auto b = run(squeeze_sum_model(13), x);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(a[0], x);
+  EXPECT_EQ(b[0], x);
+  EXPECT_EQ(a[1], want_y);
+  EXPECT_EQ(b[1], want_y);
+}
+
+}  // namespace
