@@ -226,9 +226,10 @@ Status run_resize(const OpCall& call) {
   else
     return call.attr_error("nearest_mode '" + nearest_s + "' is not supported");
   // Inputs: X, scales (Upsample, Resize-10); X, roi, scales, sizes (Resize-11+, roi ignored:
-  // it only matters for tf_crop_and_resize).
+  // it only matters for tf_crop_and_resize). roi and scales are formally required at opset 11,
+  // but exporters write them as "" as often as empty tensors: both are taken.
   const bool two = kUpsample || opset < 11;
-  ARUN_RETURN_IF_ERROR(two ? call.expect_inputs(2, 2) : call.expect_inputs(opset < 13 ? 3 : 1, 4));
+  ARUN_RETURN_IF_ERROR(two ? call.expect_inputs(2, 2) : call.expect_inputs(1, 4));
   const Tensor& x = call.inputs[0];
   const Tensor& y = call.outputs[0];
   if (x.rank() == 0 || x.rank() > kMaxRank)
