@@ -5,8 +5,7 @@
 // pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn. cubic and
 // tf_crop_and_resize answer an attribute error. Resize-10 and Upsample use asymmetric coordinates
 // and ONNX Runtime's "simple" nearest rounding (truncate when enlarging, ceil when shrinking).
-// Upsample 7/8 take scales as a float-list attribute, which the operator library does not carry:
-// refused with an attribute error.
+// Upsample 7/8 take scales as a float-list attribute (from ONNX models only: aclop has no setter).
 //
 // The output shape comes from the output description; scales / sizes live in device memory, so
 // the kernel reads them, checks that they give the described shape (floor(in * scale), as ONNX
@@ -28,8 +27,9 @@ struct ResizeParams {
   T* out;
   int rank;
   int64_t in_dims[kMaxRank], out_dims[kMaxRank];
-  const float* scales;   // kernel-read, or nullptr
-  const int64_t* sizes;  // kernel-read, or nullptr
+  const float* scales;          // kernel-read, or nullptr
+  const int64_t* sizes;         // kernel-read, or nullptr
+  float host_scales[kMaxRank];  // Upsample 7/8: the scales attribute (neither pointer set)
   bool linear;
   Coord coord;
   Nearest nearest;
@@ -91,6 +91,8 @@ void resize_kernel(arun::Block blk, const ResizeParams<T>& p) {
                    .c_str());
     }
     for (int d = 0; d < r; ++d) scale[d] = p.in_dims[d] > 0 ? float(p.out_dims[d]) / float(p.in_dims[d]) : 1.0f;
+  } else if (p.scales == nullptr) {
+    std::copy(p.host_scales, p.host_scales + r, scale);  // checked on the host
   } else {
     auto s = blk.map(p.scales, static_cast<size_t>(r));
     Shape got(r);
@@ -181,10 +183,6 @@ Status run_resize(const OpCall& call) {
   int64_t opset = 13;
   ARUN_RETURN_IF_ERROR(call.attr_int("opset", kUpsample ? 9 : 13, &opset));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  if (kUpsample && opset < 9) {
-    return call.attr_error("opset " + std::to_string(opset) +
-                           " takes scales as a float-list attribute, which is not supported (opset 9 takes an input)");
-  }
   std::string mode, coord_s, nearest_s;
   ARUN_RETURN_IF_ERROR(call.attr_string("mode", "nearest", &mode));
   // Before opset 11 (Resize-10, Upsample) there is no choice: asymmetric, "simple" rounding.
@@ -229,7 +227,18 @@ Status run_resize(const OpCall& call) {
   // it only matters for tf_crop_and_resize). roi and scales are formally required at opset 11,
   // but exporters write them as "" as often as empty tensors: both are taken.
   const bool two = kUpsample || opset < 11;
-  ARUN_RETURN_IF_ERROR(two ? call.expect_inputs(2, 2) : call.expect_inputs(1, 4));
+  const bool scales_attr = kUpsample && opset < 9;  // Upsample 7/8: a float-list attribute
+  if (!scales_attr && call.has_attr("scales")) {
+    return call.attr_error("opset " + std::to_string(opset) + " takes scales as an input, not an attribute");
+  }
+  std::vector<float> attr_scales;
+  if (scales_attr) {
+    ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 1));
+    if (!call.has_attr("scales")) return call.attr_error("attribute 'scales' is required before opset 9");
+    ARUN_RETURN_IF_ERROR(call.attr_floats("scales", {}, &attr_scales));
+  } else {
+    ARUN_RETURN_IF_ERROR(two ? call.expect_inputs(2, 2) : call.expect_inputs(1, 4));
+  }
   const Tensor& x = call.inputs[0];
   const Tensor& y = call.outputs[0];
   if (x.rank() == 0 || x.rank() > kMaxRank)
@@ -239,8 +248,24 @@ Status run_resize(const OpCall& call) {
       call.inputs.size() > scales_at && call.inputs[scales_at].present() ? &call.inputs[scales_at] : nullptr;
   const Tensor* sizes = !two && call.inputs.size() > 3 && call.inputs[3].present() ? &call.inputs[3] : nullptr;
   if (scales != nullptr && scales->count() == 0) scales = nullptr;  // an empty scales means "use sizes"
-  if ((scales == nullptr) == (sizes == nullptr))
+  if (scales_attr) {
+    if (static_cast<int>(attr_scales.size()) != x.rank()) {
+      return call.attr_error("scales has " + std::to_string(attr_scales.size()) + " entries for rank " +
+                             std::to_string(x.rank()));
+    }
+    Shape want(x.rank());
+    for (int d = 0; d < x.rank(); ++d) {
+      const float v = attr_scales[d];
+      if (!(v >= 1.0f) || !std::isfinite(v) || !(std::floor(float(x.shape[d]) * v) < 9.0e15f)) {
+        return call.attr_error("scale " + std::to_string(v) + " of axis " + std::to_string(d) +
+                               " must be finite and >= 1");
+      }
+      want[d] = static_cast<int64_t>(std::floor(float(x.shape[d]) * v));
+    }
+    ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, want));
+  } else if ((scales == nullptr) == (sizes == nullptr)) {
     return call.input_error("exactly one of scales and sizes must be given");
+  }
   if (scales != nullptr && (scales->dtype != ACL_FLOAT || scales->rank() != 1 || scales->count() != x.rank())) {
     return call.input_error("scales must be float32 with one entry per input axis (" + std::to_string(x.rank()) +
                             "), got " + shape_text(scales->shape) + " " + dtype_name(scales->dtype));
@@ -267,6 +292,7 @@ Status run_resize(const OpCall& call) {
     }
     p.scales = scales != nullptr ? ptr<const float>(*scales) : nullptr;
     p.sizes = sizes != nullptr ? ptr<const int64_t>(*sizes) : nullptr;
+    std::copy(attr_scales.begin(), attr_scales.end(), p.host_scales);
     p.linear = mode == "linear";
     p.coord = coord;
     p.nearest = nearest;
@@ -287,7 +313,7 @@ void register_resize(std::vector<OpDef>& defs) {
                   &run_resize<false>,
                   {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
                    "extrapolation_value", "opset"}});
-  defs.push_back({"Upsample", &run_resize<true>, {"mode", "opset"}});
+  defs.push_back({"Upsample", &run_resize<true>, {"mode", "scales", "opset"}});
 }
 
 }  // namespace arun::ops

@@ -1,7 +1,8 @@
 // The importer's opset paths for operators whose attributes became inputs: the same graph,
 // x [2,1,3,1] -> Squeeze(axes 1, 3) -> s [2,3] -> ReduceSum(axes 1, keepdims 0) -> y [2], written
 // at opset 11 (axes attributes) and at opset 13 (axes as int64 initializers, read by the kernels),
-// loads through aclmdlLoadFromMem and gives the same, correct result.
+// loads through aclmdlLoadFromMem and gives the same, correct result. And Upsample, whose scales
+// are a float-list attribute at opsets 7/8 and an input from 9.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -80,6 +81,33 @@ std::string squeeze_sum_model(int opset) {
   return m.SerializeAsString();
 }
 
+std::string upsample_model(int opset) {
+  onnx::ModelProto m;
+  m.set_ir_version(opset >= 9 ? 4 : 3);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name("upsample");
+  add_value(g->mutable_input(), "x", {1, 1, 2, 3});
+  add_value(g->mutable_output(), "y", {1, 1, 4, 9});
+  const std::vector<float> scales{1.0f, 1.0f, 2.0f, 3.0f};
+  if (opset >= 9) {
+    TensorProto* t = g->add_initializer();
+    t->set_name("scales");
+    t->set_data_type(TensorProto::FLOAT);
+    t->add_dims(4);
+    for (float v : scales) t->add_float_data(v);
+    add_node(g, "Upsample", {"x", "scales"}, "y");
+  } else {
+    auto* a = add_node(g, "Upsample", {"x"}, "y")->add_attribute();
+    a->set_name("scales");
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float v : scales) a->add_floats(v);
+  }
+  return m.SerializeAsString();
+}
+
 class ImportOpset : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -91,24 +119,27 @@ class ImportOpset : public ::testing::Test {
     aclFinalize();
   }
 
-  // Loads and runs the model once; returns s then y.
-  static std::vector<std::vector<float>> run(const std::string& bytes, const std::vector<float>& x) {
+  // Loads and runs the model once; returns its outputs (of `out_counts` floats each).
+  static std::vector<std::vector<float>> run(const std::string& bytes, const std::vector<float>& x,
+                                             const std::vector<size_t>& out_counts = {6, 2}) {
     uint32_t id = 0;
     const aclError rc = aclmdlLoadFromMem(bytes.data(), bytes.size(), &id);
     EXPECT_EQ(rc, ACL_SUCCESS) << aclGetRecentErrMsg();
     if (rc != ACL_SUCCESS) return {};
-    const std::vector<size_t> sizes{x.size() * 4, 6 * 4, 2 * 4};
-    std::vector<void*> dev(3, nullptr);
+    std::vector<size_t> sizes{x.size() * 4};
+    for (size_t n : out_counts) sizes.push_back(n * 4);
+    std::vector<void*> dev(sizes.size(), nullptr);
     aclmdlDataset* in = aclmdlCreateDataset();
     aclmdlDataset* out = aclmdlCreateDataset();
-    for (size_t i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
       EXPECT_EQ(aclrtMalloc(&dev[i], sizes[i], ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
       EXPECT_EQ(aclmdlAddDatasetBuffer(i == 0 ? in : out, aclCreateDataBuffer(dev[i], sizes[i])), ACL_SUCCESS);
     }
     EXPECT_EQ(aclrtMemcpy(dev[0], sizes[0], x.data(), sizes[0], ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
     EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << aclGetRecentErrMsg();
-    std::vector<std::vector<float>> got{std::vector<float>(6), std::vector<float>(2)};
-    for (size_t i = 1; i < 3; ++i) {
+    std::vector<std::vector<float>> got;
+    for (size_t n : out_counts) got.emplace_back(n);
+    for (size_t i = 1; i < sizes.size(); ++i) {
       EXPECT_EQ(aclrtMemcpy(got[i - 1].data(), sizes[i], dev[i], sizes[i], ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
     }
     for (aclmdlDataset* set : {in, out}) {
@@ -132,6 +163,18 @@ TEST_F(ImportOpset, SqueezeAndReduceSumAxesAttributeAndInputAgree) {
   EXPECT_EQ(b[0], x);
   EXPECT_EQ(a[1], want_y);
   EXPECT_EQ(b[1], want_y);
+}
+
+TEST_F(ImportOpset, UpsampleScalesAttributeAndInputAgree) {
+  const std::vector<float> x{1, 2, 3, 4, 5, 6};
+  std::vector<float> want;  // nearest, asymmetric: each row twice, each element three times
+  for (int h = 0; h < 4; ++h)
+    for (int w = 0; w < 9; ++w) want.push_back(x[(h / 2) * 3 + w / 3]);
+  for (int opset : {7, 8, 9}) {
+    const auto got = run(upsample_model(opset), x, {36});
+    ASSERT_EQ(got.size(), 1u) << "opset " << opset;
+    EXPECT_EQ(got[0], want) << "opset " << opset;
+  }
 }
 
 }  // namespace
