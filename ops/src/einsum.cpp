@@ -4,8 +4,9 @@
 // contraction loop, float32 / float16, accumulated in double: one output element at a time, the
 // contracted letters walked with a two-operand strided cursor.
 //
-// Refused at the host with an attribute error naming the equation: ellipsis, a letter repeated
-// inside one operand (diagonals), three or more operands, more than 8 output or summed letters.
+// Ellipsis ("...ij,...jk->...ik") broadcasts the operands' leading dims as numpy does. Refused at
+// the host with an attribute error naming the equation: a letter repeated inside one operand
+// (diagonals), three or more operands, more than 8 output or summed letters.
 #include <algorithm>
 
 #include "kernel_common.hpp"
@@ -72,7 +73,6 @@ Status run_einsum(const OpCall& call) {
   for (char c : eq) {
     if (c != ' ') s += c;
   }
-  if (s.find("...") != std::string::npos) return call.attr_error(quoted + ": ellipsis is not supported");
   const size_t arrow = s.find("->");
   const std::string lhs = s.substr(0, arrow);
   std::vector<std::string> ops;
@@ -83,11 +83,43 @@ Status run_einsum(const OpCall& call) {
     at = comma + 1;
   }
   if (ops.size() > 2) return call.attr_error(quoted + ": only one or two operands are supported");
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(ops.size(), ops.size()));
+  // Everything but one "..." per term must be letters.
+  const auto check_term = [&](const std::string& term) -> Status {
+    const size_t at = term.find("...");
+    std::string rest = at == std::string::npos ? term : term.substr(0, at) + term.substr(at + 3);
+    for (char c : rest) {
+      if (!is_letter(c)) return call.attr_error(quoted + ": '" + std::string(1, c) + "' is not a letter");
+    }
+    return Status::Ok();
+  };
+  for (const std::string& o : ops) ARUN_RETURN_IF_ERROR(check_term(o));
+  // "..." stands for an operand's dims beyond its letters; the operands' ellipses broadcast
+  // together, aligned on the right, as pseudo-letters 1..E (control characters: never a letter).
+  int ell = 0;
+  std::vector<int> ell_of(ops.size(), 0);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].find("...") == std::string::npos) continue;
+    ell_of[k] = call.inputs[k].rank() - static_cast<int>(ops[k].size() - 3);
+    if (ell_of[k] < 0) {
+      return call.input_error("operand " + std::to_string(k) + " " + shape_text(call.inputs[k].shape) +
+                              " has fewer dims than the letters of " + quoted);
+    }
+    ell = std::max(ell, ell_of[k]);
+  }
+  if (ell > kMaxRank) return call.attr_error(quoted + ": the ellipsis covers more than 8 dims");
+  const auto expand = [&](const std::string& term, int e) {
+    const size_t at = term.find("...");
+    if (at == std::string::npos) return term;
+    std::string pseudo;
+    for (int j = 0; j < e; ++j) pseudo += static_cast<char>(1 + ell - e + j);
+    return term.substr(0, at) + pseudo + term.substr(at + 3);
+  };
+  for (size_t k = 0; k < ops.size(); ++k) ops[k] = expand(ops[k], ell_of[k]);
   int uses[128] = {};
   for (const std::string& o : ops) {
     bool seen[128] = {};
     for (char c : o) {
-      if (!is_letter(c)) return call.attr_error(quoted + ": '" + std::string(1, c) + "' is not a letter");
       if (seen[int(c)]) {
         return call.attr_error(quoted + ": letter '" + std::string(1, c) +
                                "' repeats inside one operand (diagonals are not supported)");
@@ -98,21 +130,22 @@ Status run_einsum(const OpCall& call) {
   }
   std::string outl;
   if (arrow != std::string::npos) {
-    outl = s.substr(arrow + 2);
+    ARUN_RETURN_IF_ERROR(check_term(s.substr(arrow + 2)));
+    outl = expand(s.substr(arrow + 2), ell);
     bool seen[128] = {};
     for (char c : outl) {
-      if (!is_letter(c) || uses[int(c)] == 0 || seen[int(c)]) {
+      if (uses[int(c)] == 0 || seen[int(c)]) {
         return call.attr_error(quoted + ": output letter '" + std::string(1, c) +
                                "' is not a letter of the inputs or repeats");
       }
       seen[int(c)] = true;
     }
-  } else {  // implicit: the letters used exactly once, alphabetically (ASCII: upper case first)
-    for (int c = 0; c < 128; ++c) {
+  } else {  // implicit: the ellipsis, then the letters used once, alphabetically (upper case first)
+    outl = expand("...", ell);
+    for (int c = 'A'; c < 128; ++c) {
       if (uses[c] == 1) outl += static_cast<char>(c);
     }
   }
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(ops.size(), ops.size()));
   int64_t size[128];
   std::fill(std::begin(size), std::end(size), -1);
   Shape strides[2];
@@ -125,9 +158,15 @@ Status run_einsum(const OpCall& call) {
     }
     for (size_t i = 0; i < ops[k].size(); ++i) {
       const int c = ops[k][i];
+      const bool pseudo = c <= kMaxRank;
       if (size[c] >= 0 && size[c] != t.shape[i]) {
-        return call.input_error("letter '" + std::string(1, char(c)) + "' has sizes " + std::to_string(size[c]) +
-                                " and " + std::to_string(t.shape[i]) + " in " + quoted);
+        if (pseudo && (size[c] == 1 || t.shape[i] == 1)) {  // ellipsis dims broadcast
+          if (size[c] == 1) size[c] = t.shape[i];
+          continue;
+        }
+        return call.input_error((pseudo ? std::string("an ellipsis dim") : "letter '" + std::string(1, char(c)) + "'") +
+                                " has sizes " + std::to_string(size[c]) + " and " + std::to_string(t.shape[i]) +
+                                " in " + quoted);
       }
       size[c] = t.shape[i];
     }
@@ -145,7 +184,8 @@ Status run_einsum(const OpCall& call) {
   const auto letter_stride = [&](size_t k, char c) -> int64_t {
     if (k >= ops.size()) return 0;
     const size_t at = ops[k].find(c);
-    return at == std::string::npos ? 0 : strides[k][at];
+    if (at == std::string::npos) return 0;
+    return call.inputs[k].shape[at] == 1 && size[int(c)] != 1 ? 0 : strides[k][at];  // broadcast
   };
   EinsumParams<Half> shape_only{};
   Shape out_shape;

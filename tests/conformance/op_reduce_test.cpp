@@ -313,7 +313,7 @@ std::vector<double> einsumRef(const std::vector<std::string>& ops, const std::st
   for (size_t k = 0; k < ops.size(); ++k)
     for (size_t i = 0; i < ops[k].size(); ++i) {
       if (letters.find(ops[k][i]) == std::string::npos) letters += ops[k][i];
-      size[ops[k][i]] = dims[k][i];
+      if (size[ops[k][i]] <= 1) size[ops[k][i]] = dims[k][i];  // size-1 dims broadcast (ellipsis)
     }
   Dims out_dims, all_dims;
   for (char c : out) out_dims.push_back(size[c]);
@@ -323,12 +323,14 @@ std::vector<double> einsumRef(const std::vector<std::string>& ops, const std::st
     const auto idx = unravelDims(i, all_dims);
     auto pick = [&](const std::string& l, const Dims& d) {
       std::vector<int64_t> v;
-      for (char c : l) v.push_back(idx[letters.find(c)]);
+      for (size_t j = 0; j < l.size(); ++j) v.push_back(d[j] == 1 ? 0 : idx[letters.find(l[j])]);
       return ravelDims(v, d);
     };
     double prod = 1.0;
     for (size_t k = 0; k < ops.size(); ++k) prod *= (*xs[k])[pick(ops[k], dims[k])];
-    r[pick(out, out_dims)] += prod;
+    std::vector<int64_t> o;
+    for (char c : out) o.push_back(idx[letters.find(c)]);
+    r[ravelDims(o, out_dims)] += prod;
   }
   return r;
 }
@@ -350,7 +352,13 @@ TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
                                          {"ij->ji", {"ij"}, "ji", {{3, 5}}},
                                          {"ij->i", {"ij"}, "i", {{3, 5}}},
                                          {"ijk->", {"ijk"}, "", {{2, 3, 4}}},
-                                         {"ji", {"ji"}, "ij", {{3, 5}}}}) {
+                                         {"ji", {"ji"}, "ij", {{3, 5}}},
+                                         // Ellipsis: x y are the ellipsis dims; B's broadcast (size 1 or absent).
+                                         {"...ij,...jk->...ik", {"xyij", "yjk"}, "xyik", {{2, 3, 4, 5}, {3, 5, 6}}},
+                                         {"...ij,...jk", {"xyij", "xyjk"}, "xyik", {{2, 3, 4, 5}, {1, 3, 5, 2}}},
+                                         {"...ij->...ji", {"xij"}, "xji", {{2, 3, 4}}},
+                                         {"b...d,b...d->b...", {"bxyd", "bxyd"}, "bxy", {{2, 1, 3, 4}, {2, 5, 3, 4}}},
+                                         {"...ij->j", {"xij"}, "j", {{2, 3, 4}}}}) {
     std::vector<std::vector<double>> xs;
     std::vector<const std::vector<double>*> ptrs;
     for (size_t k = 0; k < c.dims.size(); ++k) xs.push_back(rounded32(randoms(count(c.dims[k]), 30 + k)));
@@ -358,13 +366,12 @@ TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
     const auto ref = einsumRef(c.ops, c.out, ptrs, c.dims);
     Dims out;
     for (char l : c.out) {
+      int64_t n = 1;
       for (size_t k = 0; k < c.ops.size(); ++k) {
         const size_t at = c.ops[k].find(l);
-        if (at != std::string::npos) {
-          out.push_back(c.dims[k][at]);
-          break;
-        }
+        if (at != std::string::npos && n <= 1) n = c.dims[k][at];
       }
+      out.push_back(n);
     }
     Attr a;
     a.s("equation", c.eq.c_str());
@@ -384,7 +391,8 @@ TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
   // Refused: ellipsis, diagonals, three operands, a bad output letter, no equation; operand ranks,
   // letter sizes, input count, dtypes and the output description.
   const auto A = f32({3, 4}, randoms(12, 40)), B = f32({4, 5}, randoms(20, 41));
-  for (const char* bad : {"...ij,...jk->...ik", "ii,jk->ik", "ij,jk,kl->il", "ij,jk->iz", "ij,jk->ii", "i1,jk"}) {
+  for (const char* bad :
+       {"ii,jk->ik", "ij,jk,kl->il", "ij,jk->iz", "ij,jk->ii", "i1,jk", "..i,jk", "i...j...,jk", "ij,jk->i.k"}) {
     Attr a;
     a.s("equation", bad);
     EXPECT_ACL(ACL_ERROR_OP_ATTR_NOT_MATCH, rc("Einsum", {A, B}, like(ACL_FLOAT, {3, 5}), a)) << bad;
@@ -396,6 +404,12 @@ TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
              rc("Einsum", {A, f32({5, 4}, randoms(20, 42))}, like(ACL_FLOAT, {3, 4}), mm));
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, rc("Einsum", {A, f32({4}, randoms(4, 43))}, like(ACL_FLOAT, {3, 5}), mm));
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, rc("Einsum", {A}, like(ACL_FLOAT, {3, 5}), mm));
+  Attr ell;
+  ell.s("equation", "...ij,...jk->...ik");
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,  // ellipsis dims 2 and 3 do not broadcast
+             rc("Einsum", {f32({2, 3, 4}, randoms(24, 45)), f32({3, 4, 5}, randoms(60, 46))},
+                like(ACL_FLOAT, {3, 3, 5}), ell));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, rc("Einsum", {f32({3}, randoms(3, 47)), B}, like(ACL_FLOAT, {3, 5}), ell));
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
              rc("Einsum", {A, f16({4, 5}, randoms(20, 44))}, like(ACL_FLOAT, {3, 5}), mm));
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, rc("Einsum", {A, B}, like(ACL_FLOAT, {5, 3}), mm));
