@@ -703,32 +703,48 @@ void pad_kernel(Block blk, const PadParams<E>& p) {
     in_stride[d] = acc;
     acc *= p.in_dims[d];
   }
-  for (size_t i = r.first; i < r.last; ++i) {
-    int64_t lin = static_cast<int64_t>(i), off = 0;
+  // The source index along dim d of output index o, or -1 for the constant.
+  const auto source = [&](int d, int64_t o) -> int64_t {
+    int64_t j = o - begin[d];
+    const int64_t n = p.in_dims[d];
+    if (j >= 0 && j < n) return j;
+    if (p.mode == PadMode::Constant) return -1;
+    if (p.mode == PadMode::Edge) return j < 0 ? 0 : n - 1;
+    if (n == 1) return 0;
+    const int64_t period = 2 * (n - 1);  // numpy's reflect: mirrored about the edges
+    j %= period;
+    if (j < 0) j += period;
+    return j >= n ? period - j : j;
+  };
+  if (p.rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  // Row by row of the innermost dim: the outer dims give the row's source (or the constant), a
+  // per-block table the column's.
+  const int last = p.rank - 1;
+  const int64_t width = p.out_dims[last];
+  std::vector<int64_t> col(static_cast<size_t>(width));
+  for (int64_t c = 0; c < width; ++c) col[c] = source(last, c);
+  for (size_t i = r.first; i < r.last;) {
+    int64_t row = static_cast<int64_t>(i) / width, off = 0;
+    const int64_t c0 = static_cast<int64_t>(i) % width;
+    const int64_t c1 = std::min<int64_t>(width, c0 + static_cast<int64_t>(r.last - i));
     bool pad = false;
-    for (int d = p.rank - 1; d >= 0; --d) {
-      const int64_t o = lin % p.out_dims[d];
-      lin /= p.out_dims[d];
-      int64_t j = o - begin[d];
-      const int64_t n = p.in_dims[d];
-      if (j < 0 || j >= n) {
-        if (p.mode == PadMode::Constant) {
-          pad = true;
-          break;
-        } else if (p.mode == PadMode::Edge) {
-          j = j < 0 ? 0 : n - 1;
-        } else if (n == 1) {
-          j = 0;
-        } else {  // numpy's reflect: period 2(n-1), mirrored about the edges
-          const int64_t period = 2 * (n - 1);
-          j %= period;
-          if (j < 0) j += period;
-          if (j >= n) j = period - j;
-        }
-      }
+    for (int d = last - 1; d >= 0 && !pad; --d) {
+      const int64_t j = source(d, row % p.out_dims[d]);
+      row /= p.out_dims[d];
+      pad = j < 0;
       off += j * in_stride[d];
     }
-    out[i] = pad ? value : in[off];
+    E* dst = out + i - c0;
+    if (pad) {
+      std::fill(dst + c0, dst + c1, value);
+    } else {
+      const E* src = in + off;
+      for (int64_t c = c0; c < c1; ++c) dst[c] = col[c] < 0 ? value : src[col[c]];
+    }
+    i += static_cast<size_t>(c1 - c0);
   }
 }
 

@@ -146,35 +146,54 @@ void resize_kernel(arun::Block blk, const ResizeParams<T>& p) {
   using C = Compute<T>;
   const T* in = blk.map(p.in, static_cast<size_t>(p.n_in)).data();
   T* out = blk.map(p.out, static_cast<size_t>(p.n_out)).data();
-  for (size_t i = range.first; i < range.last; ++i) {
-    int64_t lin = static_cast<int64_t>(i), base = 0;
+  // Row by row of the innermost dim: the outer dims give up to 2^k (offset, weight) corners, the
+  // innermost dim's taps are read per column.
+  const int last = r - 1;
+  const int64_t width = p.out_dims[last];
+  const Tap* col = &taps[at[last]];
+  const bool last_active = n_active > 0 && active[n_active - 1] == last;
+  const int n_outer = last_active ? n_active - 1 : n_active;
+  std::vector<std::pair<int64_t, double>> corners;
+  for (size_t i = range.first; i < range.last;) {
+    int64_t row = static_cast<int64_t>(i) / width, base = 0;
+    const int64_t c0 = static_cast<int64_t>(i) % width;
+    const int64_t c1 = std::min<int64_t>(width, c0 + static_cast<int64_t>(range.last - i));
     const Tap* tap[kMaxRank];
-    for (int d = r - 1; d >= 0; --d) {
-      const int64_t o = lin % p.out_dims[d];
-      lin /= p.out_dims[d];
-      tap[d] = &taps[at[d] + o];
+    for (int d = last - 1; d >= 0; --d) {
+      tap[d] = &taps[at[d] + row % p.out_dims[d]];
+      row /= p.out_dims[d];
       base += tap[d]->lo * in_stride[d];
     }
-    if (n_active == 0) {
-      out[i] = in[base];
-      continue;
-    }
-    double acc = 0.0;
-    for (int corner = 0; corner < (1 << n_active); ++corner) {
-      double w = 1.0;
-      int64_t off = base;
-      for (int k = 0; k < n_active; ++k) {
-        const Tap& t = *tap[active[k]];
-        if (corner & (1 << k)) {
-          w *= t.w;
-          off += (t.hi - t.lo) * in_stride[active[k]];
-        } else {
-          w *= 1.0 - t.w;
+    T* dst = out + i - c0;
+    if (n_active == 0) {  // nearest (or scale 1 everywhere): a gather
+      for (int64_t c = c0; c < c1; ++c) dst[c] = in[base + col[c].lo];
+    } else {
+      corners.clear();
+      for (int corner = 0; corner < (1 << n_outer); ++corner) {
+        double w = 1.0;
+        int64_t off = base;
+        for (int k = 0; k < n_outer; ++k) {
+          const Tap& t = *tap[active[k]];
+          if (corner & (1 << k)) {
+            w *= t.w;
+            off += (t.hi - t.lo) * in_stride[active[k]];
+          } else {
+            w *= 1.0 - t.w;
+          }
         }
+        if (w != 0.0) corners.emplace_back(off, w);
       }
-      if (w != 0.0) acc += w * static_cast<double>(C::load(in[off]));
+      for (int64_t c = c0; c < c1; ++c) {
+        const Tap& t = col[c];
+        double acc = 0.0;
+        for (const auto& [off, w] : corners) {
+          const double lo = static_cast<double>(C::load(in[off + t.lo]));
+          acc += last_active ? w * (lo + t.w * (static_cast<double>(C::load(in[off + t.hi])) - lo)) : w * lo;
+        }
+        dst[c] = C::store(static_cast<float>(acc));
+      }
     }
-    out[i] = C::store(static_cast<float>(acc));
+    i += static_cast<size_t>(c1 - c0);
   }
 }
 

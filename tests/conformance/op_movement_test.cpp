@@ -604,6 +604,43 @@ TEST_P(MovementOpTest, ResizeModesAndCoordinates) {
              rc("Upsample", {f32(d, x), f32({4}, {1, 1, 0.5, 1})}, like(ACL_FLOAT, {1, 2, 2, 5})));
 }
 
+// Shapes large enough for several blocks, whose shares start mid-row (the kernels walk rows).
+TEST_P(MovementOpTest, LargeShapesSplitAcrossBlocks) {
+  const Dims d{1, 151, 37};
+  auto x = smallInts(count(d), 11);
+  const Dims tiled{1, 151, 111};
+  EXPECT_TRUE(near(runOk("Tile", {f32(d, x), i64({3}, {1, 1, 3})}, like(ACL_FLOAT, tiled)),
+                   gatherRef(x, d, tiled,
+                             [&](std::vector<int64_t> idx) {
+                               idx[2] %= 37;
+                               return idx;
+                             }),
+                   0, 0));
+  const Dims pd{3, 128, 59}, po{3, 131, 64};
+  auto y = smallInts(count(pd), 12);
+  Attr reflect;
+  reflect.s("mode", "reflect");
+  EXPECT_TRUE(near(runOk("Pad", {f32(pd, y), i64({6}, {0, 1, 2, 0, 2, 3})}, like(ACL_FLOAT, po), reflect),
+                   gatherRef(y, pd, po,
+                             [&](std::vector<int64_t> idx) {
+                               idx[1] = padIndex(idx[1] - 1, 128, "reflect");
+                               idx[2] = padIndex(idx[2] - 2, 59, "reflect");
+                               return idx;
+                             }),
+                   0, 0));
+  const Dims rd{1, 3, 40, 30}, ro{1, 3, 97, 51};
+  auto z = rounded32(randoms(count(rd), 13));
+  std::vector<double> ratio{1, 1, float(97) / 40.0f, float(51) / 30.0f};
+  for (const char* mode : {"nearest", "linear"}) {
+    Attr a;
+    a.s("mode", mode);
+    EXPECT_TRUE(near(runOk("Resize", {f32(rd, z), omitted(), omitted(), i64({4}, ro)}, like(ACL_FLOAT, ro), a),
+                     resizeRef(z, rd, ro, ratio, std::string(mode) == "linear", "half_pixel", "round_prefer_floor"),
+                     1e-6, 1e-6))
+        << mode;
+  }
+}
+
 ARUN_CONFORMANCE_INSTANTIATE(MovementOpTest);
 
 }  // namespace

@@ -418,6 +418,24 @@ TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
                 like(ACL_INT64, {3, 5}), mm));
 }
 
+// Shapes large enough for several blocks, whose shares start mid-row.
+TEST_P(ReduceOpTest, LargeShapesSplitAcrossBlocks) {
+  const Dims a{3, 33, 40}, b{3, 40, 35};
+  auto xa = rounded32(randoms(count(a), 50)), xb = rounded32(randoms(count(b), 51));
+  Attr eq;
+  eq.s("equation", "bij,bjk->bik");
+  EXPECT_TRUE(near(runOk("Einsum", {f32(a, xa), f32(b, xb)}, like(ACL_FLOAT, {3, 33, 35}), eq),
+                   einsumRef({"bij", "bjk"}, "bik", {&xa, &xb}, {a, b}), 1e-6, 1e-6));
+  const Dims d{37, 300};
+  auto x = rounded32(randoms(count(d), 52));
+  std::vector<double> vals, idx;
+  topkRef(x, d, 1, 5, true, &vals, &idx);
+  std::vector<HostTensor> outs{like(ACL_FLOAT, {37, 5}), like(ACL_INT64, {37, 5})};
+  ASSERT_ACL_OK(run("TopK", {f32(d, x), i64({1}, {5})}, outs));
+  EXPECT_TRUE(near(outs[0].values(), vals, 0, 0));
+  EXPECT_TRUE(near(outs[1].values(), idx, 0, 0));
+}
+
 ARUN_CONFORMANCE_INSTANTIATE(ReduceOpTest);
 
 }  // namespace
