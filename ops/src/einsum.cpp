@@ -1,12 +1,17 @@
 // Einsum for the patterns models use: one operand (transposes, sums over letters: "ij->ji",
 // "ij->i") and two operands (batched matmul-like contractions in any letter order: "ij,jk->ik",
-// "bhid,bhjd->bhij", implicit output = the letters used once, in alphabetical order). A direct
-// contraction loop, float32 / float16, accumulated in double: one output element at a time, the
-// contracted letters walked with a two-operand strided cursor.
+// "bhid,bhjd->bhij", implicit output = the letters used once, in alphabetical order), float32 /
+// float16. Two operands whose letters are each batch (both operands and the output), M (first
+// operand and output), N (second and output) or K (both operands, summed) run as one sgemm per
+// batch item on gathered float copies (OpenBLAS, as MatMul). Everything else (one operand, a
+// letter summed inside one operand) is a direct contraction loop accumulated in double: one output
+// element at a time, the summed letters walked with a two-operand strided cursor.
 //
 // Ellipsis ("...ij,...jk->...ik") broadcasts the operands' leading dims as numpy does. Refused at
 // the host with an attribute error naming the equation: a letter repeated inside one operand
 // (diagonals), three or more operands, more than 8 output or summed letters.
+#include <cblas.h>
+
 #include <algorithm>
 
 #include "kernel_common.hpp"
@@ -56,6 +61,65 @@ void einsum_kernel(arun::Block blk, const EinsumParams<T>& p) {
     }
     out[i] = C::store(static_cast<typename C::type>(acc));
     p.outer.next(oc);
+  }
+}
+
+// The sgemm form: out[batch, M, N] = sum over K of a[batch, M, K] * b[batch, K, N], each group
+// of letters walked with its strides in the operands and the output.
+template <class T>
+struct EinsumGemmParams {
+  const T* a;
+  const T* b;
+  T* out;
+  int64_t n_a, n_b, n_out;
+  int nb = 0;  // batch letters
+  int64_t bdims[kMaxRank], bsa[kMaxRank], bsb[kMaxRank], bso[kMaxRank];
+  int64_t batch = 1;
+  StridedWalk m;  // stride[0] in a, stride[1] in out
+  StridedWalk n;  // stride[0] in b, stride[1] in out
+  StridedWalk k;  // stride[0] in a, stride[1] in b
+  int64_t M = 1, N = 1, K = 1;
+};
+
+template <class T>
+void einsum_gemm_kernel(arun::Block blk, const EinsumGemmParams<T>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.batch));
+  if (r.size() == 0) return;
+  using C = Compute<T>;
+  T* out = blk.map(p.out, static_cast<size_t>(p.n_out)).data();
+  const T* a = p.K > 0 ? blk.map(p.a, static_cast<size_t>(p.n_a)).data() : nullptr;
+  const T* b = p.K > 0 ? blk.map(p.b, static_cast<size_t>(p.n_b)).data() : nullptr;
+  std::vector<float> am(static_cast<size_t>(p.M * p.K)), bm(static_cast<size_t>(p.K * p.N)),
+      cm(static_cast<size_t>(p.M * p.N), 0.0f);
+  for (size_t item = r.first; item < r.last; ++item) {
+    int64_t lin = static_cast<int64_t>(item), oa = 0, ob = 0, oo = 0;
+    for (int d = p.nb - 1; d >= 0; --d) {
+      const int64_t i = lin % p.bdims[d];
+      lin /= p.bdims[d];
+      oa += i * p.bsa[d];
+      ob += i * p.bsb[d];
+      oo += i * p.bso[d];
+    }
+    if (p.K > 0) {
+      StridedWalk::Cursor cmw = p.m.at(0);
+      for (int64_t mi = 0; mi < p.M; ++mi, p.m.next(cmw)) {
+        StridedWalk::Cursor ck = p.k.at(0);
+        for (int64_t ki = 0; ki < p.K; ++ki, p.k.next(ck)) am[mi * p.K + ki] = C::load(a[oa + cmw.off[0] + ck.off[0]]);
+      }
+      StridedWalk::Cursor ck = p.k.at(0);
+      for (int64_t ki = 0; ki < p.K; ++ki, p.k.next(ck)) {
+        StridedWalk::Cursor cn = p.n.at(0);
+        for (int64_t ni = 0; ni < p.N; ++ni, p.n.next(cn)) bm[ki * p.N + ni] = C::load(b[ob + ck.off[1] + cn.off[0]]);
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(p.M), static_cast<int>(p.N),
+                  static_cast<int>(p.K), 1.0f, am.data(), static_cast<int>(p.K), bm.data(), static_cast<int>(p.N), 0.0f,
+                  cm.data(), static_cast<int>(p.N));
+    }
+    StridedWalk::Cursor cmw = p.m.at(0);
+    for (int64_t mi = 0; mi < p.M; ++mi, p.m.next(cmw)) {
+      StridedWalk::Cursor cn = p.n.at(0);
+      for (int64_t ni = 0; ni < p.N; ++ni, p.n.next(cn)) out[oo + cmw.off[1] + cn.off[1]] = C::store(cm[mi * p.N + ni]);
+    }
   }
 }
 
@@ -210,10 +274,77 @@ Status run_einsum(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_output(0, a.dtype, out_shape));
   const int64_t n_out = numel(out_shape);
   if (n_out == 0) return Status::Ok();
+  // The sgemm form when every letter is batch, M, N or K (and the copies stay moderate).
+  const Shape out_strides = contiguous_strides(out_shape);
+  EinsumGemmParams<Half> g{};
+  bool gemm = ops.size() == 2;
+  for (int c = 0; c < 128 && gemm; ++c) {
+    if (uses[c] == 0) continue;
+    const bool in_a = ops[0].find(char(c)) != std::string::npos, in_b = ops[1].find(char(c)) != std::string::npos;
+    const size_t at_o = outl.find(char(c));
+    const int64_t so = at_o == std::string::npos ? 0 : out_strides[at_o], sa = letter_stride(0, char(c)),
+                  sb = letter_stride(1, char(c));
+    const auto add = [&](StridedWalk& w, int64_t s0, int64_t s1) {
+      w.dims[w.rank] = size[c];
+      w.stride[0][w.rank] = s0;
+      w.stride[1][w.rank] = s1;
+      ++w.rank;
+    };
+    if (in_a && in_b && at_o != std::string::npos) {
+      g.bdims[g.nb] = size[c];
+      g.bsa[g.nb] = sa;
+      g.bsb[g.nb] = sb;
+      g.bso[g.nb++] = so;
+      g.batch *= size[c];
+    } else if (in_a && at_o != std::string::npos) {
+      add(g.m, sa, so);
+      g.M *= size[c];
+    } else if (in_b && at_o != std::string::npos) {
+      add(g.n, sb, so);
+      g.N *= size[c];
+    } else if (in_a && in_b) {
+      add(g.k, sa, sb);
+      g.K *= size[c];
+    } else {
+      gemm = false;  // summed inside one operand
+    }
+  }
+  gemm = gemm && g.M * g.K + g.K * g.N + g.M * g.N <= (int64_t{1} << 24) && g.M <= INT32_MAX && g.N <= INT32_MAX &&
+         g.K <= INT32_MAX;
   Status st;
+  if (gemm) pin_blas_threads();
   const bool ok = dispatch_float(a.dtype, [&](auto tag) {
     using T = decltype(tag);
     const bool two = ops.size() == 2;
+    if (gemm) {
+      EinsumGemmParams<T> p{ptr<T>(a),
+                            ptr<T>(call.inputs[1]),
+                            ptr<T>(call.outputs[0]),
+                            a.count(),
+                            call.inputs[1].count(),
+                            n_out,
+                            g.nb,
+                            {},
+                            {},
+                            {},
+                            {},
+                            g.batch,
+                            g.m,
+                            g.n,
+                            g.k,
+                            g.M,
+                            g.N,
+                            g.K};
+      for (int d = 0; d < g.nb; ++d) {
+        p.bdims[d] = g.bdims[d];
+        p.bsa[d] = g.bsa[d];
+        p.bsb[d] = g.bsb[d];
+        p.bso[d] = g.bso[d];
+      }
+      const uint32_t blocks = call.blocks_for(g.batch * g.M * g.N * std::max<int64_t>(g.K, 1), 1 << 16);
+      st = launch_op(call, static_cast<uint32_t>(std::min<int64_t>(blocks, g.batch)), einsum_gemm_kernel<T>, p);
+      return;
+    }
     EinsumParams<T> p{ptr<T>(a),
                       two ? ptr<T>(call.inputs[1]) : nullptr,
                       ptr<T>(call.outputs[0]),

@@ -342,23 +342,26 @@ TEST_P(ReduceOpTest, EinsumContractionsTransposesAndSums) {
     std::string out;
     std::vector<Dims> dims;
   };
-  for (const Case& c : std::vector<Case>{{"ij,jk->ik", {"ij", "jk"}, "ik", {{3, 4}, {4, 5}}},
-                                         {"bij,bjk->bik", {"bij", "bjk"}, "bik", {{2, 3, 4}, {2, 4, 5}}},
-                                         {"bhid,bhjd->bhij", {"bhid", "bhjd"}, "bhij", {{2, 2, 3, 8}, {2, 2, 5, 8}}},
-                                         {"bhij,bhjd->bhid", {"bhij", "bhjd"}, "bhid", {{2, 2, 3, 5}, {2, 2, 5, 4}}},
-                                         {"ij,kj", {"ij", "kj"}, "ik", {{3, 6}, {4, 6}}},  // implicit: i, k
-                                         {"ba , ca -> cb", {"ba", "ca"}, "cb", {{3, 4}, {2, 4}}},
-                                         {"i,j->ij", {"i", "j"}, "ij", {{3}, {4}}},
-                                         {"ij->ji", {"ij"}, "ji", {{3, 5}}},
-                                         {"ij->i", {"ij"}, "i", {{3, 5}}},
-                                         {"ijk->", {"ijk"}, "", {{2, 3, 4}}},
-                                         {"ji", {"ji"}, "ij", {{3, 5}}},
-                                         // Ellipsis: x y are the ellipsis dims; B's broadcast (size 1 or absent).
-                                         {"...ij,...jk->...ik", {"xyij", "yjk"}, "xyik", {{2, 3, 4, 5}, {3, 5, 6}}},
-                                         {"...ij,...jk", {"xyij", "xyjk"}, "xyik", {{2, 3, 4, 5}, {1, 3, 5, 2}}},
-                                         {"...ij->...ji", {"xij"}, "xji", {{2, 3, 4}}},
-                                         {"b...d,b...d->b...", {"bxyd", "bxyd"}, "bxy", {{2, 1, 3, 4}, {2, 5, 3, 4}}},
-                                         {"...ij->j", {"xij"}, "j", {{2, 3, 4}}}}) {
+  for (const Case& c :
+       std::vector<Case>{{"ij,jk->ik", {"ij", "jk"}, "ik", {{3, 4}, {4, 5}}},
+                         {"bij,bjk->bik", {"bij", "bjk"}, "bik", {{2, 3, 4}, {2, 4, 5}}},
+                         {"bhid,bhjd->bhij", {"bhid", "bhjd"}, "bhij", {{2, 2, 3, 8}, {2, 2, 5, 8}}},
+                         {"bhij,bhjd->bhid", {"bhij", "bhjd"}, "bhid", {{2, 2, 3, 5}, {2, 2, 5, 4}}},
+                         {"ij,kj", {"ij", "kj"}, "ik", {{3, 6}, {4, 6}}},  // implicit: i, k
+                         {"ba , ca -> cb", {"ba", "ca"}, "cb", {{3, 4}, {2, 4}}},
+                         {"i,j->ij", {"i", "j"}, "ij", {{3}, {4}}},
+                         {"ij,jk->k", {"ij", "jk"}, "k", {{3, 4}, {4, 5}}},  // i summed in one operand: the loop
+                         {"bk,bk->b", {"bk", "bk"}, "b", {{3, 7}, {3, 7}}},  // batch + K only
+                         {"ij->ji", {"ij"}, "ji", {{3, 5}}},
+                         {"ij->i", {"ij"}, "i", {{3, 5}}},
+                         {"ijk->", {"ijk"}, "", {{2, 3, 4}}},
+                         {"ji", {"ji"}, "ij", {{3, 5}}},
+                         // Ellipsis: x y are the ellipsis dims; B's broadcast (size 1 or absent).
+                         {"...ij,...jk->...ik", {"xyij", "yjk"}, "xyik", {{2, 3, 4, 5}, {3, 5, 6}}},
+                         {"...ij,...jk", {"xyij", "xyjk"}, "xyik", {{2, 3, 4, 5}, {1, 3, 5, 2}}},
+                         {"...ij->...ji", {"xij"}, "xji", {{2, 3, 4}}},
+                         {"b...d,b...d->b...", {"bxyd", "bxyd"}, "bxy", {{2, 1, 3, 4}, {2, 5, 3, 4}}},
+                         {"...ij->j", {"xij"}, "j", {{2, 3, 4}}}}) {
     std::vector<std::vector<double>> xs;
     std::vector<const std::vector<double>*> ptrs;
     for (size_t k = 0; k < c.dims.size(); ++k) xs.push_back(rounded32(randoms(count(c.dims[k]), 30 + k)));
