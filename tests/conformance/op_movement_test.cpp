@@ -641,6 +641,30 @@ TEST_P(MovementOpTest, LargeShapesSplitAcrossBlocks) {
   }
 }
 
+// Elements of 16 bytes (complex128) have no kernel: 100026 from every op of the family.
+TEST_P(MovementOpTest, SixteenByteElementsAreRefused) {
+  auto c128 = [](const Dims& d) { return HostTensor{ACL_COMPLEX128, d, std::vector<uint8_t>(16 * count(d), 0)}; };
+  Attr sq;
+  sq.i("opset", 11).l("axes", {0});
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, rc("Squeeze", {c128({1, 4})}, like(ACL_COMPLEX128, {4}), sq));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("Expand", {c128({1, 4}), i64({2}, {2, 4})}, like(ACL_COMPLEX128, {2, 4})));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("Tile", {c128({1, 4}), i64({2}, {2, 1})}, like(ACL_COMPLEX128, {2, 4})));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("Slice", {c128({1, 4}), i64({1}, {1}), i64({1}, {3}), i64({1}, {1})}, like(ACL_COMPLEX128, {1, 2})));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("Pad", {c128({1, 4}), i64({4}, {0, 1, 0, 1})}, like(ACL_COMPLEX128, {1, 6})));
+  Attr b;
+  b.i("blocksize", 2);
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             rc("SpaceToDepth", {c128({1, 1, 2, 2})}, like(ACL_COMPLEX128, {1, 4, 1, 1}), b));
+  std::vector<HostTensor> two{like(ACL_COMPLEX128, {1, 2}), like(ACL_COMPLEX128, {1, 2})};
+  Attr ax;
+  ax.i("axis", 1);
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, run("Split", {c128({1, 4})}, two, ax));
+}
+
 ARUN_CONFORMANCE_INSTANTIATE(MovementOpTest);
 
 }  // namespace
