@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,41 @@ std::string upsample_model(int opset) {
   return m.SerializeAsString();
 }
 
+// Opset 13, every geometry as an initializer input, as exporters write them:
+// x [2,6,4] -> Split(axis 1, split [2,4]) -> a [2,2,4], b [2,4,4]; TopK(b, K 2) -> v [2,4,2] (and
+// unused indices); Slice(a, -1, INT64_MIN, axis 2, step -1) -> s; Resize(s, roi "", scales
+// [1,1,2]) -> r [2,2,8].
+std::string zoo_paths_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("zoo_paths");
+  add_value(g->mutable_input(), "x", {2, 6, 4});
+  add_value(g->mutable_output(), "v", {2, 4, 2});
+  add_value(g->mutable_output(), "r", {2, 2, 8});
+  add_axes(g, "split", {2, 4});
+  add_axes(g, "k", {2});
+  add_axes(g, "starts", {-1});
+  add_axes(g, "ends", {INT64_MIN});
+  add_axes(g, "axes", {2});
+  add_axes(g, "steps", {-1});
+  TensorProto* sc = g->add_initializer();
+  sc->set_name("scales");
+  sc->set_data_type(TensorProto::FLOAT);
+  sc->add_dims(3);
+  for (float v : {1.0f, 1.0f, 2.0f}) sc->add_float_data(v);
+  onnx::NodeProto* split = add_node(g, "Split", {"x", "split"}, "a");
+  split->add_output("b");
+  add_int(split, "axis", 1);
+  add_node(g, "TopK", {"b", "k"}, "v")->add_output("i");
+  add_node(g, "Slice", {"a", "starts", "ends", "axes", "steps"}, "s");
+  add_node(g, "Resize", {"s", "", "scales"}, "r");
+  return m.SerializeAsString();
+}
+
 class ImportOpset : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -175,6 +211,22 @@ TEST_F(ImportOpset, UpsampleScalesAttributeAndInputAgree) {
     ASSERT_EQ(got.size(), 1u) << "opset " << opset;
     EXPECT_EQ(got[0], want) << "opset " << opset;
   }
+}
+
+TEST_F(ImportOpset, SplitTopKSliceResizeFromInitializers) {
+  std::vector<float> x(48);
+  for (int i = 0; i < 48; ++i) x[i] = static_cast<float>(i);
+  std::vector<float> v, r;
+  for (int n = 0; n < 2; ++n)
+    for (int c = 2; c < 6; ++c)
+      for (int w : {3, 2}) v.push_back(x[n * 24 + c * 4 + w]);  // rows ascend: the top two, largest first
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 2; ++c)
+      for (int w = 0; w < 8; ++w) r.push_back(x[n * 24 + c * 4 + (3 - w / 2)]);  // reversed, each twice
+  const auto got = run(zoo_paths_model(), x, {16, 32});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], v);
+  EXPECT_EQ(got[1], r);
 }
 
 }  // namespace
