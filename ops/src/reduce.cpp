@@ -3,11 +3,11 @@
 //
 // Reductions: float32 and float16 accumulate in double so long rows keep float32 accuracy;
 // ReduceMax / Min / Sum / Prod also take int32 and int64 (accumulated in int64, sums and products
-// wrapping). Max / Min skip NaN as they always have here (aclnn relies on it). ReduceSum's axes
-// are an attribute before opset 13 and an input from 13 (with noop_with_empty_axes); the others'
-// axes stay attributes through opset 17. Axes given as an input live in device memory, so the
-// kernel reads them, builds the reduction and checks the output description against it. Without
-// an `opset` attribute (aclopExecuteV2 / aclnn callers) either form is accepted.
+// wrapping), ReduceMax / Min int8 and uint8 too. Max / Min skip NaN as they always have here (aclnn relies on it).
+// ReduceSum's axes are an attribute before opset 13 and an input from 13 (with noop_with_empty_axes); the others' axes
+// stay attributes through opset 17. Axes given as an input live in device memory, so the kernel reads them, builds the
+// reduction and checks the output description against it. Without an `opset` attribute (aclopExecuteV2 / aclnn callers)
+// either form is accepted.
 //
 // TopK: k attribute before opset 10, K input from 10 (read by the kernel, checked against the
 // output descriptions); largest / smallest, ties to the lower index, NaN larger than any number
@@ -213,8 +213,14 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
 }
 
 template <class F>
-bool dispatch_reduce(aclDataType dtype, bool ints, F&& f) {
+bool dispatch_reduce(aclDataType dtype, bool ints, bool bytes, F&& f) {
   switch (dtype) {
+    case ACL_INT8:
+      if (bytes) f(int8_t{});
+      return bytes;
+    case ACL_UINT8:
+      if (bytes) f(uint8_t{});
+      return bytes;
     case ACL_FLOAT:
       f(float{});
       return true;
@@ -291,7 +297,8 @@ Status run_reduce(const OpCall& call) {
     work = x.count();
   }
   Status st;
-  const bool ok = dispatch_reduce(x.dtype, kInts, [&](auto tag) {
+  constexpr bool kBytes = K == Reduce::Max || K == Reduce::Min;  // ONNX 12+: int8 / uint8 too
+  const bool ok = dispatch_reduce(x.dtype, kInts, kBytes, [&](auto tag) {
     using T = decltype(tag);
     ReduceParams<T> p{ptr<T>(x),     ptr<T>(y),      tmpl.n,        K,         tmpl.plan, tmpl.axes,
                       tmpl.in_shape, tmpl.out_shape, tmpl.keepdims, tmpl.noop, tmpl.op};
@@ -300,7 +307,9 @@ Status run_reduce(const OpCall& call) {
   });
   if (!ok) {
     return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) +
-                            (kInts ? " (float32, float16, int32, int64)" : " (float32, float16)"));
+                            (kBytes  ? " (float32, float16, int8, uint8, int32, int64)"
+                             : kInts ? " (float32, float16, int32, int64)"
+                                     : " (float32, float16)"));
   }
   return st;
 }

@@ -147,6 +147,23 @@ TEST_P(ReduceOpTest, IntegerReductions) {
     EXPECT_TRUE(near(runOk(op, {i64(d, v)}, like(ACL_INT64, out), a), ref, 0, 0)) << op;
     EXPECT_TRUE(near(runOk(op, {i32(d, v)}, like(ACL_INT32, out), a), ref, 0, 0)) << op;
   }
+  // int8 / uint8: ReduceMax and ReduceMin only.
+  HostTensor s8{ACL_INT8, d, {}}, u8{ACL_UINT8, d, {}};
+  std::vector<double> xu;
+  for (int64_t e : v) {
+    s8.bytes.push_back(static_cast<uint8_t>(static_cast<int8_t>(e)));
+    u8.bytes.push_back(static_cast<uint8_t>(e + 9));
+    xu.push_back(static_cast<double>(e + 9));
+  }
+  for (const char* op : {"ReduceMax", "ReduceMin"}) {
+    Dims out;
+    Attr a;
+    a.l("axes", {0});
+    EXPECT_TRUE(near(runOk(op, {s8}, like(ACL_INT8, {1, 6}), a), reduceRef(op, x, d, {true, false}, true, &out), 0, 0));
+    EXPECT_TRUE(
+        near(runOk(op, {u8}, like(ACL_UINT8, {1, 6}), a), reduceRef(op, xu, d, {true, false}, true, &out), 0, 0));
+  }
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, rc("ReduceSum", {s8}, like(ACL_INT8, {1, 1})));
   EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, rc("ReduceL2", {i32(d, v)}, like(ACL_INT32, {1, 1})));
   EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, rc("ReduceMean", {i64(d, v)}, like(ACL_INT64, {1, 1})));
 }
