@@ -209,6 +209,9 @@ Status convert_attr(const Node& node, const onnx::AttributeProto& a, ops::Attrs*
       }
       break;
     }
+    case A::FLOATS:
+      attrs->set(a.name(), std::vector<float>(a.floats().begin(), a.floats().end()));
+      break;
     default:
       return Status(static_cast<Errc>(ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID),
                     "node '" + node.name + "' (" + node.op + "): attribute '" + a.name() + "' has ONNX type " +

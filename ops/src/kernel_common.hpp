@@ -33,6 +33,10 @@ void register_pointwise(std::vector<OpDef>& defs);
 void register_compare_logic(std::vector<OpDef>& defs);
 void register_variadic(std::vector<OpDef>& defs);
 void register_creation(std::vector<OpDef>& defs);
+void register_movement(std::vector<OpDef>& defs);  // movement.cpp: Squeeze ... SpaceToDepth
+void register_reduce(std::vector<OpDef>& defs);  // reduce.cpp: Reduce*, TopK
+void register_resize(std::vector<OpDef>& defs);  // resize.cpp: Resize, Upsample
+void register_einsum(std::vector<OpDef>& defs);  // einsum.cpp: Einsum
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();

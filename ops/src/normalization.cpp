@@ -1,8 +1,7 @@
 // Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
-// `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev) and
-// the reductions ReduceMean / ReduceSum / ReduceMax / ReduceMin (`axes` attribute, keepdims,
-// noop_with_empty_axes). float32 and float16; sums are
-// accumulated in double so long rows keep float32 accuracy. ArgMax / ArgMin (one axis, int64
+// `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev).
+// float32 and float16; sums are accumulated in double so long rows keep float32 accuracy (the
+// Reduce* ops are in reduce.cpp, BatchNormalization in batchnorm.cpp). ArgMax / ArgMin (one axis, int64
 // indices) over float32/16/64 and int32/64.
 #include <limits>
 
@@ -194,103 +193,6 @@ Status run_layernorm(const OpCall& call) {
   return st;
 }
 
-// ---- Reductions ----
-
-enum class Reduce { Mean, Sum, Max, Min };
-
-template <class T>
-struct ReduceParams {
-  const T* in;
-  T* out;
-  int64_t n, n_out;
-  Reduce kind;
-  StridedWalk kept;     // over the output elements; stride[0] = input stride of each kept dim
-  StridedWalk reduced;  // over one output element's inputs
-  int64_t reduced_count;
-};
-
-template <class T>
-void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
-  const IndexRange r = blk.range(static_cast<size_t>(p.n_out));
-  if (r.size() == 0) return;
-  using C = Compute<T>;
-  const T* in = blk.map(p.in, p.n).data();
-  T* out = blk.map(p.out, p.n_out).data();
-  StridedWalk::Cursor kc = p.kept.at(static_cast<int64_t>(r.first));
-  for (size_t o = r.first; o < r.last; ++o) {
-    const T* base = in + kc.off[0];
-    StridedWalk::Cursor rc = p.reduced.at(0);
-    double acc = p.kind == Reduce::Max   ? -std::numeric_limits<double>::infinity()
-                 : p.kind == Reduce::Min ? std::numeric_limits<double>::infinity()
-                                         : 0.0;
-    for (int64_t j = 0; j < p.reduced_count; ++j) {
-      const double v = static_cast<double>(C::load(base[rc.off[0]]));
-      switch (p.kind) {
-        case Reduce::Max:
-          acc = std::max(acc, v);
-          break;
-        case Reduce::Min:
-          acc = std::min(acc, v);
-          break;
-        default:
-          acc += v;
-      }
-      p.reduced.next(rc);
-    }
-    if (p.kind == Reduce::Mean) acc /= double(p.reduced_count);
-    out[o] = C::store(static_cast<typename Compute<T>::type>(acc));
-    p.kept.next(kc);
-  }
-}
-
-template <Reduce K>
-Status run_reduce(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(1, 2));
-  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  if (call.inputs.size() == 2 && call.inputs[1].present()) {
-    return call.input_error("axes as an input tensor is not supported; pass the 'axes' attribute");
-  }
-  const Tensor& x = call.inputs[0];
-  if (x.rank() > kMaxRank) return call.input_error("rank exceeds " + std::to_string(kMaxRank));
-  std::vector<int64_t> axes;
-  int64_t keepdims = 1, noop = 0;
-  ARUN_RETURN_IF_ERROR(call.attr_ints("axes", {}, &axes));
-  ARUN_RETURN_IF_ERROR(call.attr_int("keepdims", 1, &keepdims));
-  ARUN_RETURN_IF_ERROR(call.attr_int("noop_with_empty_axes", 0, &noop));
-  std::vector<bool> reduce(x.rank(), axes.empty() && noop == 0);
-  for (int64_t a : axes) {
-    int64_t ax = 0;
-    if (!normalize_axis(a, x.rank(), &ax)) return call.attr_error("axis " + std::to_string(a) + " is out of range");
-    if (reduce[ax]) return call.attr_error("axis " + std::to_string(a) + " is given twice");
-    reduce[ax] = true;
-  }
-  Shape out_shape;
-  const Shape strides = contiguous_strides(x.shape);
-  int64_t n_out = 1, reduced_count = 1;
-  StridedWalk kept, red;
-  for (int d = 0; d < x.rank(); ++d) {
-    if (reduce[d]) {
-      if (keepdims) out_shape.push_back(1);
-      red.dims[red.rank] = x.shape[d];
-      red.stride[0][red.rank++] = strides[d];
-      reduced_count *= x.shape[d];
-    } else {
-      out_shape.push_back(x.shape[d]);
-      kept.dims[kept.rank] = x.shape[d];
-      kept.stride[0][kept.rank++] = strides[d];
-      n_out *= x.shape[d];
-    }
-  }
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, out_shape));
-  if (n_out == 0) return Status::Ok();
-  if (reduced_count == 0 && (K == Reduce::Max || K == Reduce::Min || K == Reduce::Mean)) {
-    return call.input_error("reducing an empty axis has no value");
-  }
-  Status st;
-  const bool ok = dispatch_float(x.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    ReduceParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), x.count(), n_out, K, kept, red, reduced_count};
-    st = launch_op(call, call.blocks_for(x.count(), 1 << 14), reduce_kernel<T>, p);
   });
   if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
   return st;
@@ -382,11 +284,6 @@ void register_normalization(std::vector<OpDef>& defs) {
   defs.push_back({"LogSoftmax", &run_softmax<true>, {"axis", "opset"}});
   defs.push_back({"LayerNormalization", &run_layernorm<false>, {"axis", "epsilon", "stash_type"}});
   defs.push_back({"RMSNormalization", &run_layernorm<true>, {"axis", "epsilon", "stash_type"}});
-  const std::vector<std::string> reduce_attrs{"axes", "keepdims", "noop_with_empty_axes"};
-  defs.push_back({"ReduceMean", &run_reduce<Reduce::Mean>, reduce_attrs});
-  defs.push_back({"ReduceSum", &run_reduce<Reduce::Sum>, reduce_attrs});
-  defs.push_back({"ReduceMax", &run_reduce<Reduce::Max>, reduce_attrs});
-  defs.push_back({"ReduceMin", &run_reduce<Reduce::Min>, reduce_attrs});
   defs.push_back({"ArgMax", &run_arg<true>, {"axis", "keepdims", "select_last_index"}});
   defs.push_back({"ArgMin", &run_arg<false>, {"axis", "keepdims", "select_last_index"}});
 }

@@ -100,6 +100,7 @@ const char* value_kind(const AttrValue& v) {
     case 1: return "float";
     case 2: return "bool";
     case 3: return "string";
+    case 5: return "list of float";
     default: return "list of int";
   }
 }
@@ -154,6 +155,18 @@ Status OpCall::attr_ints(std::string_view name, std::vector<int64_t> def, std::v
     *out = *l;
   } else {
     return attr_error("attribute '" + std::string(name) + "' must be a list of int, got a " + value_kind(*v));
+  }
+  return Status::Ok();
+}
+
+Status OpCall::attr_floats(std::string_view name, std::vector<float> def, std::vector<float>* out) const {
+  const AttrValue* v = attrs != nullptr ? attrs->find(name) : nullptr;
+  if (v == nullptr) {
+    *out = std::move(def);
+  } else if (auto* l = std::get_if<std::vector<float>>(v)) {
+    *out = *l;
+  } else {
+    return attr_error("attribute '" + std::string(name) + "' must be a list of float, got a " + value_kind(*v));
   }
   return Status::Ok();
 }
@@ -305,6 +318,10 @@ const std::vector<OpDef>& registry() {
     register_compare_logic(d);
     register_variadic(d);
     register_creation(d);
+    register_movement(d);
+    register_reduce(d);
+    register_resize(d);
+    register_einsum(d);
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
     return d;
   }();

@@ -24,3 +24,13 @@ if(TARGET arun_model)
   add_test(NAME model_import_pointwise COMMAND model_import_pointwise_test)
   set_tests_properties(model_import_pointwise PROPERTIES LABELS model TIMEOUT 120)
 endif()
+
+# The importer's opset paths for attributes that became inputs (Squeeze, ReduceSum axes), run
+# through aclmdlLoadFromMem on the default configuration.
+if(TARGET arun_model)
+  add_executable(model_import_opset_test ${CMAKE_CURRENT_LIST_DIR}/model/import_opset_test.cpp)
+  target_link_libraries(model_import_opset_test PRIVATE ascendcl onnx_proto protobuf::libprotobuf GTest::gtest_main)
+  arun_add_runtime_deps(model_import_opset_test arun_device_ascend arun_configs)
+  add_test(NAME model_import_opset COMMAND model_import_opset_test)
+  set_tests_properties(model_import_opset PROPERTIES LABELS model TIMEOUT 120)
+endif()

@@ -55,8 +55,9 @@ struct Tensor {
 };
 
 // An attribute value as aclopSetAttr* stores it. Bool is kept apart so that a message can say what
-// was set, but reads as an int (ONNX has no bool attributes).
-using AttrValue = std::variant<int64_t, float, bool, std::string, std::vector<int64_t>>;
+// was set, but reads as an int (ONNX has no bool attributes). A float list comes only from ONNX
+// models (Upsample 7/8's scales): aclop has no setter for one.
+using AttrValue = std::variant<int64_t, float, bool, std::string, std::vector<int64_t>, std::vector<float>>;
 
 class Attrs {
  public:
@@ -97,6 +98,7 @@ struct OpCall {
   Status attr_float(std::string_view name, float def, float* out) const;
   Status attr_string(std::string_view name, std::string def, std::string* out) const;
   Status attr_ints(std::string_view name, std::vector<int64_t> def, std::vector<int64_t>* out) const;
+  Status attr_floats(std::string_view name, std::vector<float> def, std::vector<float>* out) const;
   bool has_attr(std::string_view name) const { return attrs != nullptr && attrs->find(name) != nullptr; }
 
   // Error helpers: the message is prefixed with the op type.
