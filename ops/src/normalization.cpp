@@ -193,11 +193,6 @@ Status run_layernorm(const OpCall& call) {
   return st;
 }
 
-  });
-  if (!ok) return call.dtype_error(std::string("no kernel for ") + dtype_name(x.dtype) + " (float32, float16)");
-  return st;
-}
-
 // ---- ArgMax / ArgMin (ONNX, int64 output): the first extreme along one axis; NaN counts as the
 // maximum and the minimum (PyTorch), the first NaN wins. One row = (outer, inner) pair. ----
 

@@ -1,5 +1,7 @@
 // The op registry and the checks every op shares (counts, dtypes, output descriptions, attributes).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 
@@ -310,7 +312,7 @@ const std::vector<OpDef>& registry() {
     register_activation(d);
     register_matmul(d);
     register_normalization(d);
-    register_channel_norm(d);  // issue 20 (h20c)
+    register_channel_norm(d);
     register_conv(d);
     register_pool(d);
     register_shape_ops(d);
@@ -323,6 +325,14 @@ const std::vector<OpDef>& registry() {
     register_resize(d);
     register_einsum(d);
     std::sort(d.begin(), d.end(), [](const OpDef& a, const OpDef& b) { return std::string_view(a.type) < b.type; });
+    // Two families registering one type would leave one of them unreachable: a build defect that
+    // every test run must show, not a silent choice.
+    for (size_t i = 1; i < d.size(); ++i) {
+      if (std::string_view(d[i - 1].type) == d[i].type) {
+        std::fprintf(stderr, "ascend-run: operator %s is registered twice\n", d[i].type);
+        std::abort();
+      }
+    }
     return d;
   }();
   return defs;
