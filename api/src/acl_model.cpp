@@ -90,6 +90,10 @@ Status check_side(const LoadedModel& m, const aclmdlDataset* set, bool outputs, 
     const model::TensorInfo& t = m.graph().tensors[io[i]];
     const aclDataBuffer* b = set->buffers[i];
     const std::string at = std::string(side) + " " + std::to_string(i) + " ('" + t.name + "')";
+    if (t.bytes == 0 && b->data == nullptr) {  // an empty tensor (a dimension 0) needs no memory
+      (*ptrs)[i] = nullptr;
+      continue;
+    }
     if (b->data == nullptr && b->size == 0 && allow_alloc) {
       to_alloc->push_back(static_cast<int>(i));
       continue;

@@ -267,7 +267,13 @@ Status run_reduce(const OpCall& call) {
   tmpl.noop = noop != 0;
   tmpl.op = call.op;
   int64_t work = 0;
-  if (has_input) {
+  // An empty axes input is known on the host (it has no data to read): the attribute path below
+  // with no axes (all of them, or none with noop_with_empty_axes).
+  const bool kernel_axes = has_input && call.inputs[1].count() > 0;
+  if (has_input && !kernel_axes && call.inputs[1].dtype != ACL_INT64) {
+    return call.input_error(std::string("axes must be int64, got ") + dtype_name(call.inputs[1].dtype));
+  }
+  if (kernel_axes) {
     const Tensor& a = call.inputs[1];
     if (a.dtype != ACL_INT64) return call.input_error(std::string("axes must be int64, got ") + dtype_name(a.dtype));
     if (a.rank() != 1 || a.count() > x.rank()) {
@@ -286,7 +292,7 @@ Status run_reduce(const OpCall& call) {
     work = x.count();
   } else {
     std::vector<int64_t> axes;
-    ARUN_RETURN_IF_ERROR(call.attr_ints("axes", {}, &axes));
+    if (!has_input) ARUN_RETURN_IF_ERROR(call.attr_ints("axes", {}, &axes));
     std::string why;
     if (!reduce_plan(x.shape, axes, keepdims != 0, noop != 0, &tmpl.plan, &why)) return call.attr_error(why);
     ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, tmpl.plan.out));

@@ -46,6 +46,9 @@ double source_coord(Coord c, int64_t x, float scale, int64_t len_in, int64_t len
     case Coord::PytorchHalfPixel:
       return len_out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
     case Coord::AlignCorners:
+      // The resized length is the output's (integer) size, as ONNX Runtime and PyTorch take it.
+      // ONNX's own test case test_resize_downsample_scales_linear_align_corners takes the
+      // unrounded len_in * scale instead; we follow the runtime models are checked against.
       return len_out == 1 ? 0.0 : double(x) * double(len_in - 1) / double(len_out - 1);
     case Coord::Asymmetric:
       return x / s;

@@ -9,6 +9,7 @@ importer's 7 is restamped to 7 when its ops did not change meaning since (those 
 import argparse
 import concurrent.futures
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,15 +37,17 @@ def main() -> int:
     ap.add_argument("--ops", required=True, help="comma-separated op types; a case runs when all its nodes are in it")
     ap.add_argument("--restamp-ok", default="", help="ops whose meaning at opset 7 is their opset-1..6 meaning")
     ap.add_argument("--skip", default="", help="comma-separated case names not to run")
+    ap.add_argument("--skip-matching", default="", help="a regular expression: cases whose name it finds are not run")
     args = ap.parse_args()
     ops = set(args.ops.split(","))
     restamp_ok = set(filter(None, args.restamp_ok.split(",")))
     skip = set(filter(None, args.skip.split(",")))
+    skip_re = re.compile(args.skip_matching) if args.skip_matching else None
     jobs = []
     with tempfile.TemporaryDirectory(prefix="onnx_node_cases_") as work:
         for case in onnx_node.collect_testcases(None):
             types = {n.op_type for n in case.model.graph.node}
-            if not types <= ops or case.name in skip:
+            if not types <= ops or case.name in skip or (skip_re and skip_re.search(case.name)):
                 continue
             model = case.model
             for o in model.opset_import:
@@ -53,7 +56,7 @@ def main() -> int:
                         break
                     o.version = 7
             else:
-                d = os.path.join(work, case.name)
+                d = os.path.join(work, "%d_%s" % (len(jobs), case.name))  # a name can repeat
                 os.makedirs(d)
                 onnx.save(model, os.path.join(d, "model.onnx"))
                 inputs, outputs = case.data_sets[0]
@@ -63,7 +66,7 @@ def main() -> int:
                                             ("--compare", model.graph.output, outputs)):
                     for info, array in zip(infos, arrays):
                         path = os.path.join(d, kind[2:] + "_" + info.name + ".npy")
-                        np.save(path, array)
+                        np.save(path, np.array(array, order="C"))  # C order (ascontiguousarray would make a 0-d array 1-d)
                         cmd += [kind, info.name + "=" + path]
                 jobs.append((case.name, cmd))
                 continue

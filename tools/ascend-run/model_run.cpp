@@ -356,8 +356,12 @@ int run(const Options& o) {
       if (host.size() != t.bytes)
         fail("input " + describe(t) + " needs " + std::to_string(t.bytes) + " bytes, the data has " +
              std::to_string(host.size()));
-      RUN_CHECK(aclrtMalloc(&t.device, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
-      RUN_CHECK(aclrtMemcpy(t.device, t.bytes, host.data(), host.size(), ACL_MEMCPY_HOST_TO_DEVICE));
+      // An empty tensor (a dimension 0: ReduceSum's empty axes, a zero-size Split part) has no
+      // memory: aclrtMalloc refuses size 0, as CANN's does, and the buffer is (NULL, 0).
+      if (t.bytes > 0) {
+        RUN_CHECK(aclrtMalloc(&t.device, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+        RUN_CHECK(aclrtMemcpy(t.device, t.bytes, host.data(), host.size(), ACL_MEMCPY_HOST_TO_DEVICE));
+      }
       t.buffer = aclCreateDataBuffer(t.device, t.bytes);
       RUN_CHECK(aclmdlAddDatasetBuffer(in_set, t.buffer));
     }
@@ -368,7 +372,7 @@ int run(const Options& o) {
     }
     for (Tensor& t : outputs) {
       if (type_of(t.type) == nullptr) fail("output " + describe(t) + ": this element type cannot be written as .npy");
-      RUN_CHECK(aclrtMalloc(&t.device, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      if (t.bytes > 0) RUN_CHECK(aclrtMalloc(&t.device, t.bytes, ACL_MEM_MALLOC_HUGE_FIRST));
       t.buffer = aclCreateDataBuffer(t.device, t.bytes);
       RUN_CHECK(aclmdlAddDatasetBuffer(out_set, t.buffer));
     }
@@ -403,7 +407,7 @@ int run(const Options& o) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       Tensor& t = outputs[i];
       std::vector<unsigned char> host = host_buffer(t.bytes, "output " + describe(t));
-      RUN_CHECK(aclrtMemcpy(host.data(), host.size(), t.device, t.bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+      if (t.bytes > 0) RUN_CHECK(aclrtMemcpy(host.data(), host.size(), t.device, t.bytes, ACL_MEMCPY_DEVICE_TO_HOST));
       npy::Array a;
       a.descr = type_of(t.type)->descr;
       a.shape = t.dims;

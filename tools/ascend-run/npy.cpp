@@ -210,10 +210,6 @@ bool parse_header(const std::string& header, Array* out, std::string* error) {
   bool fortran = false;
   std::vector<int64_t> shape;
   if (!HeaderParser(header).parse(&descr, &fortran, &shape, error)) return false;
-  if (fortran) {
-    *error = "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)";
-    return false;
-  }
   const Type* type = find_type(descr);
   if (type == nullptr) {
     *error = "element type '" + descr +
@@ -228,8 +224,31 @@ bool parse_header(const std::string& header, Array* out, std::string* error) {
   out->descr = descr.substr(1);
   out->shape = std::move(shape);
   out->data.clear();
+  out->fortran_order = fortran;
   return true;
 }
+
+namespace {
+
+// Column-major (Fortran order: the first index varies fastest, as np.save writes a transposed
+// array) to row-major, element by element.
+std::vector<unsigned char> to_c_order(const Array& a) {
+  const size_t item = a.item_size(), n = a.elements(), rank = a.shape.size();
+  std::vector<unsigned char> out(a.data.size());
+  std::vector<size_t> idx(rank, 0);  // the C-order multi-index of element c
+  for (size_t c = 0; c < n; ++c) {
+    size_t f = 0;
+    for (size_t d = rank; d-- > 0;) f = f * static_cast<size_t>(a.shape[d]) + idx[d];
+    std::memcpy(out.data() + c * item, a.data.data() + f * item, item);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < static_cast<size_t>(a.shape[d])) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 bool read(const std::string& path, Array* out, std::string* error) {
   auto fail = [&](const std::string& why) {
@@ -293,6 +312,8 @@ bool read(const std::string& path, Array* out, std::string* error) {
   }
   a.data.resize(want);
   if (!read_exact(fd, a.data.data(), want)) return fail("the data could not be read (did the file change?)");
+  if (a.fortran_order && a.shape.size() > 1) a.data = to_c_order(a);
+  a.fortran_order = false;
   *out = std::move(a);
   return true;
 }

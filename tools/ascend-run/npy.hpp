@@ -10,9 +10,10 @@
 namespace npy {
 
 struct Array {
-  std::string descr;           // NumPy's type string without the byte order: "f4", "i8", "b1", ...
-  std::vector<int64_t> shape;  // empty for a scalar
-  std::vector<unsigned char> data;
+  std::string descr;                // NumPy's type string without the byte order: "f4", "i8", "b1", ...
+  std::vector<int64_t> shape;       // empty for a scalar
+  std::vector<unsigned char> data;  // row-major (C order) after read()
+  bool fortran_order = false;       // what the header said (read() has reordered the data)
 
   // Bytes per element, from descr (0 for a type string this module does not know).
   size_t item_size() const;
@@ -26,7 +27,7 @@ struct Array {
 // integers whose byte count does not overflow), then exactly the bytes the header promises.
 // Only a regular file is read (never a directory, device or FIFO), and nothing is allocated
 // before the data's size has been compared with the file's. False, with *error naming PATH and
-// the rule broken, for anything else: a bad header, Fortran order, big-endian data, an unknown
+// the rule broken, for anything else: a bad header, big-endian data, an unknown
 // type, short data or trailing data.
 bool read(const std::string& path, Array* out, std::string* error);
 
