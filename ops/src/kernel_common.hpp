@@ -34,9 +34,9 @@ void register_compare_logic(std::vector<OpDef>& defs);
 void register_variadic(std::vector<OpDef>& defs);
 void register_creation(std::vector<OpDef>& defs);
 void register_movement(std::vector<OpDef>& defs);  // movement.cpp: Squeeze ... SpaceToDepth
-void register_reduce(std::vector<OpDef>& defs);  // reduce.cpp: Reduce*, TopK
-void register_resize(std::vector<OpDef>& defs);  // resize.cpp: Resize, Upsample
-void register_einsum(std::vector<OpDef>& defs);  // einsum.cpp: Einsum
+void register_reduce(std::vector<OpDef>& defs);    // reduce.cpp: Reduce*, TopK
+void register_resize(std::vector<OpDef>& defs);    // resize.cpp: Resize, Upsample
+void register_einsum(std::vector<OpDef>& defs);    // einsum.cpp: Einsum
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();
@@ -150,43 +150,50 @@ T* ptr(const Tensor& t) {
   return static_cast<T*>(t.data);
 }
 
-// Calls f(T{}) with T the storage type of a float dtype (float32 / float16); false for others.
-template <class F>
-bool dispatch_float(aclDataType dtype, F&& f) {
-  switch (dtype) {
-    case ACL_FLOAT:
-      f(float{});
-      return true;
-    case ACL_FLOAT16:
-      f(Half{});
-      return true;
-    default:
-      return false;
-  }
+// The aclDataType a storage type stands for (Half: float16; bool tensors have their own byte type
+// where a kernel needs one, so bool is not listed here).
+template <class T>
+constexpr aclDataType dtype_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return ACL_FLOAT;
+  else if constexpr (std::is_same_v<T, Half>)
+    return ACL_FLOAT16;
+  else if constexpr (std::is_same_v<T, double>)
+    return ACL_DOUBLE;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return ACL_INT8;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return ACL_UINT8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return ACL_INT16;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return ACL_UINT16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return ACL_INT32;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return ACL_UINT32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return ACL_INT64;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return ACL_UINT64;
+  else
+    static_assert(sizeof(T) == 0, "no aclDataType for this storage type");
 }
 
-// The same over the numeric dtypes the arithmetic ops take.
+// Calls f(T{}) with the first of Ts whose dtype is `dtype`; false when none is.
+template <class... Ts, class F>
+bool dispatch_dtypes(aclDataType dtype, F&& f) {
+  return ((dtype == dtype_of<Ts>() ? (f(Ts{}), true) : false) || ...);
+}
+
+// The float dtypes most kernels have (float32, float16), and the numeric ones of the arithmetic ops.
+template <class F>
+bool dispatch_float(aclDataType dtype, F&& f) {
+  return dispatch_dtypes<float, Half>(dtype, f);
+}
 template <class F>
 bool dispatch_numeric(aclDataType dtype, F&& f) {
-  switch (dtype) {
-    case ACL_FLOAT:
-      f(float{});
-      return true;
-    case ACL_FLOAT16:
-      f(Half{});
-      return true;
-    case ACL_DOUBLE:
-      f(double{});
-      return true;
-    case ACL_INT32:
-      f(int32_t{});
-      return true;
-    case ACL_INT64:
-      f(int64_t{});
-      return true;
-    default:
-      return false;
-  }
+  return dispatch_dtypes<float, Half, double, int32_t, int64_t>(dtype, f);
 }
 
 }  // namespace arun::ops

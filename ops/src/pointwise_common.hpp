@@ -16,56 +16,16 @@
 
 namespace arun::ops::pointwise {
 
-// Calls f(T{}) for the float dtypes with a kernel here: float32, float16 (storage, float compute),
-// float64. False for any other.
+// The float dtypes with a kernel here: float32, float16 (storage, float compute), float64.
 template <class F>
 bool dispatch_floats(aclDataType dtype, F&& f) {
-  switch (dtype) {
-    case ACL_FLOAT:
-      f(float{});
-      return true;
-    case ACL_FLOAT16:
-      f(Half{});
-      return true;
-    case ACL_DOUBLE:
-      f(double{});
-      return true;
-    default:
-      return false;
-  }
+  return dispatch_dtypes<float, Half, double>(dtype, f);
 }
 
 // The integer dtypes (not bool).
 template <class F>
 bool dispatch_ints(aclDataType dtype, F&& f) {
-  switch (dtype) {
-    case ACL_INT8:
-      f(int8_t{});
-      return true;
-    case ACL_UINT8:
-      f(uint8_t{});
-      return true;
-    case ACL_INT16:
-      f(int16_t{});
-      return true;
-    case ACL_UINT16:
-      f(uint16_t{});
-      return true;
-    case ACL_INT32:
-      f(int32_t{});
-      return true;
-    case ACL_UINT32:
-      f(uint32_t{});
-      return true;
-    case ACL_INT64:
-      f(int64_t{});
-      return true;
-    case ACL_UINT64:
-      f(uint64_t{});
-      return true;
-    default:
-      return false;
-  }
+  return dispatch_dtypes<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>(dtype, f);
 }
 
 // Floats and integers: what ONNX calls "all numeric types" (bfloat16 aside).

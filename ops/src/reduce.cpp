@@ -214,28 +214,8 @@ void reduce_kernel(arun::Block blk, const ReduceParams<T>& p) {
 
 template <class F>
 bool dispatch_reduce(aclDataType dtype, bool ints, bool bytes, F&& f) {
-  switch (dtype) {
-    case ACL_INT8:
-      if (bytes) f(int8_t{});
-      return bytes;
-    case ACL_UINT8:
-      if (bytes) f(uint8_t{});
-      return bytes;
-    case ACL_FLOAT:
-      f(float{});
-      return true;
-    case ACL_FLOAT16:
-      f(Half{});
-      return true;
-    case ACL_INT32:
-      if (ints) f(int32_t{});
-      return ints;
-    case ACL_INT64:
-      if (ints) f(int64_t{});
-      return ints;
-    default:
-      return false;
-  }
+  return dispatch_float(dtype, f) || (ints && dispatch_dtypes<int32_t, int64_t>(dtype, f)) ||
+         (bytes && dispatch_dtypes<int8_t, uint8_t>(dtype, f));
 }
 
 template <Reduce K>

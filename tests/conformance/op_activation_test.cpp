@@ -15,12 +15,6 @@ using ActivationOpTest = OpTest;
 using typed::recent_message;
 using typed::tensor;
 
-std::vector<double> rounded32(const std::vector<double>& v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(static_cast<float>(x));
-  return r;
-}
-
 double round_even(double x) {
   const double f = std::floor(x), d = x - f;
   if (d != 0.5) return d < 0.5 ? f : f + 1;

@@ -11,32 +11,12 @@
 namespace conformance {
 namespace {
 
-class MovementOpTest : public OpTest {
- protected:
-  // run() with one output; the code of the execute or of the synchronize.
-  aclError rc(const std::string& op, const std::vector<HostTensor>& in, const HostTensor& out,
-              const aclopAttr* a = nullptr) {
-    std::vector<HostTensor> outs{out};
-    return run(op, in, outs, a);
-  }
-};
-
-std::vector<double> rounded32(const std::vector<double>& v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(static_cast<float>(x));
-  return r;
-}
+class MovementOpTest : public OpTest {};
 
 HostTensor u8(const Dims& dims, const std::vector<double>& v) {
   HostTensor t{ACL_UINT8, dims, {}};
   for (double x : v) t.bytes.push_back(static_cast<uint8_t>(x));
   return t;
-}
-
-std::vector<double> rounded16(const std::vector<double>& v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(aclFloat16ToFloat(aclFloatToFloat16(static_cast<float>(x))));
-  return r;
 }
 
 std::vector<int64_t> ints(const std::vector<double>& v) {

@@ -13,25 +13,7 @@
 namespace conformance {
 namespace {
 
-class ReduceOpTest : public OpTest {
- protected:
-  aclError rc(const std::string& op, const std::vector<HostTensor>& in, const HostTensor& out,
-              const aclopAttr* a = nullptr) {
-    std::vector<HostTensor> outs{out};
-    return run(op, in, outs, a);
-  }
-};
-
-std::vector<double> rounded32(const std::vector<double>& v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(static_cast<float>(x));
-  return r;
-}
-std::vector<double> rounded16(const std::vector<double>& v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(aclFloat16ToFloat(aclFloatToFloat16(static_cast<float>(x))));
-  return r;
-}
+class ReduceOpTest : public OpTest {};
 
 std::vector<int64_t> unravelDims(int64_t lin, const Dims& d) {
   std::vector<int64_t> idx(d.size());

@@ -10,12 +10,6 @@ namespace {
 
 using ShapeOpTest = OpTest;
 
-std::vector<double> rounded32(const std::vector<double> &v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(static_cast<float>(x));
-  return r;
-}
-
 // Splits `dims` at `axis` into outer x len x inner.
 void split(const Dims &dims, int64_t axis, int64_t *outer, int64_t *len, int64_t *inner) {
   *outer = *inner = 1;

@@ -36,12 +36,6 @@ std::vector<double> binaryRef(const Dims &da, const std::vector<double> &a, cons
   return r;
 }
 
-std::vector<double> rounded32(const std::vector<double> &v) {
-  std::vector<double> r;
-  for (double x : v) r.push_back(static_cast<float>(x));
-  return r;
-}
-
 // Elementwise float32 results are within 2 ulp of the float64 result on float32-rounded inputs.
 constexpr double kElemRtol = 2.5e-7;
 
