@@ -188,10 +188,12 @@ std::optional<Value> broadcast(const std::vector<const Value*>& in, int32_t type
   r.dims = out;
   const std::vector<int64_t> os = strides_of(out);
   std::vector<int64_t> idx(in.size());
+  std::vector<std::vector<int64_t>> strides;  // each operand's, computed once
+  for (const Value* v : in) strides.push_back(strides_of(v->dims));
   for (int64_t e = 0; e < *n; ++e) {
     for (size_t k = 0; k < in.size(); ++k) {
       const Value& v = *in[k];
-      const std::vector<int64_t> vs = strides_of(v.dims);
+      const std::vector<int64_t>& vs = strides[k];
       int64_t off = 0;
       for (size_t d = 0; d < v.dims.size(); ++d) {
         const int64_t coord = (e / os[rank - v.dims.size() + d]) % out[rank - v.dims.size() + d];
@@ -557,7 +559,6 @@ class Folder {
       dims.insert(dims.end(), idx->dims.begin(), idx->dims.end());
       dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
       if (!element_count(dims)) return std::nullopt;
-      const std::vector<int64_t> xs = strides_of(x.dims);
       int64_t outer = 1, inner = 1;
       for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
       for (int64_t d = axis + 1; d < rank; ++d) inner *= x.dims[d];

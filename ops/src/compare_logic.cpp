@@ -57,22 +57,6 @@ void logic_kernel(arun::Block blk, const CompareArgs<uint8_t>& p) {
   });
 }
 
-// The checks both families share: two inputs of one dtype that broadcast, a bool output of that shape.
-Status binary_bool_geometry(const OpCall& call, Shape* out) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 2));
-  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
-  const Tensor& a = call.inputs[0];
-  const Tensor& b = call.inputs[1];
-  if (!broadcast_shapes(a.shape, b.shape, out)) {
-    return call.input_error("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
-  }
-  if (out->size() > static_cast<size_t>(kMaxRank)) {
-    return call.input_error("rank " + std::to_string(out->size()) + " exceeds " + std::to_string(kMaxRank));
-  }
-  return call.expect_output(0, ACL_BOOL, *out);
-}
-
 template <class T>
 CompareArgs<T> compare_args(const OpCall& call, const Shape& out) {
   const Tensor& a = call.inputs[0];
@@ -95,7 +79,7 @@ Status launch_logic(const OpCall& call, const Shape& out) {
 template <Cmp K>
 Status run_compare(const OpCall& call) {
   Shape out;
-  ARUN_RETURN_IF_ERROR(binary_bool_geometry(call, &out));
+  ARUN_RETURN_IF_ERROR(binary_geometry(call, ACL_BOOL, &out));
   const aclDataType dt = call.inputs[0].dtype;
   if constexpr (K == Cmp::Eq) {
     if (dt == ACL_BOOL) return launch_logic<Logic::Eq>(call, out);
@@ -116,7 +100,7 @@ Status run_compare(const OpCall& call) {
 template <Logic K>
 Status run_logic(const OpCall& call) {
   Shape out;
-  ARUN_RETURN_IF_ERROR(binary_bool_geometry(call, &out));
+  ARUN_RETURN_IF_ERROR(binary_geometry(call, ACL_BOOL, &out));
   if (call.inputs[0].dtype != ACL_BOOL) {
     return call.dtype_error(std::string("takes bool inputs, got ") + dtype_name(call.inputs[0].dtype));
   }

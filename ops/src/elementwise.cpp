@@ -133,26 +133,17 @@ void binary_kernel(arun::Block blk, const BinaryParams<T>& p) {
 
 template <class Op, bool kFloatOnly>
 Status run_binary(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 2));
-  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
+  Shape out;
+  ARUN_RETURN_IF_ERROR(binary_geometry(call, call.inputs.empty() ? ACL_DT_UNDEFINED : call.inputs[0].dtype, &out));
   const Tensor& a = call.inputs[0];
   const Tensor& b = call.inputs[1];
-  Shape out;
-  if (!broadcast_shapes(a.shape, b.shape, &out)) {
-    return call.input_error("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
-  }
-  if (out.size() > static_cast<size_t>(kMaxRank)) {
-    return call.input_error("rank " + std::to_string(out.size()) + " exceeds " + std::to_string(kMaxRank));
-  }
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, a.dtype, out));
   const int64_t n = numel(out);
   if (n == 0) return Status::Ok();
   Status st;
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]), a.count(), b.count(), n,
-                      a.shape == out && b.shape == out, {}};
+    BinaryParams<T> p{ptr<T>(a), ptr<T>(b), ptr<T>(call.outputs[0]),          a.count(),
+                      b.count(), n,         a.shape == out && b.shape == out, {}};
     p.walk.rank = static_cast<int>(out.size());
     for (size_t d = 0; d < out.size(); ++d) p.walk.dims[d] = out[d];
     broadcast_strides(a.shape, out, p.walk.stride[0]);

@@ -97,4 +97,19 @@ Status check_outputs_finite(const OpCall& call) {
   return Status::Ok();
 }
 
+Status binary_geometry(const OpCall& call, aclDataType out_dtype, Shape* out) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 2));
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
+  const Tensor& a = call.inputs[0];
+  const Tensor& b = call.inputs[1];
+  if (!broadcast_shapes(a.shape, b.shape, out)) {
+    return call.input_error("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
+  }
+  if (out->size() > static_cast<size_t>(kMaxRank)) {
+    return call.input_error("rank " + std::to_string(out->size()) + " exceeds " + std::to_string(kMaxRank));
+  }
+  return call.expect_output(0, out_dtype, *out);
+}
+
 }  // namespace arun::ops

@@ -101,6 +101,10 @@ struct StridedWalk {
   }
 };
 
+// The checks every two-input broadcasting op makes: two inputs of one dtype whose shapes broadcast
+// (NumPy) to *out, of rank <= kMaxRank, and one output of `out_dtype` and that shape.
+Status binary_geometry(const OpCall& call, aclDataType out_dtype, Shape* out);
+
 // Strides that read `in` broadcast to `out` (in's rank <= out's, aligned on the right).
 void broadcast_strides(const Shape& in, const Shape& out, int64_t* strides);
 

@@ -77,7 +77,8 @@ void variadic_kernel(arun::Block blk, const VariadicArgs<T>& p) {
   }
 }
 
-// Two inputs (the common case, and aclnn's Clamp): one broadcast pass, as fast as Add's kernel.
+// Two broadcast inputs, one output (Max / Min of two, aclnn's Clamp, Mod): one pass, as fast as
+// Add's kernel.
 template <class T>
 struct PairArgs {
   const T* a;
@@ -164,17 +165,8 @@ Status run_variadic(const OpCall& call) {
 
 // ---- Mod ----
 
-template <class T>
-struct ModArgs {
-  const T* a;
-  const T* b;
-  T* out;
-  int64_t na, nb, n;
-  StridedWalk walk;
-};
-
 template <class T, bool kFmod>
-void mod_kernel(arun::Block blk, const ModArgs<T>& p) {
+void mod_kernel(arun::Block blk, const PairArgs<T>& p) {
   const IndexRange r = blk.range(static_cast<size_t>(p.n));
   if (r.size() == 0) return;
   const T* a = blk.map(p.a, p.na).data();
@@ -199,9 +191,8 @@ void mod_kernel(arun::Block blk, const ModArgs<T>& p) {
 }
 
 Status run_mod(const OpCall& call) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 2));
-  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
-  ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
+  Shape out;
+  ARUN_RETURN_IF_ERROR(binary_geometry(call, call.inputs.empty() ? ACL_DT_UNDEFINED : call.inputs[0].dtype, &out));
   int64_t fmod = 0;
   ARUN_RETURN_IF_ERROR(call.attr_int("fmod", 0, &fmod));
   if (fmod != 0 && fmod != 1) return call.attr_error("fmod must be 0 or 1, got " + std::to_string(fmod));
@@ -210,26 +201,18 @@ Status run_mod(const OpCall& call) {
   if (pointwise::is_float(a.dtype) && fmod != 1) {
     return call.attr_error(std::string("fmod must be 1 for floating-point inputs (") + dtype_name(a.dtype) + ")");
   }
-  Shape out;
-  if (!broadcast_shapes(a.shape, b.shape, &out)) {
-    return call.input_error("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
-  }
-  if (out.size() > static_cast<size_t>(kMaxRank)) {
-    return call.input_error("rank " + std::to_string(out.size()) + " exceeds " + std::to_string(kMaxRank));
-  }
-  ARUN_RETURN_IF_ERROR(call.expect_output(0, a.dtype, out));
   const int64_t n = numel(out);
   Status st;
   const bool ok = dispatch_reals(a.dtype, [&](auto tag) {
     using T = decltype(tag);
     if (n == 0) return;
-    ModArgs<T> p{ptr<T>(a),
-                 ptr<T>(b),
-                 ptr<T>(call.outputs[0]),
-                 a.count(),
-                 b.count(),
-                 n,
-                 pointwise::make_walk(out, a.shape, &b.shape)};
+    PairArgs<T> p{ptr<T>(a),
+                  ptr<T>(b),
+                  ptr<T>(call.outputs[0]),
+                  a.count(),
+                  b.count(),
+                  n,
+                  pointwise::make_walk(out, a.shape, &b.shape)};
     const uint32_t blocks = call.blocks_for(n, 1 << 14);
     st = fmod != 0 ? launch_op(call, blocks, mod_kernel<T, true>, p) : launch_op(call, blocks, mod_kernel<T, false>, p);
   });
