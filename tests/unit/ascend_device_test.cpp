@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -1047,35 +1048,94 @@ double process_cpu_ms() {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-TEST(AscendUnits, IdleUnitsParkAndALaunchWakesOnlyItsUnit) {
+uint32_t process_threads() {
+  uint32_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST(AscendUnits, LogicalUnitsCostNoThreadsAndIdleWorkersPark) {
   AscendConfig cfg = small_config(64 * MiB, 40, 8);
+  cfg.executor_threads = 2;
+  const uint32_t threads_before = process_threads();
   OpenDevice od(cfg);
   auto& d = od.device;
-  std::this_thread::sleep_for(50ms);  // let every unit finish its spin and park
+  // 48 units, two workers and the monitor: not a thread per unit.
+  EXPECT_EQ(d.pool().workers(), 2u);
+  EXPECT_LE(process_threads(), threads_before + 3);
+  std::this_thread::sleep_for(50ms);  // let the spinning worker give up and park
   const double cpu_before = process_cpu_ms();
+  const uint64_t parks_before = d.pool().parks();
   std::this_thread::sleep_for(200ms);
   const double idle_cpu = process_cpu_ms() - cpu_before;
-  EXPECT_LT(idle_cpu, 20.0) << "48 idle units burned " << idle_cpu << " ms of CPU in 200 ms";
+  EXPECT_LT(idle_cpu, 20.0) << "an idle device burned " << idle_cpu << " ms of CPU in 200 ms";
+  EXPECT_EQ(d.pool().parks(), parks_before) << "parked workers woke up with nothing to do";
 
-  std::vector<uint64_t> parks_before;
+  // Every unit runs its work, on the unit the launch named.
+  std::vector<std::unique_ptr<TrackedWork>> works;
   for (uint32_t u = 0; u < 40; ++u) {
-    EXPECT_GE(d.unit(UnitKind::Compute, u)->parks(), 1u);
-    parks_before.push_back(d.unit(UnitKind::Compute, u)->parks());
+    works.push_back(std::make_unique<TrackedWork>());
+    works.back()->kind = WorkKind::Kernel;
+    works.back()->kernel = &nop_kernel;
+    d.launch(UnitKind::Compute, u, works.back().get());
   }
+  for (uint32_t u = 0; u < 40; ++u) {
+    ASSERT_TRUE(works[u]->wait());
+    EXPECT_EQ(works[u]->result.unit, u);
+    EXPECT_EQ(d.unit(UnitKind::Compute, u)->completed(), 1u);
+  }
+  EXPECT_EQ(d.pool().grown(), 0u) << "short work never needs more workers";
+}
+
+TEST(AscendUnits, SleepingWorkOnEveryUnitStillRunsConcurrently) {
+  // Work that blocks (sleeps) holds its worker; the pool grows so that the device's units still
+  // progress independently, as they would on the NPU: 8 units x 20 ms finish well before 8 x 20 ms.
+  AscendConfig cfg = small_config(64 * MiB, 8, 1);
+  cfg.executor_threads = 1;
+  OpenDevice od(cfg);
+  auto& d = od.device;
+  std::vector<std::unique_ptr<TrackedWork>> works;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint32_t u = 0; u < 8; ++u) {
+    works.push_back(std::make_unique<TrackedWork>());
+    works.back()->kind = WorkKind::Kernel;
+    works.back()->kernel = [](KernelContext&, void*) { std::this_thread::sleep_for(20ms); };
+    d.launch(UnitKind::Compute, u, works.back().get());
+  }
+  for (auto& w : works) ASSERT_TRUE(w->wait());
+  const auto elapsed = std::chrono::steady_clock::now() - t0;
+  EXPECT_LT(elapsed, 120ms);
+  EXPECT_GE(d.pool().grown(), 3u);
+  EXPECT_LE(d.pool().workers(), 9u) << "at most one worker per unit";
+}
+
+TEST(AscendBlocks, HelperCoresAreReportedWithTheLaunch) {
+  // A 20-block kernel on core 3 of an idle device: free cores run blocks too, and the launch says
+  // which (the profiler draws the kernel on their tracks).
+  AscendConfig cfg = small_config(64 * MiB, 20, 1);
+  cfg.executor_threads = 2;
+  OpenDevice od(cfg);
   TrackedWork k;
   k.kind = WorkKind::Kernel;
-  k.kernel = &nop_kernel;
-  d.launch(UnitKind::Compute, 17, &k);
+  k.kernel = [](KernelContext&, void*) { std::this_thread::sleep_for(2ms); };
+  k.block_dim = 20;
+  k.helper_units = ~uint64_t{0};  // the device overwrites it
+  od.device.launch(UnitKind::Compute, 3, &k);
   ASSERT_TRUE(k.wait());
-  std::this_thread::sleep_for(20ms);
-  for (uint32_t u = 0; u < 40; ++u) {
-    const uint64_t now = d.unit(UnitKind::Compute, u)->parks();
-    if (u == 17) {
-      EXPECT_EQ(now, parks_before[u] + 1);  // woke, ran, parked again
-    } else {
-      EXPECT_EQ(now, parks_before[u]) << "unit " << u << " woke up";
-    }
-  }
+  EXPECT_EQ(k.result.status, 0);
+  EXPECT_EQ(k.result.unit, 3u);
+  EXPECT_NE(k.helper_units, 0u) << "no other core ran a block";
+  EXPECT_EQ(k.helper_units & (uint64_t{1} << 3), 0u) << "the owner is not its own helper";
+  EXPECT_EQ(k.helper_units >> 20, 0u) << "only cores that exist";
+
+  // One block: nobody helps.
+  TrackedWork one;
+  one.kind = WorkKind::Kernel;
+  one.kernel = &nop_kernel;
+  one.helper_units = ~uint64_t{0};
+  od.device.launch(UnitKind::Compute, 0, &one);
+  ASSERT_TRUE(one.wait());
+  EXPECT_EQ(one.helper_units, 0u);
 }
 
 TEST(AscendDevice, ClockIsMonotonicAcrossWorkAndReopen) {

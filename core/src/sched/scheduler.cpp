@@ -827,6 +827,13 @@ void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& res
   r.value1 = task.block_dim;
   r.value3 = (static_cast<uint64_t>(static_cast<uint32_t>(result.status)) << 32) | task.prof_depth;
   prof::emit(r);
+  // The cores that helped run the kernel's blocks: its span on their tracks too.
+  for (uint64_t helpers = task.helper_units; helpers != 0; helpers &= helpers - 1) {
+    plugin::Record h = r;
+    h.kind = plugin::RecordKind::Blocks;
+    h.unit = static_cast<uint32_t>(__builtin_ctzll(helpers));
+    prof::emit(h);
+  }
 }
 
 void Scheduler::emit_marker_record(const Task& task, plugin::RecordKind kind) {

@@ -18,7 +18,12 @@ const OptionSpec kOptionSpecs[kOptionSpecCount] = {
      "copy (DMA) engines per NPU: the units copies and memsets run on"},
     {"l2_cache", OptionType::Bytes, 0, 4.0 * (1ull << 30), "\"192MiB\"", "L2 cache size the devices report"},
     {"unit_spin_ns", OptionType::Integer, 0, 1000000, "5000",
-     "nanoseconds an idle unit thread polls for work before it parks on a futex (0 = park at once)"},
+     "nanoseconds an idle worker polls for work before it parks on a futex (0 = park at once); at most one "
+     "worker polls at a time"},
+    {"executor_threads", OptionType::Integer, 0, 256, "0",
+     "worker threads that run the AI cores' and copy engines' work, shared by the plugin's devices (0 = the "
+     "CPUs the process may use); the pool grows, up to one per unit, only while work is held up by blocked "
+     "workers"},
 };
 
 AscendConfig AscendConfig::from_options(const plugin::OptionValues& o) {
@@ -33,6 +38,7 @@ AscendConfig AscendConfig::from_options(const plugin::OptionValues& o) {
   c.vector_cores = clamp_u32(o.get_int("vector_cores", c.vector_cores), 0, 128);
   c.copy_engines = clamp_u32(o.get_int("copy_engines", c.copy_engines), 1, 16);
   c.l2_bytes = static_cast<uint64_t>(std::max<int64_t>(o.get_int("l2_cache", static_cast<int64_t>(c.l2_bytes)), 0));
+  c.executor_threads = clamp_u32(o.get_int("executor_threads", c.executor_threads), 0, 256);
   c.unit_spin_ns = static_cast<uint64_t>(std::clamp<int64_t>(o.get_int("unit_spin_ns", c.unit_spin_ns), 0, 1000000));
   return c;
 }

@@ -1,6 +1,8 @@
 #include "ascend_device.hpp"
 
+#include <chrono>
 #include <exception>
+#include <thread>
 
 namespace arun::ascend {
 
@@ -8,12 +10,16 @@ using plugin::UnitKind;
 using plugin::Work;
 using plugin::WorkResult;
 
-AscendDevice::AscendDevice(uint32_t index, const AscendConfig& config, plugin::HostServices* host)
+AscendDevice::AscendDevice(uint32_t index, const AscendConfig& config, plugin::HostServices* host,
+                           std::shared_ptr<UnitPool> pool)
     : index_(index),
       config_(config),
       log_(host, "ascend"),
       memory_("ascend device " + std::to_string(index)),
-      executor_(this, memory_, clock_, log_, board_, host) {
+      executor_(this, memory_, clock_, log_, board_, host),
+      pool_(pool != nullptr ? std::move(pool)
+                            : std::make_shared<UnitPool>(log_, config.executor_threads,
+                                                         config.ai_cores + config.copy_engines, config.unit_spin_ns)) {
   properties_.soc_name = config.soc_name;
   properties_.memory_bytes = config.memory_bytes / DeviceMemory::kBlockAlignment * DeviceMemory::kBlockAlignment;
   properties_.compute_units = config.ai_cores;
@@ -46,25 +52,27 @@ Status AscendDevice::open() {
     for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
       units_[k].clear();
       for (uint32_t u = 0; u < counts[k]; ++u) {
-        auto unit = std::make_unique<ExecutionUnit>(
-            executor_, log_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u),
-            config_.unit_spin_ns, k == static_cast<uint32_t>(UnitKind::Compute) ? &board_ : nullptr);
-        Status s = unit->start();
-        if (!s.ok()) {
-          for (auto& list : units_) list.clear();  // stops (joins) what already started
-          return s;
-        }
-        units_[k].push_back(std::move(unit));
+        units_[k].push_back(std::make_unique<ExecutionUnit>(
+            executor_, log_, *pool_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u),
+            inflight_));
       }
     }
     std::vector<ExecutionUnit*> cores;
     for (auto& unit : units_[static_cast<uint32_t>(UnitKind::Compute)]) cores.push_back(unit.get());
-    board_.attach(std::move(cores));
+    board_.attach(std::move(cores), pool_.get(), pool_->progress_counter());
+    Status s = pool_->attach(&board_, counts[0] + counts[1]);
+    if (!s.ok()) {
+      board_.detach();
+      for (auto& list : units_) list.clear();
+      return s;
+    }
     open_.store(true, std::memory_order_release);
     log_.debug("device " + std::to_string(index_) + " opened: " + std::to_string(counts[0]) + " AI cores, " +
-               std::to_string(counts[1]) + " copy engines");
+               std::to_string(counts[1]) + " copy engines on " + std::to_string(pool_->workers()) +
+               " worker threads");
     return Status::Ok();
   } catch (const std::exception& e) {
+    board_.detach();
     for (auto& list : units_) list.clear();
     return Status(Errc::rt_dev_setup_error, "device " + std::to_string(index_) + " failed to open: " + e.what());
   }
@@ -75,10 +83,15 @@ void AscendDevice::close() {
     std::lock_guard lock(lifecycle_mutex_);
     if (!open_.load(std::memory_order_relaxed)) return;
     // Launches from completions that run while the units drain now fail instead of posting; the
-    // unit objects stay alive until every thread is joined, so such a launch never sees a freed unit.
+    // unit objects stay alive until their work has run, so such a launch never sees a freed unit.
     open_.store(false, std::memory_order_release);
-    for (auto& list : units_)
-      for (auto& unit : list) unit->stop();  // runs what is already posted, then joins
+    if (pool_->on_worker_thread()) {
+      // A completion closed the device: its own work cannot finish while we wait here.
+      log_.error("device " + std::to_string(index_) + ": close() called from a completion; units not drained");
+      return;
+    }
+    while (inflight_.load(std::memory_order_acquire) != 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    pool_->detach(&board_, config_.ai_cores + config_.copy_engines);
     board_.detach();
     for (auto& list : units_) list.clear();
     memory_.release_all();

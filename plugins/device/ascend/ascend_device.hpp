@@ -1,10 +1,12 @@
 // AscendDevice: one simulated Ascend NPU — memory (DeviceMemory over a reserved AddressSpace),
-// `ai_cores` compute units and `copy_engines` copy units (ExecutionUnit threads), and a clock.
+// `ai_cores` compute units and `copy_engines` copy units (logical ExecutionUnits, run by a
+// UnitPool shared by the plugin instance's devices), and a clock.
 //
 // Lifecycle: the address space is reserved by init() (the factory calls it), so device addresses
-// are stable for the object's lifetime. open() starts the unit threads and the clock; close()
-// stops them (after the work already posted has run) and releases every allocation. Both are
-// idempotent. Memory may be allocated while closed, but close() wipes it.
+// are stable for the object's lifetime. open() creates the units, attaches the device to the pool
+// (the first device starts the workers) and starts the clock; close() waits until the work already
+// posted has run, detaches (the last device stops the workers) and releases every allocation. Both
+// are idempotent. Memory may be allocated while closed, but close() wipes it.
 //
 // launch() contract: the device must be open and `unit` in range. A launch that breaks it cannot
 // run; it completes at once, on the caller's thread, with 507033 (device not open) or 107000 (no
@@ -23,6 +25,7 @@
 #include "device_clock.hpp"
 #include "device_memory.hpp"
 #include "execution_unit.hpp"
+#include "unit_pool.hpp"
 #include "host_log.hpp"
 #include "work_executor.hpp"
 
@@ -30,7 +33,10 @@ namespace arun::ascend {
 
 class AscendDevice final : public plugin::Device {
  public:
-  AscendDevice(uint32_t index, const AscendConfig& config, plugin::HostServices* host);
+  // `pool`: the workers shared with the plugin instance's other devices; nullptr gives the device
+  // a pool of its own (sized by config.executor_threads).
+  AscendDevice(uint32_t index, const AscendConfig& config, plugin::HostServices* host,
+               std::shared_ptr<UnitPool> pool = nullptr);
   ~AscendDevice() override;
 
   // Reserves the address space; the device is unusable if this fails.
@@ -58,6 +64,7 @@ class AscendDevice final : public plugin::Device {
   bool is_open() const { return open_.load(std::memory_order_acquire); }
   // The unit object behind (kind, unit), or nullptr; for tests and diagnostics.
   const ExecutionUnit* unit(plugin::UnitKind kind, uint32_t unit) const;
+  const UnitPool& pool() const { return *pool_; }
 
  private:
   void fail_launch(plugin::Work* work, int status, const std::string& why);
@@ -70,6 +77,8 @@ class AscendDevice final : public plugin::Device {
   DeviceMemory memory_;
   BlockBoard board_;
   WorkExecutor executor_;
+  std::shared_ptr<UnitPool> pool_;
+  std::atomic<uint64_t> inflight_{0};  // posted to a unit, completion not yet returned
 
   std::mutex lifecycle_mutex_;
   std::atomic<bool> open_{false};

@@ -22,6 +22,8 @@ class AscendPlugin final : public plugin::DevicePlugin {
  public:
   uint32_t device_count() const override { return static_cast<uint32_t>(devices_.size()); }
   plugin::Device* device(uint32_t index) override { return index < devices_.size() ? devices_[index].get() : nullptr; }
+  // Declared before the devices, so that it outlives them (they hold the pool, which logs through it).
+  std::unique_ptr<HostLog> log_;
   std::vector<std::unique_ptr<AscendDevice>> devices_;
 };
 
@@ -34,8 +36,14 @@ plugin::PluginObject* create_ascend(plugin::HostServices* host, const plugin::Op
   try {
     const AscendConfig config = options != nullptr ? AscendConfig::from_options(*options) : AscendConfig{};
     auto result = std::make_unique<AscendPlugin>();
+    result->log_ = std::make_unique<HostLog>(host, "ascend");
+    // One pool of workers for every device of the instance: a process runs as many worker threads
+    // as it has CPUs, however many devices and units it simulates.
+    auto pool = std::make_shared<UnitPool>(*result->log_, config.executor_threads,
+                                           config.device_count * (config.ai_cores + config.copy_engines),
+                                           config.unit_spin_ns);
     for (uint32_t i = 0; i < config.device_count; ++i) {
-      auto dev = std::make_unique<AscendDevice>(i, config, host);
+      auto dev = std::make_unique<AscendDevice>(i, config, host, pool);
       Status s = dev->init();
       if (!s.ok()) {
         write_error(error, error_size, "ascend device " + std::to_string(i) + ": " + s.message());
@@ -65,7 +73,8 @@ const plugin::PluginDescriptor kAscendDescriptor{
     "ascend",
     "0.1.0",
     ARUN_ASCEND_BUILD_ID,
-    "Simulated Ascend NPU: reserved device address space, AI core and copy engine threads, device clock",
+    "Simulated Ascend NPU: reserved device address space, AI cores and copy engines run by a shared worker pool, "
+    "device clock",
     kOptionSpecs,
     kOptionSpecCount,
     &create_ascend,

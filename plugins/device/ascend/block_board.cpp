@@ -3,17 +3,22 @@
 #include <algorithm>
 
 #include "execution_unit.hpp"
+#include "unit_pool.hpp"
 
 namespace arun::ascend {
 
-void BlockBoard::attach(std::vector<ExecutionUnit*> units) {
+void BlockBoard::attach(std::vector<ExecutionUnit*> cores, UnitPool* pool, std::atomic<uint64_t>* progress) {
   std::lock_guard lock(mu_);
-  units_ = std::move(units);
+  cores_ = std::move(cores);
+  pool_ = pool;
+  progress_ = progress;
 }
 
 void BlockBoard::detach() {
   std::lock_guard lock(mu_);
-  units_.clear();
+  cores_.clear();
+  pool_ = nullptr;
+  progress_ = nullptr;
 }
 
 void BlockBoard::publish(Launch& launch) {
@@ -23,7 +28,7 @@ void BlockBoard::publish(Launch& launch) {
     claimable_.fetch_add(1, std::memory_order_seq_cst);
     open_.push_back(&launch);
   }
-  wake_one();  // the owner is running, so it is not parked and wake_one() passes over it
+  if (pool_ != nullptr) pool_->blocks_published();
 }
 
 void BlockBoard::withdraw(Launch& launch) {
@@ -33,7 +38,19 @@ void BlockBoard::withdraw(Launch& launch) {
   released_.wait(lock, [&] { return launch.helpers == 0; });
 }
 
-BlockBoard::Launch* BlockBoard::join() {
+ExecutionUnit* BlockBoard::claim_free_core() {
+  const size_t n = cores_.size();
+  for (size_t i = 0; i < n; ++i) {
+    ExecutionUnit* c = cores_[(core_cursor_ + i) % n];
+    if (c->try_claim_for_help()) {
+      core_cursor_ = static_cast<uint32_t>((core_cursor_ + i + 1) % n);
+      return c;
+    }
+  }
+  return nullptr;
+}
+
+BlockBoard::Launch* BlockBoard::join(ExecutionUnit** core) {
   Launch* found = nullptr;
   bool more = false;
   {
@@ -41,6 +58,12 @@ BlockBoard::Launch* BlockBoard::join() {
     for (Launch* l : open_) {
       const uint32_t next = l->next.load(std::memory_order_relaxed);
       if (next < l->block_dim && l->status.load(std::memory_order_relaxed) == 0 && has_room(*l)) {
+        // Blocks run on behalf of a core the scheduler is not using; with none free, nobody helps
+        // (on an NPU every core would be busy too).
+        ExecutionUnit* c = claim_free_core();
+        if (c == nullptr) break;
+        *core = c;
+        if (c->index() < 64) l->helper_cores.fetch_or(uint64_t{1} << c->index(), std::memory_order_relaxed);
         ++l->helpers;
         found = l;
         if (!has_room(*l)) {
@@ -55,7 +78,7 @@ BlockBoard::Launch* BlockBoard::join() {
   }
   if (found != nullptr) {
     found->participants.fetch_add(1, std::memory_order_relaxed);
-    if (more) wake_one();
+    if (more && pool_ != nullptr) pool_->blocks_published();
   }
   return found;
 }
@@ -64,7 +87,8 @@ bool BlockBoard::has_room(const Launch& launch) {
   return launch.max_cores == 0 || launch.helpers + 1 < launch.max_cores;
 }
 
-void BlockBoard::leave(Launch& launch) {
+void BlockBoard::leave(Launch& launch, ExecutionUnit& core) {
+  core.end_help();
   bool reopened = false;
   {
     std::lock_guard lock(mu_);
@@ -77,7 +101,7 @@ void BlockBoard::leave(Launch& launch) {
     }
     if (--launch.helpers == 0) released_.notify_all();
   }
-  if (reopened) wake_one();  // the core that left may be busy with its own work now
+  if (reopened && pool_ != nullptr) pool_->blocks_published();  // the worker that left may be busy now
 }
 
 bool BlockBoard::claim(Launch& launch, uint32_t* block) {
@@ -88,6 +112,7 @@ bool BlockBoard::claim(Launch& launch, uint32_t* block) {
   const uint32_t b = launch.next.fetch_add(1, std::memory_order_relaxed);
   if (b + 1 >= launch.block_dim) mark_exhausted(launch);
   if (b >= launch.block_dim) return false;
+  if (progress_ != nullptr) progress_->fetch_add(1, std::memory_order_relaxed);
   *block = b;
   return true;
 }
@@ -102,18 +127,6 @@ void BlockBoard::mark_exhausted(Launch& launch) {
   std::lock_guard lock(mu_);
   if (!launch.exhausted.exchange(true, std::memory_order_seq_cst) && !launch.full) {
     claimable_.fetch_sub(1, std::memory_order_seq_cst);
-  }
-}
-
-void BlockBoard::wake_one() {
-  std::lock_guard lock(mu_);
-  const size_t n = units_.size();
-  if (n == 0) return;
-  // Start where the last search stopped, so wake-ups rotate over the cores instead of always
-  // landing on the lowest-numbered parked one.
-  const uint32_t start = wake_cursor_.fetch_add(1, std::memory_order_relaxed);
-  for (size_t i = 0; i < n; ++i) {
-    if (units_[(start + i) % n]->wake_if_parked()) return;
   }
 }
 

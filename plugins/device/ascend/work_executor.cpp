@@ -155,7 +155,7 @@ bool WorkExecutor::run_block(BlockBoard::Launch& launch, uint32_t block) const {
   return launch.status.load(std::memory_order_relaxed) == 0;
 }
 
-int WorkExecutor::kernel(const Work& w) const {
+int WorkExecutor::kernel(const Work& w, uint64_t* helper_cores) const {
   if (w.kernel == nullptr) {
     log_.error("kernel launch without a kernel function");
     return static_cast<int>(Errc::rt_param_invalid);
@@ -171,10 +171,11 @@ int WorkExecutor::kernel(const Work& w) const {
   // Blocks a helper runs write memory that the completion publishes: withdraw() synchronises with
   // every helper's leave() through the board mutex.
   if (spread) board_.withdraw(launch);
+  if (helper_cores != nullptr) *helper_cores = launch.helper_cores.load(std::memory_order_relaxed);
   return launch.status.load(std::memory_order_relaxed);
 }
 
-WorkResult WorkExecutor::run(const Work& work) const noexcept {
+WorkResult WorkExecutor::run(const Work& work, uint64_t* helper_cores) const noexcept {
   WorkResult r;
   r.start_ns = clock_.now_ns();
   try {
@@ -189,7 +190,7 @@ WorkResult WorkExecutor::run(const Work& work) const noexcept {
         r.status = memset(work);
         break;
       case WorkKind::Kernel:
-        r.status = kernel(work);
+        r.status = kernel(work, helper_cores);
         break;
       default:
         log_.error("unknown work kind " + std::to_string(static_cast<uint32_t>(work.kind)));

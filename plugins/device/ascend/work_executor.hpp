@@ -10,7 +10,7 @@
 // address space is treated as a fault as well rather than letting the unit thread crash on it.
 //
 // Kernels: the calling unit owns the launch and runs blocks; with more than one block it publishes
-// the launch on the BlockBoard so idle AI cores run blocks too. The first fault of any block ends
+// the launch on the BlockBoard so idle workers run blocks too, on behalf of free AI cores. The first fault of any block ends
 // the launch (blocks not yet started are skipped, as an AI Core exception aborts the kernel) and is
 // its status. A stop request (Work::cancel) is honoured between blocks with
 // ACL_ERROR_RT_DEVICE_TASK_ABORT.
@@ -30,8 +30,9 @@ class WorkExecutor {
                BlockBoard& board, plugin::HostServices* host)
       : self_(self), memory_(memory), clock_(clock), log_(log), board_(board), host_(host) {}
 
-  // Runs `work` on the calling thread; result.unit is left 0 (the caller fills it in).
-  plugin::WorkResult run(const plugin::Work& work) const noexcept;
+  // Runs `work` on the calling thread; result.unit is left 0 (the caller fills it in). For a kernel,
+  // `*helper_cores` gets the AI cores other than the caller's that ran blocks (bit u = core u).
+  plugin::WorkResult run(const plugin::Work& work, uint64_t* helper_cores = nullptr) const noexcept;
 
   // Runs blocks of `launch` until none is left, the launch fails, or leave() says the calling unit
   // has work of its own (checked after each block).
@@ -53,7 +54,7 @@ class WorkExecutor {
   int copy(const plugin::Work& work) const;
   int copy_2d(const plugin::Work& work) const;
   int memset(const plugin::Work& work) const;
-  int kernel(const plugin::Work& work) const;
+  int kernel(const plugin::Work& work, uint64_t* helper_cores) const;
   bool run_block(BlockBoard::Launch& launch, uint32_t block) const;  // false once the launch failed
   int copy_fault(const char* what, const plugin::MemRef& ref, uint64_t bytes) const;
 

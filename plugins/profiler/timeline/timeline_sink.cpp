@@ -108,6 +108,8 @@ class TimelineSink final : public plugin::ProfilerSink {
         if (r.kind == RecordKind::Task && !is_host_call(r)) units[{r.device, r.unit}] = true;
         if (r.kind == RecordKind::Task && is_host_call(r)) threads[static_cast<uint32_t>(r.value0)] = true;
         if (r.kind == RecordKind::Task && r.correlation != 0) threads[r.thread] = true;
+      } else if (r.kind == RecordKind::Blocks) {
+        units[{r.device, r.unit}] = true;
       } else if (r.kind != RecordKind::MemAlloc && r.kind != RecordKind::MemFree && r.kind != RecordKind::Dropped) {
         threads[r.thread] = true;
       }
@@ -240,6 +242,11 @@ class TimelineSink final : public plugin::ProfilerSink {
           }
           break;
         }
+        case RecordKind::Blocks:  // a core that ran blocks of another core's kernel
+          slice(out, session_.name(r.name), "unit", device_pid(r.device), unit_tid(r.unit), r.t2, r.t3,
+                "\"type\":\"blocks\",\"stream\":" + std::to_string(r.stream) +
+                    ",\"block_dim\":" + std::to_string(r.value1));
+          break;
         case RecordKind::EventRecord:
           slice(out, "event record", "event", device_pid(r.device), kStreamTid + r.stream, r.t1, r.t1,
                 options_.slice_args ? "\"record\":" + std::to_string(r.value0) : std::string());
@@ -318,6 +325,11 @@ class TimelineSink final : public plugin::ProfilerSink {
     std::map<std::pair<int32_t, int32_t>, std::vector<Step>> depth;  // (device, stream)
     std::map<std::pair<int32_t, bool>, std::vector<Step>> busy;      // (device, copy?)
     for (const auto& r : records_) {
+      if (r.kind == RecordKind::Blocks) {
+        busy[{r.device, false}].push_back({r.t2, +1});
+        busy[{r.device, false}].push_back({r.t3, -1});
+        continue;
+      }
       if (r.kind != RecordKind::Task || is_sync_work(r)) continue;
       depth[{r.device, r.stream}].push_back({r.t0, +1});
       depth[{r.device, r.stream}].push_back({r.t3, -1});

@@ -108,6 +108,10 @@ struct Work {
   // given included (aclrtSetDeviceResLimit / aclrtSetStreamResLimit); 0 = no limit. Plugin ABI
   // minor 5: devices built against an older minor never read it.
   uint32_t max_compute_units = 0;
+  // Kernel, written by the device before on_complete (ABI minor 9): the compute units other than
+  // the one it was given that ran some of its blocks (bit u = unit u, u < 64), which the profiler
+  // shows on their tracks too. Devices built against an older minor leave it 0.
+  uint64_t helper_units = 0;
 };
 
 // Physical device memory for virtual memory management (ABI minor 6, optional). The core owns

@@ -26,7 +26,8 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 7: ChunkSource::virtual_ranges (allocator.hpp): growable device ranges for allocator
 //          policies (the caching policy's expandable segments).
 // Minor 8: collective plugins (collective.hpp): the transport between processes for libhccl.
-inline constexpr uint16_t kAbiMinor = 8;
+// Minor 9: Work::helper_units (the compute units that ran blocks of a kernel besides its own).
+inline constexpr uint16_t kAbiMinor = 9;
 
 enum class PluginKind : uint32_t {
   Device = 1,

@@ -38,6 +38,11 @@ enum class RecordKind : uint16_t {
   Counter = 10,     // name = counter, value0 = value, at t0
   Step = 11,        // training step tag (subkind 0 start, 1 end) at t0 on `stream`; value0 = step object id
   Dropped = 12,     // value0 = records a thread could not write because its buffer was full
+  // (ABI minor 9) An AI core that ran blocks of a kernel another unit was given (the Task record's
+  // unit): device, stream, unit, name and correlation as that Task record, t2..t3 = the kernel's
+  // span. One record per helping unit, emitted right after the Task record; sinks that count tasks
+  // ignore it, timelines draw it on the unit's track.
+  Blocks = 13,
 };
 
 // What a Task record ran (subkind of RecordKind::Task).

@@ -1,0 +1,369 @@
+#include "unit_pool.hpp"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <system_error>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "block_board.hpp"
+#include "execution_unit.hpp"
+
+namespace arun::ascend {
+
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// std::atomic<uint32_t> has the layout of a uint32_t, which is what the futex calls need.
+void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, const timespec* timeout = nullptr) {
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, timeout, nullptr, 0);
+}
+void futex_wake(std::atomic<uint32_t>* word) {
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+uint64_t steady_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+uint64_t thread_cpu_ns(pthread_t thread) {
+  clockid_t clock{};
+  timespec ts{};
+  if (::pthread_getcpuclockid(thread, &clock) != 0 || ::clock_gettime(clock, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The monitor's period. Work nobody takes for a tick while every worker is blocked gets a new
+// worker; work held up by computing workers only after kStallTicks ticks without any completion.
+constexpr uint64_t kTickNs = 200'000;
+constexpr uint32_t kStallTicks = 50;  // 10 ms
+
+}  // namespace
+
+struct UnitPool::Worker {
+  UnitPool* pool = nullptr;
+  uint32_t id = 0;
+  std::thread thread;
+  alignas(64) std::atomic<uint32_t> parked{0};  // futex word: 1 while the worker sleeps (or is about to)
+  ExecutionUnit* next = nullptr;                // continuation: a unit the worker's own completion posted
+};
+
+namespace {
+thread_local UnitPool::Worker* t_worker = nullptr;
+}  // namespace
+
+uint32_t UnitPool::available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<uint32_t>(n);
+  }
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<uint32_t>(n) : 1u;
+}
+
+UnitPool::UnitPool(const HostLog& log, uint32_t threads, uint32_t max_workers, uint64_t spin_ns)
+    : log_(log),
+      spin_ns_(spin_ns),
+      base_(std::max(1u, threads == 0 ? available_cpus() : threads)),
+      capacity_(std::max(base_, max_workers)),
+      workers_(new Worker[capacity_]) {}
+
+UnitPool::~UnitPool() {
+  stop_all();
+}
+
+bool UnitPool::on_worker_thread() const {
+  return t_worker != nullptr && t_worker->pool == this;
+}
+
+Status UnitPool::attach(BlockBoard* board, uint32_t units) {
+  std::lock_guard lock(attach_mu_);
+  bool placed = false;
+  for (auto& slot : boards_) {
+    BlockBoard* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, board, std::memory_order_acq_rel)) {
+      placed = true;
+      break;
+    }
+  }
+  if (!placed) return Status(Errc::rt_dev_setup_error, "the unit pool serves at most 16 devices");
+  unit_limit_ += units;
+  limit_.store(std::min(capacity_, std::max(base_, unit_limit_)), std::memory_order_release);
+  if (attached_++ > 0) return Status::Ok();
+
+  stopping_.store(false, std::memory_order_seq_cst);
+  for (uint32_t i = 0; i < base_; ++i) {
+    if (!start_worker()) {
+      stop_all();
+      attached_ = 0;
+      unit_limit_ = 0;
+      for (auto& slot : boards_) slot.store(nullptr, std::memory_order_release);
+      return Status(Errc::rt_dev_setup_error, "cannot start the device's worker threads");
+    }
+  }
+  try {
+    monitor_ = std::thread([this] { monitor(); });
+    ::pthread_setname_np(monitor_.native_handle(), "npu-monitor");
+  } catch (const std::system_error& e) {
+    log_.warning(std::string("unit pool: no monitor thread (") + e.what() + "); the pool will not grow");
+  }
+  return Status::Ok();
+}
+
+void UnitPool::detach(BlockBoard* board, uint32_t units) {
+  std::lock_guard lock(attach_mu_);
+  for (auto& slot : boards_) {
+    BlockBoard* expected = board;
+    if (slot.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel)) break;
+  }
+  unit_limit_ -= std::min(unit_limit_, units);
+  if (attached_ == 0 || --attached_ > 0) return;
+  stop_all();
+}
+
+bool UnitPool::start_worker() {
+  std::lock_guard lock(workers_mu_);
+  const uint32_t n = started_.load(std::memory_order_relaxed);
+  if (n >= capacity_ || (n >= limit_.load(std::memory_order_acquire) && n >= base_)) return false;
+  Worker& w = workers_[n];
+  w.pool = this;
+  w.id = n;
+  w.next = nullptr;
+  w.parked.store(0, std::memory_order_relaxed);
+  try {
+    w.thread = std::thread([this, &w] { loop(w); });
+  } catch (const std::system_error& e) {
+    log_.error(std::string("unit pool: cannot start a worker thread: ") + e.what());
+    return false;
+  }
+  const std::string name = "npu-exec" + std::to_string(n);
+  ::pthread_setname_np(w.thread.native_handle(), name.c_str());
+  started_.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+void UnitPool::stop_all() {
+  if (on_worker_thread()) {
+    log_.error("unit pool: the last device closed from a completion on a worker thread; workers not joined");
+    return;
+  }
+  stopping_.store(true, std::memory_order_seq_cst);
+  if (monitor_.joinable()) {
+    monitor_word_.store(1, std::memory_order_seq_cst);
+    futex_wake(&monitor_word_);
+    monitor_.join();
+  }
+  std::lock_guard lock(workers_mu_);
+  const uint32_t n = started_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n; ++i) {
+    workers_[i].parked.store(0, std::memory_order_seq_cst);
+    futex_wake(&workers_[i].parked);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (workers_[i].thread.joinable()) workers_[i].thread.join();
+  }
+  started_.store(0, std::memory_order_release);
+}
+
+void UnitPool::post(ExecutionUnit* unit) {
+  // The completion of a unit's work launching the next task: the completing worker runs it next.
+  Worker* self = t_worker;
+  if (self != nullptr && self->pool == this && self->next == nullptr) {
+    self->next = unit;
+    return;
+  }
+  {
+    std::lock_guard lock(queue_mu_);
+    queue_.push_back(unit);
+  }
+  queued_.fetch_add(1, std::memory_order_seq_cst);
+  if (spinning_.load(std::memory_order_seq_cst) == 0) wake_one();
+}
+
+void UnitPool::blocks_published() {
+  if (spinning_.load(std::memory_order_seq_cst) == 0) wake_one();
+}
+
+void UnitPool::wake_one() {
+  const uint32_t n = started_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n; ++i) {
+    Worker& w = workers_[i];
+    if (w.parked.load(std::memory_order_seq_cst) != 0 && w.parked.exchange(0, std::memory_order_seq_cst) != 0) {
+      futex_wake(&w.parked);
+      return;
+    }
+  }
+  // Every worker is busy: the monitor watches whether the work gets taken.
+  if (monitor_word_.load(std::memory_order_seq_cst) == 0 && monitor_word_.exchange(1, std::memory_order_seq_cst) == 0)
+    futex_wake(&monitor_word_);
+}
+
+ExecutionUnit* UnitPool::pop() {
+  if (queued_.load(std::memory_order_seq_cst) == 0) return nullptr;
+  std::lock_guard lock(queue_mu_);
+  if (queue_.empty()) return nullptr;
+  ExecutionUnit* u = queue_.front();
+  queue_.pop_front();
+  queued_.fetch_sub(1, std::memory_order_seq_cst);
+  return u;
+}
+
+bool UnitPool::has_pending() const {
+  if (queued_.load(std::memory_order_seq_cst) != 0) return true;
+  for (const auto& slot : boards_) {
+    BlockBoard* b = slot.load(std::memory_order_acquire);
+    if (b != nullptr && b->claimable()) return true;
+  }
+  return false;
+}
+
+bool UnitPool::has_something() const {
+  return has_pending() || stopping_.load(std::memory_order_seq_cst);
+}
+
+void UnitPool::run_unit(ExecutionUnit& unit) {
+  busy_.fetch_add(1, std::memory_order_relaxed);
+  unit.run_posted();
+  busy_.fetch_sub(1, std::memory_order_relaxed);
+  progress_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool UnitPool::help_once(Worker& w) {
+  (void)w;
+  for (const auto& slot : boards_) {
+    BlockBoard* board = slot.load(std::memory_order_acquire);
+    if (board == nullptr || !board->claimable()) continue;
+    ExecutionUnit* core = nullptr;
+    BlockBoard::Launch* launch = board->join(&core);
+    if (launch == nullptr) continue;
+    busy_.fetch_add(1, std::memory_order_relaxed);
+    // Leave between blocks when the core gets work of its own or units wait for a worker.
+    core->run_blocks(*launch, [&] {
+      return core->has_work() || queued_.load(std::memory_order_relaxed) != 0 ||
+             stopping_.load(std::memory_order_relaxed);
+    });
+    board->leave(*launch, *core);
+    busy_.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+void UnitPool::loop(Worker& w) {
+  t_worker = &w;
+  for (;;) {
+    ExecutionUnit* u = w.next;
+    w.next = nullptr;
+    if (u == nullptr) u = pop();
+    if (u != nullptr) {
+      run_unit(*u);
+      continue;
+    }
+    if (help_once(w)) continue;
+    if (stopping_.load(std::memory_order_acquire)) break;
+    idle(w);
+  }
+  t_worker = nullptr;
+}
+
+// Polls for `spin_ns` if no other worker does, else parks. A board whose blocks this worker could
+// not join (no free core) does not keep it awake: it parks, and the next publish or leave wakes it.
+void UnitPool::idle(Worker& w) {
+  auto work_waiting = [this] {
+    return queued_.load(std::memory_order_seq_cst) != 0 || stopping_.load(std::memory_order_seq_cst);
+  };
+  uint32_t none = 0;
+  if (spin_ns_ > 0 && spinning_.compare_exchange_strong(none, 1, std::memory_order_seq_cst)) {
+    const uint64_t until = steady_ns() + spin_ns_;
+    bool found = false;
+    do {
+      for (int i = 0; i < 32 && !found; ++i) {
+        found = work_waiting();
+        if (!found) cpu_relax();
+      }
+    } while (!found && steady_ns() < until);
+    spinning_.store(0, std::memory_order_seq_cst);
+    // More waiting than this worker takes: another one comes (launches saw a spinner and woke nobody).
+    if (found && queued_.load(std::memory_order_seq_cst) > 1) wake_one();
+    if (found) return;
+  }
+  w.parked.store(1, std::memory_order_seq_cst);
+  if (!work_waiting()) {
+    parks_.fetch_add(1, std::memory_order_relaxed);
+    futex_wait(&w.parked, 1);  // returns at once if a poster already cleared the word
+  }
+  w.parked.store(0, std::memory_order_relaxed);
+}
+
+void UnitPool::monitor() {
+  uint64_t last_progress = progress_.load(std::memory_order_relaxed);
+  uint32_t stalled = 0;
+  std::vector<uint64_t> cpu_before;
+  for (;;) {
+    if (stopping_.load(std::memory_order_seq_cst)) return;
+    // Park until a launch finds every worker busy (the word is 1 while the monitor watches, so
+    // launches meanwhile make no system call).
+    if (!has_pending()) {
+      monitor_word_.store(0, std::memory_order_seq_cst);
+      if (!has_pending() && !stopping_.load(std::memory_order_seq_cst)) futex_wait(&monitor_word_, 0);
+      monitor_word_.store(1, std::memory_order_seq_cst);
+      stalled = 0;
+      last_progress = progress_.load(std::memory_order_relaxed);
+      continue;
+    }
+    // Sample the busy workers' CPU time across one tick.
+    const uint32_t n = started_.load(std::memory_order_acquire);
+    cpu_before.resize(n);
+    for (uint32_t i = 0; i < n; ++i) cpu_before[i] = thread_cpu_ns(workers_[i].thread.native_handle());
+    timespec tick{0, static_cast<long>(kTickNs)};
+    futex_wait(&monitor_word_, 1, &tick);  // a timed sleep that stop_all() can cut short
+    if (stopping_.load(std::memory_order_seq_cst)) return;
+    const uint64_t now_progress = progress_.load(std::memory_order_relaxed);
+    const bool moved = now_progress != last_progress;
+    last_progress = now_progress;
+    if (moved || !has_pending()) {
+      stalled = 0;
+      continue;
+    }
+    // Idle workers would have taken it; a lost wake-up is the only way here.
+    if (busy_.load(std::memory_order_relaxed) < n) {
+      wake_one();
+      continue;
+    }
+    ++stalled;
+    uint64_t cpu = 0;
+    for (uint32_t i = 0; i < n; ++i) cpu += thread_cpu_ns(workers_[i].thread.native_handle()) - cpu_before[i];
+    // Blocked workers (sleeping kernels, blocks waiting for each other) used little CPU: more
+    // threads help at once. Computing workers get company only after a long stall.
+    const bool blocked = cpu < static_cast<uint64_t>(n) * kTickNs / 2;
+    if (blocked || stalled >= kStallTicks) {
+      if (start_worker()) {
+        grown_.fetch_add(1, std::memory_order_relaxed);
+        stalled = 0;
+      }
+    }
+  }
+}
+
+}  // namespace arun::ascend

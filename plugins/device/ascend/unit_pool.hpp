@@ -1,0 +1,125 @@
+// UnitPool: the host threads that run the work of every simulated NPU of a plugin instance.
+//
+// An AI core or copy engine is a logical unit (ExecutionUnit): a mailbox the core's scheduler
+// launches into, with an index the profiler and aclrtGetDeviceInfo see. It is not a thread. The
+// pool's workers take units whose mailbox holds work, run it through the owning device's
+// WorkExecutor and call the completion; idle workers also run blocks of multi-block kernels on
+// behalf of free AI cores (BlockBoard). So 20 AI cores and 4 copy engines per device cost no
+// threads of their own, and a machine with 2 CPUs runs 2 workers, not 48 unit threads.
+//
+// Hand-offs:
+//  - A completion that launches the next task (the scheduler does it inside on_complete) hands
+//    that unit straight to the worker that is completing: it runs next, with no queue and no wake.
+//  - Any other launch goes to a FIFO queue. At most one idle worker spins (polls) for `spin_ns`;
+//    the others park on their own futex. A launch wakes a parked worker only when nobody spins, so a
+//    burst of launches costs one system call, and a steady stream of launches none.
+//
+// Blocking work: a kernel that sleeps or waits for another block holds its worker. To keep the
+// device model's promise that every unit progresses on its own (blocks of one launch may wait for
+// each other, as SyncAll does on an NPU), a monitor thread watches pending work that no worker takes:
+// when nothing completed for a whole tick while work waits and every worker is busy, and the busy
+// workers were blocked rather than computing (or nothing completed for kStallTicks ticks), it starts
+// one more worker, up to one per logical unit. Extra workers stay (parked) until the pool stops.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "arun/core/status.hpp"
+#include "host_log.hpp"
+
+namespace arun::ascend {
+
+class BlockBoard;
+class ExecutionUnit;
+
+class UnitPool {
+ public:
+  // `threads`: workers started when the first device attaches (0: the CPUs this process may use).
+  // `max_workers`: the most the pool may grow to (the logical units of every device it serves).
+  UnitPool(const HostLog& log, uint32_t threads, uint32_t max_workers, uint64_t spin_ns);
+  ~UnitPool();
+  UnitPool(const UnitPool&) = delete;
+  UnitPool& operator=(const UnitPool&) = delete;
+
+  // A device opens: its board joins the places idle workers look for blocks, and its `units`
+  // raise the most workers the pool may grow to. The first attach starts the workers.
+  Status attach(BlockBoard* board, uint32_t units);
+  // A device closed (its work has drained): the last detach stops and joins every worker.
+  void detach(BlockBoard* board, uint32_t units);
+
+  // `unit` has work in its mailbox: a worker will run it.
+  void post(ExecutionUnit* unit);
+  // A kernel published blocks: make sure an idle worker looks at the boards.
+  void blocks_published();
+
+  // Whether the calling thread is one of this pool's workers.
+  bool on_worker_thread() const;
+  // Workers running now (base plus grown), and how often the pool grew / a worker parked.
+  uint32_t workers() const { return started_.load(std::memory_order_acquire); }
+  uint32_t base_workers() const { return base_; }
+  uint64_t grown() const { return grown_.load(std::memory_order_relaxed); }
+  uint64_t parks() const { return parks_.load(std::memory_order_relaxed); }
+
+  // Counts completions and blocks run; the device's board adds its blocks (the monitor's measure
+  // of whether work moves).
+  std::atomic<uint64_t>* progress_counter() { return &progress_; }
+
+  // CPUs the calling process may run on (sched_getaffinity), at least 1.
+  static uint32_t available_cpus();
+
+ public:
+  struct Worker;  // (public only so that the thread-local pointer to one can be declared)
+
+ private:
+  void loop(Worker& w);
+  void run_unit(ExecutionUnit& unit);
+  bool help_once(Worker& w);
+  void idle(Worker& w);
+  ExecutionUnit* pop();
+  bool has_pending() const;
+  bool has_something() const;
+  void wake_one();
+  void monitor();
+  bool start_worker();  // false at the limit or when the thread cannot start
+  void stop_all();
+
+  const HostLog& log_;
+  const uint64_t spin_ns_;
+  const uint32_t base_;
+
+  // Ready units, oldest first.
+  std::mutex queue_mu_;
+  std::deque<ExecutionUnit*> queue_;
+  alignas(64) std::atomic<uint32_t> queued_{0};
+  alignas(64) std::atomic<uint32_t> spinning_{0};  // 0 or 1: at most one idle worker polls
+  std::atomic<uint32_t> busy_{0};                  // workers running a unit or blocks
+  std::atomic<uint64_t> progress_{0};              // completions and blocks run
+  std::atomic<uint64_t> parks_{0};
+  std::atomic<uint64_t> grown_{0};
+  std::atomic<bool> stopping_{false};
+
+  // Boards of open devices (one slot per device a plugin instance may have); idle workers read
+  // them without a lock.
+  static constexpr uint32_t kMaxBoards = 16;
+  std::mutex attach_mu_;
+  std::atomic<BlockBoard*> boards_[kMaxBoards] = {};
+  uint32_t attached_ = 0;
+  uint32_t unit_limit_ = 0;
+
+  // Workers: a fixed array, so wake_one() and the monitor read [0, started_) without a lock.
+  const uint32_t capacity_;
+  std::unique_ptr<Worker[]> workers_;
+  std::mutex workers_mu_;  // starting and stopping workers
+  std::atomic<uint32_t> started_{0};
+  std::atomic<uint32_t> limit_{0};
+
+  std::atomic<uint32_t> monitor_word_{0};  // futex: 1 = armed (work may be starving)
+  std::thread monitor_;
+};
+
+}  // namespace arun::ascend
