@@ -258,6 +258,9 @@ class Collector : public benchmark::ConsoleReporter {
  public:
   size_t init = 0;  // the init the next runs belong to
 
+  // Colour only on a terminal, as Google Benchmark's own default (--benchmark_color=auto).
+  Collector() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_Color : OO_None) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& r : runs) {
       bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
