@@ -1,8 +1,11 @@
 // Two-thread cache-line ping-pong (see pingpong_floor.hpp).
 #include "pingpong_floor.hpp"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,9 +39,15 @@ inline void spin_until(const Line& line, uint32_t want) {
   }
 }
 
+// A raw futex wait, no spinning first (std::atomic::wait spins before it parks): the cost of
+// waking a parked thread, which is what a runtime pays when its worker has gone to sleep.
 inline void park_until(Line& line, uint32_t want) {
   for (uint32_t cur = line.v.load(std::memory_order_acquire); cur != want; cur = line.v.load(std::memory_order_acquire))
-    line.v.wait(cur, std::memory_order_acquire);
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&line.v), FUTEX_WAIT_PRIVATE, cur, nullptr, nullptr, 0);
+}
+
+inline void wake(Line& line) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&line.v), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 // CPUs this process may run on, so the two sides can sit on different ones.
@@ -62,11 +71,17 @@ void pin_self(int cpu) {
 }
 
 // ns per round trip: A writes 2i+1, B answers 2i+2. Both run on new threads so the caller's
-// affinity stays as it was.
+// affinity stays as it was. A times chunks of kChunk round trips and returns the median chunk per
+// round trip: on a shared machine a chunk in which either thread lost its CPU is an outlier that
+// would move a mean over all trips, not the median.
+constexpr int kChunk = 64;
+
 template <bool kPark>
 double pingpong(int trips, int cpu_a, int cpu_b) {
   Line line;
-  double ns = 0;
+  trips = std::max(trips / kChunk, 1) * kChunk;
+  std::vector<double> chunks;
+  chunks.reserve(size_t(trips / kChunk));
   std::thread b([&] {
     pin_self(cpu_b);
     for (int i = 0; i < trips; ++i) {
@@ -74,7 +89,7 @@ double pingpong(int trips, int cpu_a, int cpu_b) {
       if constexpr (kPark) {
         park_until(line, odd);
         line.v.store(odd + 1, std::memory_order_release);
-        line.v.notify_one();
+        wake(line);
       } else {
         spin_until(line, odd);
         line.v.store(odd + 1, std::memory_order_release);
@@ -83,22 +98,26 @@ double pingpong(int trips, int cpu_a, int cpu_b) {
   });
   std::thread a([&] {
     pin_self(cpu_a);
-    const auto t0 = std::chrono::steady_clock::now();
+    auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < trips; ++i) {
       const uint32_t odd = 2u * uint32_t(i) + 1u;
       line.v.store(odd, std::memory_order_release);
       if constexpr (kPark) {
-        line.v.notify_one();
+        wake(line);
         park_until(line, odd + 1);
       } else {
         spin_until(line, odd + 1);
       }
+      if ((i + 1) % kChunk == 0) {
+        const auto t1 = std::chrono::steady_clock::now();
+        chunks.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / kChunk);
+        t0 = t1;
+      }
     }
-    ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   });
   a.join();
   b.join();
-  return ns / trips;
+  return median_of(std::move(chunks));
 }
 
 }  // namespace
@@ -117,7 +136,9 @@ void measure_pingpong(PingPongFloor* out, int repeats, int trips) {
   pingpong<false>(trips / 10, cpu_a, cpu_b);  // warm-up: thread creation, page faults, frequency
   for (int r = 0; r < repeats; ++r) {
     out->spin_ns.push_back(pingpong<false>(trips, cpu_a, cpu_b));
-    out->futex_ns.push_back(pingpong<true>(std::max(trips / 10, 1), cpu_a, cpu_b));
+    // Not pinned: a woken thread pinned to a busy CPU would wait for that CPU's time slice; the
+    // runtime's own threads may run anywhere too.
+    out->futex_ns.push_back(pingpong<true>(std::max(trips / 40, 1), -1, -1));
   }
 }
 

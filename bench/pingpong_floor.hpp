@@ -10,11 +10,12 @@ namespace sched_bench {
 
 struct PingPongFloor {
   std::vector<double> spin_ns;   // one 32-bit atomic, both threads spin: ns per round trip, per repeat
-  std::vector<double> futex_ns;  // the same, each side parks in a futex wait: a wake each way
+  std::vector<double> futex_ns;  // the same, each side parks in a raw futex wait: a wake each way
 };
 
-// Measures `repeats` times: `trips` round trips with spinning, then `trips / 10` with futex waits.
-// The two threads are pinned to two different CPUs when the process may use two.
+// Measures `repeats` times: `trips` round trips with spinning, then `trips / 40` with futex waits;
+// each repeat gives the median over chunks of 64 round trips. The spinning threads are pinned to
+// two different CPUs when the process may use two; the parking ones are not.
 void measure_pingpong(PingPongFloor* out, int repeats, int trips);
 
 double median_of(std::vector<double> v);

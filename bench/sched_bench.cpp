@@ -365,7 +365,7 @@ void print_issue16(const Collector& c, const std::vector<std::string>& policies,
       inits, inits == 1 ? "" : "s");
   std::printf(
       "floor: cache-line ping-pong round trip %.0f ns (median of %zu, range %.0f-%.0f); parked hand-off "
-      "(atomic wait/notify) %.0f ns\n",
+      "(futex wait/wake) %.0f ns\n",
       spin_ns, floor.spin_ns.size(), *smin, *smax, futex_ns);
   if (out != nullptr) {
     std::fprintf(out, "floor\tspin_ns\t%.1f\t%.1f\n", spin_ns, *smax);
