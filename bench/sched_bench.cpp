@@ -432,6 +432,12 @@ void print_issue16(const Collector& c, const std::vector<std::string>& policies,
     std::printf("%-22s %22s %22s %18s %20s\n", r.label.c_str(), cell(rt), cell(cross), cell(tps), cell(drain));
   }
   if (peer_rt > 0) std::printf("(faster peer: round trip %.2f us, cross dep %.2f us)\n", peer_rt, peer_cross);
+  if (g_drain_batch < kDrainBatch) {
+    std::printf(
+        "(draining: %lld launches per batch, the queue bound allows no more; issue 16 uses 10000: "
+        "--queue-depth=16384)\n",
+        static_cast<long long>(g_drain_batch));
+  }
 
   std::printf("\n== distance from the floor: median over the inits / ping-pong round trip (%.0f ns)\n", spin_ns);
   std::printf("%-22s %12s %12s %12s %12s %12s\n", "runtime", "round trip", "cross dep", "ns per task", "held",
