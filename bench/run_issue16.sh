@@ -49,10 +49,14 @@ out, K, inits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 # sched.K.tsv: runtime \t metric \t median \t worst (the worst of that process's inits)
 rows = {}  # (runtime, metric) -> [(median, worst)] per process
+per_init = {}  # (policy, metric) -> every init's figure, all processes
 order = []
 for k in range(1, K + 1):
     for line in open(f"{out}/sched.{k}.tsv"):
         runtime, metric, med, worst = line.rstrip("\n").split("\t")
+        if metric.startswith("inits:"):  # one init's figure each
+            per_init.setdefault((runtime, metric[6:]), []).extend(float(v) for v in med.split(",") if v)
+            continue
         if (runtime, metric) not in rows:
             rows[(runtime, metric)] = []
             if runtime not in order:
@@ -98,6 +102,11 @@ for r in ours:
           f"{cell(3.0 / tp if tp > 0 else -1):>18} {cell(dr / 150 if dr > 0 else -1):>18}")
 if peers:
     print(f"(faster peer: round trip {peer_rt:.2f} us, cross dep {peer_cross:.2f} us)")
+    print("inits that meet the latency targets (a bimodal path shows here first):")
+    for r in ours:
+        rt, cr = per_init.get((r, "round_trip_us"), []), per_init.get((r, "cross_stream_us"), [])
+        print(f"  {r:20} round trip {sum(v <= peer_rt / 3 for v in rt)} of {len(rt)}, "
+              f"cross dep {sum(v <= peer_cross / 3 for v in cr)} of {len(cr)}")
 
 print(f"\n== distance from the floor: median / ping-pong round trip ({spin[0]:.0f} ns)")
 print(f"{'runtime':22} {'round trip':>11} {'cross dep':>11} {'ns/task':>11} {'held':>11} {'draining':>11}")

@@ -403,7 +403,21 @@ void print_issue16(const Collector& c, const std::vector<std::string>& policies,
   for (const char* peer : {"pocl", "starpu"}) {
     if (c.results.count(std::string(peer) + "/round_trip")) peers.push_back(make_row(peer, peer));
   }
-  if (out != nullptr) std::fclose(out);
+  if (out != nullptr) {
+    // Each init's latencies, for counting the inits that meet a target across processes.
+    for (const auto& p : policies) {
+      for (const char* b : {"round_trip", "cross_stream"}) {
+        std::fprintf(out, "%s\tinits:%s_us\t", label_of(p).c_str(), b);
+        const char* sep = "";
+        for (double v : c.per_init("arun." + label_of(p) + "/" + b, "p50_us")) {
+          std::fprintf(out, "%s%.3f", sep, v);
+          sep = ",";
+        }
+        std::fprintf(out, "\t-\n");
+      }
+    }
+    std::fclose(out);
+  }
 
   // The faster peer per latency: its median (the peers run once).
   double peer_rt = -1, peer_cross = -1;
@@ -437,6 +451,20 @@ void print_issue16(const Collector& c, const std::vector<std::string>& policies,
         "(draining: %lld launches per batch, the queue bound allows no more; issue 16 uses 10000: "
         "--queue-depth=16384)\n",
         static_cast<long long>(g_drain_batch));
+  }
+
+  // The per-init figures themselves: a bimodal path shows as two clusters, which a median and a
+  // worst alone do not show.
+  if (inits > 1) {
+    std::printf("\n== round trip p50 / cross dep p50 of each init, us\n");
+    for (const auto& p : policies) {
+      const std::string k = "arun." + label_of(p);
+      for (const char* b : {"round_trip", "cross_stream"}) {
+        std::printf("%-22s %-12s", label_of(p).c_str(), b);
+        for (double v : c.per_init(k + "/" + b, "p50_us")) std::printf(" %.1f", v);
+        std::printf("\n");
+      }
+    }
   }
 
   std::printf("\n== distance from the floor: median over the inits / ping-pong round trip (%.0f ns)\n", spin_ns);
