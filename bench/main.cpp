@@ -11,7 +11,9 @@ namespace {
 Globals g_globals;
 }
 
-Globals& g() { return g_globals; }
+Globals& g() {
+  return g_globals;
+}
 
 void setup() {
   Globals& s = g_globals;
@@ -81,6 +83,12 @@ void teardown() {
 }  // namespace bench
 
 int main(int argc, char** argv) {
+  // The copy table needs our console reporter; another --benchmark_format keeps Google's.
+  bool console = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0)
+      console = false;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
@@ -101,7 +109,13 @@ int main(int argc, char** argv) {
   const char* cfg = std::getenv("ASCEND_RUN_CONFIG");
   benchmark::AddCustomContext("arun_config", cfg != nullptr ? cfg : "(default)");
 
-  benchmark::RunSpecifiedBenchmarks();
+  bench::CopyTable table;
+  if (console) {
+    benchmark::RunSpecifiedBenchmarks(&table);
+    table.print();
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
 
   bench::teardown();

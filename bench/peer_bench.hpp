@@ -1,7 +1,7 @@
 // The peer runtimes arun_sched_bench measures beside ascend-run. Each peer registers benchmarks
-// named "<peer>/host_cost", "/throughput", "/round_trip", "/cross_stream" with the same counters as
-// ours, so the summary can print ratios. A peer whose library was not found at configure time is
-// not compiled in (ARUN_HAVE_OPENCL / ARUN_HAVE_STARPU).
+// named "<peer>/host_cost", "/host_cost_held", "/host_cost_draining", "/throughput", "/round_trip",
+// "/cross_stream" with the same counters as ours, so the summary can print ratios. A peer whose library was not found
+// at configure time is not compiled in (ARUN_HAVE_OPENCL / ARUN_HAVE_STARPU).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -38,6 +38,23 @@ void measure_host_cost(benchmark::State& state, int64_t batch, Enqueue enqueue, 
   state.counters["ns_per_task"] = double(ns) / double(state.iterations() * batch);
 }
 
+// Host cost while the device holds the work: hold() blocks the device (a gate ahead of the work),
+// `batch` enqueues are timed, release() opens the gate and drains, untimed; counter ns_per_task.
+template <class Hold, class Enqueue, class Release>
+void measure_host_cost_held(benchmark::State& state, int64_t batch, Hold hold, Enqueue enqueue, Release release) {
+  int64_t ns = 0;
+  for (auto _ : state) {
+    hold();
+    const int64_t t0 = now_ns();
+    for (int64_t i = 0; i < batch; ++i) enqueue();
+    const int64_t t1 = now_ns();
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    ns += t1 - t0;
+    release();
+  }
+  state.counters["ns_per_task"] = double(ns) / double(state.iterations() * batch);
+}
+
 // Throughput: `tasks` enqueues and the drain, all timed; counter tasks_per_s.
 template <class Enqueue, class Drain>
 void measure_throughput(benchmark::State& state, int64_t tasks, Enqueue enqueue, Drain drain) {
@@ -68,6 +85,7 @@ void measure_latency(benchmark::State& state, Once once) {
 
 // Same sizes as the ascend-run benchmarks.
 inline constexpr int64_t kPeerHostBatch = 1000;
+inline constexpr int64_t kPeerDrainBatch = 10000;
 inline constexpr int64_t kPeerThroughputTasks = 100000;
 inline constexpr int kPeerLatencyIters = 2000;
 

@@ -82,11 +82,37 @@ void teardown() {
 }
 
 void BM_HostCost(benchmark::State& state) {
-  measure_host_cost(state, kPeerHostBatch, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
+  measure_host_cost(
+      state, kPeerHostBatch, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
+}
+
+// The first kernel waits on a user event; the queue is in order, so everything after it waits too.
+void BM_HostCostHeld(benchmark::State& state) {
+  cl_event gate = nullptr;
+  measure_host_cost_held(
+      state, kPeerHostBatch,
+      [&] {
+        cl_int rc = 0;
+        gate = clCreateUserEvent(g_cl.ctx, &rc);
+        check(rc, "clCreateUserEvent");
+        enqueue(g_cl.qa, 1, &gate);
+      },
+      [] { enqueue(g_cl.qa); },
+      [&] {
+        check(clSetUserEventStatus(gate, CL_COMPLETE), "clSetUserEventStatus");
+        clFinish(g_cl.qa);
+        clReleaseEvent(gate);
+      });
+}
+
+void BM_HostCostDraining(benchmark::State& state) {
+  measure_host_cost(
+      state, kPeerDrainBatch, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
 }
 
 void BM_Throughput(benchmark::State& state) {
-  measure_throughput(state, kPeerThroughputTasks, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
+  measure_throughput(
+      state, kPeerThroughputTasks, [] { enqueue(g_cl.qa); }, [] { clFinish(g_cl.qa); });
 }
 
 void BM_RoundTrip(benchmark::State& state) {
@@ -112,16 +138,26 @@ void BM_CrossStream(benchmark::State& state) {
 
 void register_all() {
   benchmark::RegisterBenchmark("pocl/host_cost", BM_HostCost)->UseManualTime()->Iterations(20);
-  benchmark::RegisterBenchmark("pocl/throughput", BM_Throughput)->UseManualTime()->Iterations(3)
+  benchmark::RegisterBenchmark("pocl/host_cost_held", BM_HostCostHeld)->UseManualTime()->Iterations(20);
+  benchmark::RegisterBenchmark("pocl/host_cost_draining", BM_HostCostDraining)->UseManualTime()->Iterations(10);
+  benchmark::RegisterBenchmark("pocl/throughput", BM_Throughput)
+      ->UseManualTime()
+      ->Iterations(3)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("pocl/round_trip", BM_RoundTrip)->UseRealTime()->Iterations(kPeerLatencyIters)
+  benchmark::RegisterBenchmark("pocl/round_trip", BM_RoundTrip)
+      ->UseRealTime()
+      ->Iterations(kPeerLatencyIters)
       ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("pocl/cross_stream", BM_CrossStream)->UseRealTime()->Iterations(kPeerLatencyIters)
+  benchmark::RegisterBenchmark("pocl/cross_stream", BM_CrossStream)
+      ->UseRealTime()
+      ->Iterations(kPeerLatencyIters)
       ->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace
 
-Peer pocl_peer() { return {"pocl", &setup, &register_all, &teardown}; }
+Peer pocl_peer() {
+  return {"pocl", &setup, &register_all, &teardown};
+}
 
 }  // namespace sched_bench

@@ -2,6 +2,9 @@
 // configuration of the StarPU rows in shared/research/peer-baselines.md).
 #include <starpu.h>
 
+#include <atomic>
+#include <thread>
+
 #include "peer_bench.hpp"
 
 namespace sched_bench {
@@ -10,6 +13,16 @@ namespace {
 void empty_cpu(void**, void*) {}
 
 starpu_codelet g_cl;
+
+// Gate tasks, one per worker, hold every worker until the timed loop is over.
+constexpr int kWorkers = 2;
+starpu_codelet g_gate_cl;
+std::atomic<bool> g_gate_open{false};
+std::atomic<int> g_gates_running{0};
+void gate_cpu(void**, void*) {
+  ++g_gates_running;
+  g_gate_open.wait(false);
+}
 
 starpu_task* make_task() {
   starpu_task* t = starpu_task_create();
@@ -32,7 +45,11 @@ bool setup(std::string* why) {
   g_cl.name = "empty";
   starpu_conf conf;
   starpu_conf_init(&conf);
-  conf.ncpus = 2;
+  starpu_codelet_init(&g_gate_cl);
+  g_gate_cl.cpu_funcs[0] = &gate_cpu;
+  g_gate_cl.nbuffers = 0;
+  g_gate_cl.name = "gate";
+  conf.ncpus = kWorkers;
   conf.ncuda = 0;
   conf.nopencl = 0;
   conf.sched_policy_name = "eager";
@@ -52,11 +69,39 @@ void teardown() {
 }
 
 void BM_HostCost(benchmark::State& state) {
-  measure_host_cost(state, kPeerHostBatch, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
+  measure_host_cost(
+      state, kPeerHostBatch, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
+}
+
+void BM_HostCostHeld(benchmark::State& state) {
+  measure_host_cost_held(
+      state, kPeerHostBatch,
+      [] {
+        g_gate_open.store(false);
+        g_gates_running.store(0);
+        for (int i = 0; i < kWorkers; ++i) {
+          starpu_task* t = starpu_task_create();
+          t->cl = &g_gate_cl;
+          submit(t);
+        }
+        while (g_gates_running.load() < kWorkers) std::this_thread::yield();
+      },
+      [] { submit(make_task()); },
+      [] {
+        g_gate_open.store(true);
+        g_gate_open.notify_all();
+        starpu_task_wait_for_all();
+      });
+}
+
+void BM_HostCostDraining(benchmark::State& state) {
+  measure_host_cost(
+      state, kPeerDrainBatch, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
 }
 
 void BM_Throughput(benchmark::State& state) {
-  measure_throughput(state, kPeerThroughputTasks, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
+  measure_throughput(
+      state, kPeerThroughputTasks, [] { submit(make_task()); }, [] { starpu_task_wait_for_all(); });
 }
 
 void BM_RoundTrip(benchmark::State& state) {
@@ -82,16 +127,26 @@ void BM_CrossStream(benchmark::State& state) {
 
 void register_all() {
   benchmark::RegisterBenchmark("starpu/host_cost", BM_HostCost)->UseManualTime()->Iterations(20);
-  benchmark::RegisterBenchmark("starpu/throughput", BM_Throughput)->UseManualTime()->Iterations(3)
+  benchmark::RegisterBenchmark("starpu/host_cost_held", BM_HostCostHeld)->UseManualTime()->Iterations(20);
+  benchmark::RegisterBenchmark("starpu/host_cost_draining", BM_HostCostDraining)->UseManualTime()->Iterations(10);
+  benchmark::RegisterBenchmark("starpu/throughput", BM_Throughput)
+      ->UseManualTime()
+      ->Iterations(3)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("starpu/round_trip", BM_RoundTrip)->UseRealTime()->Iterations(kPeerLatencyIters)
+  benchmark::RegisterBenchmark("starpu/round_trip", BM_RoundTrip)
+      ->UseRealTime()
+      ->Iterations(kPeerLatencyIters)
       ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("starpu/cross_stream", BM_CrossStream)->UseRealTime()
-      ->Iterations(kPeerLatencyIters)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("starpu/cross_stream", BM_CrossStream)
+      ->UseRealTime()
+      ->Iterations(kPeerLatencyIters)
+      ->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace
 
-Peer starpu_peer() { return {"starpu", &setup, &register_all, &teardown}; }
+Peer starpu_peer() {
+  return {"starpu", &setup, &register_all, &teardown};
+}
 
 }  // namespace sched_bench
