@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -1204,3 +1205,58 @@ TEST(AscendDevice, OpenCloseOpen) {
 }
 
 }  // namespace
+
+// Kernels on several units that wait for each other (as HCCL's sync points do across devices):
+// every round needs all of them running at once, so the pool must grow and must never lose a
+// hand-off, round after round.
+struct Barrier {
+  std::mutex mu;
+  std::condition_variable cv;
+  uint32_t arrived = 0;
+  uint32_t generation = 0;
+  uint32_t n = 0;
+};
+
+void barrier_kernel(KernelContext& ctx, void* args) {
+  auto* b = static_cast<Barrier*>(args);
+  std::unique_lock lock(b->mu);
+  const uint32_t gen = b->generation;
+  if (++b->arrived == b->n) {
+    b->arrived = 0;
+    ++b->generation;
+    b->cv.notify_all();
+    return;
+  }
+  if (!b->cv.wait_for(lock, 10s, [&] { return b->generation != gen; })) ctx.fault(kAicore, "barrier timed out");
+}
+
+TEST(AscendUnits, KernelsThatWaitForEachOtherAlwaysMeet) {
+  AscendConfig cfg = small_config(64 * MiB, 8, 1);
+  cfg.executor_threads = 2;
+  OpenDevice od(cfg);
+  auto& d = od.device;
+  Barrier barrier;
+  barrier.n = 8;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::unique_ptr<TrackedWork>> works;
+    std::vector<std::thread> launchers;
+    for (uint32_t u = 0; u < 8; ++u) {
+      works.push_back(std::make_unique<TrackedWork>());
+      works.back()->kind = WorkKind::Kernel;
+      works.back()->kernel = &barrier_kernel;
+      works.back()->args = &barrier;
+    }
+    if (round % 2 == 0) {
+      // A burst from one thread: most launches find a polling worker and wake nobody themselves.
+      for (uint32_t u = 0; u < 8; ++u) d.launch(UnitKind::Compute, u, works[u].get());
+    } else {
+      for (uint32_t u = 0; u < 8; ++u)
+        launchers.emplace_back([&, u] { d.launch(UnitKind::Compute, u, works[u].get()); });
+      for (auto& t : launchers) t.join();
+    }
+    for (uint32_t u = 0; u < 8; ++u) {
+      ASSERT_TRUE(works[u]->wait(20s)) << "round " << round << " unit " << u;
+      ASSERT_EQ(works[u]->result.status, 0) << "round " << round;
+    }
+  }
+}

@@ -194,10 +194,11 @@ void UnitPool::post(ExecutionUnit* unit) {
     return;
   }
   {
+    // The count changes with the queue, under its lock, so it never runs below the queue's size.
     std::lock_guard lock(queue_mu_);
     queue_.push_back(unit);
+    queued_.fetch_add(1, std::memory_order_seq_cst);
   }
-  queued_.fetch_add(1, std::memory_order_seq_cst);
   if (spinning_.load(std::memory_order_seq_cst) == 0) wake_one();
 }
 
@@ -275,7 +276,15 @@ void UnitPool::loop(Worker& w) {
   for (;;) {
     ExecutionUnit* u = w.next;
     w.next = nullptr;
-    if (u == nullptr) u = pop();
+    if (u == nullptr) {
+      u = pop();
+      // More is queued than this worker takes: pass the wake-up on before running (the unit may
+      // block for long), so a burst of launches that woke one worker still reaches as many
+      // workers as it has units (or arms the monitor when none is left).
+      if (u != nullptr && queued_.load(std::memory_order_seq_cst) != 0 &&
+          spinning_.load(std::memory_order_seq_cst) == 0)
+        wake_one();
+    }
     if (u != nullptr) {
       run_unit(*u);
       continue;
@@ -304,9 +313,7 @@ void UnitPool::idle(Worker& w) {
       }
     } while (!found && steady_ns() < until);
     spinning_.store(0, std::memory_order_seq_cst);
-    // More waiting than this worker takes: another one comes (launches saw a spinner and woke nobody).
-    if (found && queued_.load(std::memory_order_seq_cst) > 1) wake_one();
-    if (found) return;
+    if (found) return;  // the loop takes the work (and passes a wake-up on if more is queued)
   }
   w.parked.store(1, std::memory_order_seq_cst);
   if (!work_waiting()) {
