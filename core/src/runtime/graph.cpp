@@ -352,8 +352,9 @@ void GraphTable::wait_replay_idle(Graph& g) {
   }
 }
 
-Status GraphTable::capture(Task* task, bool* taken) {
+Status GraphTable::capture(Task* task, bool* taken, uint32_t* task_id) {
   *taken = false;
+  if (task_id != nullptr) *task_id = 0;
   std::lock_guard lock(mu_);
   Stream* s = task->stream;
   if (s->update_group) {
@@ -434,6 +435,7 @@ Status GraphTable::capture(Task* task, bool* taken) {
   const bool kernel = task->task_kind == TaskKind::Work && task->kind == plugin::WorkKind::Kernel;
   add_node_locked(G, li, std::move(owned));
   GraphNode& node = G.nodes_.back();
+  if (task_id != nullptr) *task_id = node.seq_in_lane + 1;  // aclrtGetThreadLastTaskId (aclrtTaskUpdateAsync)
   if (kernel && t_kernel_info != nullptr) node.kernel = copy_kernel_info(*t_kernel_info);
   if (lane.open_group) {
     lane.open_group->nodes.push_back(static_cast<int32_t>(G.nodes_.size() - 1));
@@ -522,6 +524,13 @@ Status GraphTable::check_default_stream(const Stream& stream) {
   return Status::Ok();
 }
 
+// One execution on the launcher path: owned by its start call's task.
+struct GraphTable::Start {
+  GraphTable* table;
+  Launch launch;
+  bool ran = false;
+};
+
 Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std::shared_ptr<EventRecord>* end_out) {
   if (g.capturing()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
@@ -557,41 +566,84 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
     std::lock_guard lock(launch_mu_);
     if (!self || g.destroying_) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
     ++g.pending_;
+    if (!start_worker_) start_worker_ = std::make_unique<HostWorker>();
   }
-  // The replay stream records where the execution may start and waits for its end record, which
-  // the launcher enqueues with the graph's tasks: later work on the stream stays behind the graph.
-  Launch launch{std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()};
-  Task* start = marker(TaskKind::EventRecord, stream.get(), g.start_event_);
-  start->record = launch.start;
-  Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
-  end->record = launch.end;
-  Status st = stream->scheduler()->submit_batch({start, end});
+  // The start call clones and submits the graph when it reaches the stream's head; the wait for
+  // the end record keeps later work on the stream behind the graph.
+  auto* start = new Start{this, {std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()}};
+  std::shared_ptr<EventRecord> end_record = start->launch.end;
+  auto* call = new Task();
+  call->task_kind = TaskKind::HostCall;
+  call->stream = stream.get();
+  call->host_fn = &GraphTable::run_start;
+  call->host_user = start;
+  call->host_blocking = true;
   {
     std::lock_guard lock(launch_mu_);
-    if (!st.ok()) {
-      --g.pending_;
-      drained_cv_.notify_all();
-      return st;
-    }
-    if (!launcher_.joinable()) launcher_ = std::thread([this] { launcher_loop(); });
-    if (end_out != nullptr) *end_out = launch.end;
-    if (g.built_) {
-      // aclmdlRIAbort completes the end records of executions it drops.
-      auto& ends = g.inflight_ends_;
-      ends.erase(std::remove_if(ends.begin(), ends.end(), [](const auto& r) { return r->done.load(); }), ends.end());
-      ends.push_back(launch.end);
-    }
-    launches_.push_back(std::move(launch));
+    call->host_queue = start_worker_->queue();
   }
-  launch_cv_.notify_one();
+  // Owned by the task from here on: free_start runs when it is destroyed (ran, dropped or refused).
+  call->user_args = start;
+  call->free_user_args = &GraphTable::free_start;
+  Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
+  end->record = end_record;
+  ARUN_RETURN_IF_ERROR(stream->scheduler()->submit_batch({call, end}));
+  if (end_out != nullptr) *end_out = std::move(end_record);
   return Status::Ok();
+}
+
+void GraphTable::run_start(void* p) {
+  auto& start = *static_cast<Start*>(p);
+  start.ran = true;
+  GraphTable& table = *start.table;
+  Graph& g = *start.launch.graph;
+  start.launch.start->done.store(true);  // the call is at the stream's head: the work before it is done
+  table.submit_launch(start.launch);
+  std::lock_guard lock(table.launch_mu_);
+  --g.pending_;
+  table.drained_cv_.notify_all();
+}
+
+void GraphTable::free_start(void* p) {
+  std::unique_ptr<Start> start(static_cast<Start*>(p));
+  if (start->ran) return;
+  // Dropped before it started (an abort of the replay stream, a refused submission): nothing of
+  // the execution runs. Its end record completes so that aclmdlRIExecute returns.
+  Graph& g = *start->launch.graph;
+  GraphTable& table = *start->table;
+  if (!g.exec_lanes_.empty()) {
+    Task* t = marker(TaskKind::EventRecord, g.exec_lanes_[0].get(), g.end_event_);
+    t->record = start->launch.end;
+    (void)lane_scheduler(g)->submit(t);
+  }
+  std::lock_guard lock(table.launch_mu_);
+  --g.pending_;
+  table.drained_cv_.notify_all();
+}
+
+void GraphTable::sweep_retired_locked(Graph& g) {
+  auto over = [](const Graph::Retired& r) {
+    return std::all_of(r.ends.begin(), r.ends.end(), [](const auto& e) { return e->done.load(); });
+  };
+  g.retired_.erase(std::remove_if(g.retired_.begin(), g.retired_.end(), over), g.retired_.end());
 }
 
 void GraphTable::submit_launch(Launch& launch) {
   Graph& g = *launch.graph;
   std::shared_lock exec(g.exec_mu);
+  {
+    std::lock_guard lock(launch_mu_);
+    if (g.built_) {
+      // aclmdlRIAbort (exec_mu exclusive) completes the end records of the executions it drops.
+      auto& ends = g.inflight_ends_;
+      ends.erase(std::remove_if(ends.begin(), ends.end(), [](const auto& r) { return r->done.load(); }), ends.end());
+      ends.push_back(launch.end);
+    }
+    sweep_retired_locked(g);
+  }
   std::vector<Task*> tasks;
   tasks.reserve(g.plan_.size());
+  std::unique_lock tmpl(g.tmpl_mu);  // a task update swaps templates under it
   for (const Graph::Step& step : g.plan_) {
     Stream* lane = g.exec_lanes_[step.lane].get();
     if (step.op == Graph::StepOp::Node) {
@@ -619,35 +671,18 @@ void GraphTable::submit_launch(Launch& launch) {
     if (step.index == kExecEnd) t->record = launch.end;      // what the replay stream waits for
     tasks.push_back(t);
   }
+  tmpl.unlock();
   Status st = lane_scheduler(g)->submit_batch(tasks);
   if (!st.ok()) log().warn("execution of model runtime instance {}: {}", g.id(), st.message());
 }
 
-void GraphTable::launcher_loop() {
-  std::unique_lock lock(launch_mu_);
-  for (;;) {
-    launch_cv_.wait(lock, [&] { return launcher_stop_ || !launches_.empty(); });
-    if (launches_.empty()) return;  // stop requested and nothing left
-    Launch launch = std::move(launches_.front());
-    launches_.pop_front();
-    lock.unlock();
-    submit_launch(launch);
-    lock.lock();
-    --launch.graph->pending_;
-    drained_cv_.notify_all();
-  }
-}
-
 void GraphTable::stop_launcher() {
+  std::unique_ptr<HostWorker> worker;
   {
     std::lock_guard lock(launch_mu_);
-    launcher_stop_ = true;
+    worker = std::move(start_worker_);
   }
-  launch_cv_.notify_all();
-  if (launcher_.joinable()) launcher_.join();
-  std::lock_guard lock(launch_mu_);
-  launcher_stop_ = false;
-  launcher_ = std::thread();
+  worker.reset();  // runs what is queued, then joins
 }
 
 Status GraphTable::destroy(void* handle) {

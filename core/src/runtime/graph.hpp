@@ -14,16 +14,17 @@
 // executions. A captured instance without conditional nodes also gets a Replay (sched/replay.hpp):
 // task instances built once, fed to the lanes by the scheduler from one GraphLaunch marker, which
 // is all aclmdlRIExecuteAsync submits. The others (built instances, conditions, sanitizer on) cost
-// the calling thread two markers on the replay stream (a record the graph starts after, a wait for
-// the graph's end record) and a queue push: the graph table's launcher thread clones the plan's
-// tasks and hands them to Scheduler::submit_batch, one lock for the whole graph; the scheduler
-// releases each node when its stream order and event waits allow, as for any task.
+// the calling thread two tasks on the replay stream: a start call and a wait for the graph's end
+// record. When the start call reaches the stream's head, the graph table's start worker clones
+// the plan's tasks and hands them to Scheduler::submit_batch, one lock for the whole graph; the
+// scheduler releases each node when its stream order and event waits allow, as for any task.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -95,6 +96,9 @@ struct KernelLaunchInfo {
 void set_pending_kernel_info(const KernelLaunchInfo* info);
 const KernelLaunchInfo* pending_kernel_info();
 std::unique_ptr<KernelLaunchInfo> copy_kernel_info(const KernelLaunchInfo& info);
+// A copy of a node's template to give new parameters (it owns no argument block: the caller sets
+// user_args and free_user_args).
+std::unique_ptr<Task> copy_node_template(const Task& t);
 
 // aclmdlRICondHandleCreate: an 8-byte device word owned by an instance.
 struct GraphCond {
@@ -181,6 +185,9 @@ class Graph {
   bool subgraph() const { return parent_ != nullptr; }
 
   std::mutex mu;  // name and callbacks
+  // Guards node templates against aclrtTaskUpdateAsync, which swaps one while executions clone
+  // (built instances: the update runs as a device task, so it must never wait for an execution).
+  std::mutex tmpl_mu;
   // Shared by executions while they build and submit their tasks; destroy takes it exclusively.
   std::shared_mutex exec_mu;
   std::string name;
@@ -223,7 +230,7 @@ class Graph {
   std::shared_ptr<Event> done_event_;
   // Per execution: the replay stream records on start_event_ and waits on end_event_.
   std::shared_ptr<Event> start_event_, end_event_;
-  // Guarded by GraphTable::launch_mu_: executions begun and not yet submitted by the launcher,
+  // Guarded by GraphTable::launch_mu_: executions issued and not yet started (or dropped),
   // and whether destroy has begun (no execution may start after it).
   uint32_t pending_ = 0;
   bool destroying_ = false;
@@ -248,6 +255,14 @@ class Graph {
   // The task instances every execution reuses (sched/replay.hpp): captured instances without
   // conditional nodes, sanitizer off. Rebuilt after an update; null: the launcher path.
   std::shared_ptr<Replay> replay_;
+  // Templates replaced by aclrtTaskUpdateAsync while executions that cloned them (sharing their
+  // argument block) may still run: freed once the end records of those executions completed.
+  struct Retired {
+    std::unique_ptr<Task> task;
+    std::unique_ptr<KernelLaunchInfo> kernel;
+    std::vector<std::shared_ptr<EventRecord>> ends;
+  };
+  std::vector<Retired> retired_;  // guarded by GraphTable::launch_mu_
 };
 
 // The runtime's graphs and active captures.
@@ -255,7 +270,7 @@ class GraphTable {
  public:
   GraphTable() = default;
   ~GraphTable() { stop_launcher(); }
-  // Joins the launcher thread (teardown, after every graph was released).
+  // Stops the start worker (teardown, after every graph was released).
   void stop_launcher();
   // True while some capture is open anywhere (the fast-path test of Runtime::submit).
   bool any_active() const {
@@ -270,7 +285,8 @@ class GraphTable {
 
   // Runtime::submit: `task` aims at a capturing stream, or is an event wait while captures are
   // open. Sets *taken when the capture took the task (freeing it), else the caller submits it.
-  Status capture(Task* task, bool* taken);
+  // *task_id: the id of the node it became (its position in its stream, from 1), else 0.
+  Status capture(Task* task, bool* taken, uint32_t* task_id = nullptr);
   // Operations a capture forbids on its streams: a synchronize or query invalidates the capture.
   Status refuse_on_capturing(Stream& stream, const char* what);
   // An event whose record was captured (query / synchronize): kEventCaptured.
@@ -314,6 +330,17 @@ class GraphTable {
   Status cond_create(Graph& g, uint64_t default_value, bool assign_default, uint64_t* word, void** handle);
   Status cond_ptr(void* handle, uint64_t** ptr);
   Status add_cond(Stream& stream, void* cond, uint32_t type, uint32_t size, void** branches);
+  // aclrtTaskUpdateAsync. find_bound_task: the node `task_id` (aclrtGetThreadLastTaskId after its
+  // launch) of model-bound `stream` (107005 if it is not bound, 107000 if there is no such task);
+  // `inspect` sees it under the table's lock. replace_template: the node's next executions run
+  // `task` (and report `kernel`); `make` builds both from the current node under the lock, and
+  // its failure is returned. Never waits for an execution (it runs as a device task).
+  using NodeInspector = std::function<Status(const GraphNode&)>;
+  using NodeMaker =
+      std::function<Status(const GraphNode&, std::unique_ptr<Task>*, std::unique_ptr<KernelLaunchInfo>*)>;
+  Status find_bound_task(Stream& stream, uint32_t task_id, const NodeInspector& inspect, std::weak_ptr<Graph>* graph,
+                         int32_t* node);
+  Status replace_template(const std::weak_ptr<Graph>& graph, int32_t node, const NodeMaker& make);
   // Runs the destroy callbacks, waits for pending executions and drops the graph.
   Status destroy(void* handle);
   // aclmdlRIDebugJsonPrint's Chrome-tracing document and aclmdlRIDebugPrint's text.
@@ -351,20 +378,22 @@ class GraphTable {
   void invalidate_locked(Graph& g, const std::string& why);
   uint32_t thread_mode() const;
 
-  // The launcher thread: expands queued executions into their tasks (runtime/graph.cpp).
+  // Launcher path (runtime/graph.cpp): an execution's tasks are cloned and submitted when its
+  // start call reaches the head of the replay stream (a blocking host call served by
+  // start_worker_), so updates ordered before it apply and an abort that drops it runs nothing.
   struct Launch {
     std::shared_ptr<Graph> graph;
     std::shared_ptr<EventRecord> start, end;
   };
-  void launcher_loop();
+  struct Start;
+  static void run_start(void* start);
+  static void free_start(void* start);  // the task is destroyed: a start that never ran is dropped
   void submit_launch(Launch& launch);
+  void sweep_retired_locked(Graph& g);
 
   std::mutex launch_mu_;
-  std::condition_variable launch_cv_;   // work queued, or stop
-  std::condition_variable drained_cv_;  // a graph's pending_ dropped
-  std::deque<Launch> launches_;
-  bool launcher_stop_ = false;
-  std::thread launcher_;
+  std::condition_variable drained_cv_;        // a graph's pending_ dropped
+  std::unique_ptr<HostWorker> start_worker_;  // made on first use
 
   mutable std::mutex mu_;
   HandleTable<Graph> graphs_{HandleKind::Graph};

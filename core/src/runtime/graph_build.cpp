@@ -58,6 +58,14 @@ std::unique_ptr<Task> copy_template(const Task& t) {
   return c;
 }
 
+}  // namespace
+
+std::unique_ptr<Task> copy_node_template(const Task& t) {
+  return copy_template(t);
+}
+
+namespace {
+
 std::string graph_name(const Graph& g) {
   return "model runtime instance " + std::to_string(g.id());
 }
@@ -321,6 +329,57 @@ Status GraphTable::abort(Graph& g) {
     g.inflight_ends_.clear();
   }
   return sched->submit_batch(markers);
+}
+
+// ---------------------------------------------------------------- aclrtTaskUpdateAsync
+
+Status GraphTable::find_bound_task(Stream& stream, uint32_t task_id, const NodeInspector& inspect,
+                                   std::weak_ptr<Graph>* graph, int32_t* node) {
+  std::lock_guard lock(mu_);
+  std::shared_ptr<Graph> g = stream.bound_graph;
+  const std::string sid = "stream " + std::to_string(stream.id());
+  if (!g) return Status(kStreamModel, sid + " is not bound to a model runtime instance (aclmdlRIBindStream)");
+  uint32_t li = 0;
+  while (li < g->lanes_.size() && !(g->lanes_[li].bound && g->lanes_[li].stream.get() == &stream)) ++li;
+  for (size_t i = 0; li < g->lanes_.size() && i < g->nodes_.size(); ++i) {
+    const GraphNode& n = g->nodes_[i];
+    if (n.lane != li || n.removed || n.seq_in_lane + 1 != task_id) continue;
+    ARUN_RETURN_IF_ERROR(inspect(n));
+    *graph = g;
+    *node = static_cast<int32_t>(i);
+    return Status::Ok();
+  }
+  return Status(Errc::rt_param_invalid, "taskId " + std::to_string(task_id) + " is not a task recorded on " + sid +
+                                            " (ids come from aclrtGetThreadLastTaskId right after the launch)");
+}
+
+Status GraphTable::replace_template(const std::weak_ptr<Graph>& graph, int32_t index, const NodeMaker& make) {
+  std::shared_ptr<Graph> g = graph.lock();  // released after the lock
+  std::lock_guard lock(mu_);
+  if (!g || !graphs_.find(g->handle())) {
+    return Status(Errc::rt_param_invalid, "the model runtime instance of the updated task was destroyed");
+  }
+  GraphNode& n = g->nodes_[static_cast<size_t>(index)];
+  if (n.removed) return Status(Errc::rt_param_invalid, "the updated task was removed (aclrtPersistentTaskClean)");
+  std::unique_ptr<Task> task;
+  std::unique_ptr<KernelLaunchInfo> kernel;
+  ARUN_RETURN_IF_ERROR(make(n, &task, &kernel));
+  Graph::Retired old;
+  {
+    // Executions that cloned the old template share its argument block: it lives until they end.
+    // The swap never waits for them: this runs as a task, which an execution may be ordered after.
+    std::lock_guard tmpl(g->tmpl_mu);
+    old.task = std::move(n.task);
+    old.kernel = std::move(n.kernel);
+    n.task = std::move(task);
+    n.kernel = std::move(kernel);
+  }
+  std::lock_guard launches(launch_mu_);
+  for (const auto& e : g->inflight_ends_)
+    if (!e->done.load()) old.ends.push_back(e);
+  sweep_retired_locked(*g);
+  g->retired_.push_back(std::move(old));
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------- sub-graphs and conditions
