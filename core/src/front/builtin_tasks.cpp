@@ -14,16 +14,16 @@
 #include <type_traits>
 
 #include "arun/core/float16.hpp"
+#include "arun/runtime/kernel_binaries.hpp"
 #include "arun/runtime/launch.hpp"
 #include "base/status_helpers.hpp"
+#include "front/graph_kernels.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/kernel_binaries.hpp"
 #include "runtime/runtime.hpp"
-#include "front/graph_kernels.hpp"
-#include "arun/runtime/kernel_binaries.hpp"
 #include "runtime/stream.hpp"
 
 namespace arun::rt {
@@ -633,8 +633,8 @@ void run_update(arunBlock* block, void* p) {
     std::memcpy(&entry, e, sizeof entry);
     std::memcpy(&blocks, b, sizeof blocks);
     if (blocks == 0 || blocks > UINT32_MAX) {
-      const std::string why = "aclrtTaskUpdateAsync: the new block count " + std::to_string(blocks) +
-                              " is not 1.." + std::to_string(UINT32_MAX);
+      const std::string why = "aclrtTaskUpdateAsync: the new block count " + std::to_string(blocks) + " is not 1.." +
+                              std::to_string(UINT32_MAX);
       block_fault(block, ACL_ERROR_RT_PARAM_INVALID, why.c_str());
       return;
     }
@@ -688,7 +688,6 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
       }
       ARUN_RETURN_IF_ERROR(find_stream(&rt, task_stream, &target));
       ARUN_RETURN_IF_ERROR(find_stream(&rt, exec_stream, &exec));
-      ARUN_RETURN_IF_ERROR(check_device_memory(rt, exec->context()->slot(), a.srcAddr, "randomTaskAttr.srcAddr"));
       update->src = a.srcAddr;
       inspect = [&](const GraphNode& n) {
         if (n.task->task_kind != TaskKind::Work || n.task->user_kernel != &run_random) {
@@ -708,13 +707,6 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
       if (a.binHandle == nullptr) return param_invalid("aicAivTaskAttr.binHandle is NULL");
       ARUN_RETURN_IF_ERROR(find_stream(&rt, task_stream, &target));
       ARUN_RETURN_IF_ERROR(find_stream(&rt, exec_stream, &exec));
-      if (!rt->kernel_binaries().find_binary(a.binHandle)) {
-        return Status(Errc::rt_invalid_handle,
-                      "aicAivTaskAttr.binHandle " + hex(a.binHandle) + " is not a loaded kernel binary");
-      }
-      DeviceSlot* slot = exec->context()->slot();
-      ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, a.funcEntryAddr, "aicAivTaskAttr.funcEntryAddr"));
-      ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, a.blockDimAddr, "aicAivTaskAttr.blockDimAddr"));
       update->entry_addr = a.funcEntryAddr;
       update->blocks_addr = a.blockDimAddr;
       update->binary = a.binHandle;
@@ -735,6 +727,18 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
   }
   update->table = &rt->graphs();
   ARUN_RETURN_IF_ERROR(rt->graphs().find_bound_task(*target, task_id, inspect, &update->graph, &update->node));
+  // The task reads these when it runs; they must be memory of the device it runs on.
+  DeviceSlot* slot = exec->context()->slot();
+  if (id == ACL_RT_UPDATE_RANDOM_TASK) {
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, update->src, "randomTaskAttr.srcAddr"));
+  } else {
+    if (!rt->kernel_binaries().find_binary(update->binary)) {
+      return Status(Errc::rt_invalid_handle,
+                    "aicAivTaskAttr.binHandle " + hex(update->binary) + " is not a loaded kernel binary");
+    }
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, update->entry_addr, "aicAivTaskAttr.funcEntryAddr"));
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, update->blocks_addr, "aicAivTaskAttr.blockDimAddr"));
+  }
   LaunchAttrs attrs;
   attrs.op_name = "TaskUpdateAsync";
   attrs.args_bytes = sizeof(UpdateTask);

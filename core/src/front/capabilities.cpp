@@ -105,7 +105,8 @@ Status device_feature(int32_t device, int64_t feature, int32_t* value) {
   ARUN_RETURN_IF_ERROR(rt->check_device_id(device));
   // Kernel tasks of model runtime instances are updated in place (aclrtTaskUpdateAsync,
   // aclmdlRIUpdate); the simulated devices have no queue events.
-  *value = feature == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV ? ACL_DEV_FEATURE_SUPPORT : ACL_DEV_FEATURE_NOT_SUPPORT;
+  *value =
+      feature == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV ? ACL_DEV_FEATURE_SUPPORT : ACL_DEV_FEATURE_NOT_SUPPORT;
   return Status::Ok();
 }
 

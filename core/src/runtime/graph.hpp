@@ -336,8 +336,7 @@ class GraphTable {
   // `task` (and report `kernel`); `make` builds both from the current node under the lock, and
   // its failure is returned. Never waits for an execution (it runs as a device task).
   using NodeInspector = std::function<Status(const GraphNode&)>;
-  using NodeMaker =
-      std::function<Status(const GraphNode&, std::unique_ptr<Task>*, std::unique_ptr<KernelLaunchInfo>*)>;
+  using NodeMaker = std::function<Status(const GraphNode&, std::unique_ptr<Task>*, std::unique_ptr<KernelLaunchInfo>*)>;
   Status find_bound_task(Stream& stream, uint32_t task_id, const NodeInspector& inspect, std::weak_ptr<Graph>* graph,
                          int32_t* node);
   Status replace_template(const std::weak_ptr<Graph>& graph, int32_t node, const NodeMaker& make);
