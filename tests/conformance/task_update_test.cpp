@@ -2,7 +2,8 @@
 // swapped for another function and block count, a random-number task given new parameters, each
 // checked against host references on the executions after the update; every error rule, at the
 // call and when the update task runs. Also: an execution dropped by aclrtStreamAbort before it
-// started runs none of its nodes (the launcher path of built instances).
+// started runs none of its nodes (the launcher path of built instances), and aclrtActiveStream /
+// aclrtSwitchStream inside built instances (4.4), results checked after every execution.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -175,6 +176,7 @@ TEST_P(TaskUpdateTest, KernelTaskGetsANewFunctionAndBlockCount) {
   back.val.aicAivTaskAttr.binHandle = good_;
   put(words, std::vector<uint64_t>{1, 1});
   ASSERT_ACL_OK(aclrtTaskUpdateAsync(bound, id, &back, exec));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(exec));  // aclmdlRIExecute runs on the instance's own stream
   for (int i = 0; i < 20; ++i) {
     ASSERT_ACL_OK(aclmdlRIExecute(g, 10000));
     expectZ(z, 1.0f);
@@ -370,6 +372,152 @@ TEST_P(TaskUpdateTest, AbortDropsQueuedExecutionsOfABuiltInstance) {
   ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, s));
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   EXPECT_EQ(get(count, 1)[0], 6);
+}
+
+// ---------------------------------------------------------------- aclrtActiveStream / aclrtSwitchStream
+
+TEST_P(TaskUpdateTest, ActiveStreamStartsABoundStreamAtEveryExecution) {
+  aclrtStream a = stream(ACL_STREAM_PERSISTENT), b = stream(ACL_STREAM_PERSISTENT);
+  aclrtStream never = stream(ACL_STREAM_PERSISTENT), run = stream();
+  int* ca = dmalloc<int>(1);
+  int* cb = dmalloc<int>(1);
+  int* cn = dmalloc<int>(1);
+  aclmdlRI g = nullptr;
+  ASSERT_ACL_OK(aclmdlRIBuildBegin(&g, 0));
+  models_.push_back(g);
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, a, ACL_MODEL_STREAM_FLAG_HEAD));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, b, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, never, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  ASSERT_ACL_OK(arun::launch(a, 1, increment, ca));
+  ASSERT_ACL_OK(aclrtActiveStream(b, a));
+  ASSERT_ACL_OK(aclrtActiveStream(b, a));  // a stream runs once per execution
+  ASSERT_ACL_OK(arun::launch(a, 1, increment, ca));
+  for (int i = 0; i < 3; ++i) ASSERT_ACL_OK(arun::launch(b, 1, increment, cb));
+  ASSERT_ACL_OK(arun::launch(never, 1, increment, cn));
+  for (aclrtStream s : {a, b, never}) ASSERT_ACL_OK(aclmdlRIEndTask(g, s));
+  ASSERT_ACL_OK(aclmdlRIBuildEnd(g, nullptr));
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(b, a)) << "built: no task can be added";
+  for (int i = 1; i <= 4; ++i) {
+    ASSERT_ACL_OK(aclmdlRIExecute(g, 10000));
+    EXPECT_EQ(get(ca, 1)[0], 2 * i);
+    EXPECT_EQ(get(cb, 1)[0], 3 * i) << "the activated stream ran before the execution ended";
+    EXPECT_EQ(get(cn, 1)[0], 0) << "a stream nobody activates never runs";
+  }
+  // Asynchronous executions keep the stream's order, activated streams included.
+  for (int i = 0; i < 5; ++i) ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, run));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(run));
+  EXPECT_EQ(get(cb, 1)[0], 27);
+}
+
+TEST_P(TaskUpdateTest, SwitchStreamComparesDeviceValuesAtExecution) {
+  aclrtStream a = stream(ACL_STREAM_PERSISTENT), t = stream(ACL_STREAM_PERSISTENT);
+  int* left = dmalloc<int>(1);
+  int* right = dmalloc<int>(1);
+  int* taken = dmalloc<int>(1);
+  int* rest = dmalloc<int>(1);
+  put(right, std::vector<int>{2});
+  aclmdlRI g = nullptr;
+  ASSERT_ACL_OK(aclmdlRIBuildBegin(&g, 0));
+  models_.push_back(g);
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, a, ACL_MODEL_STREAM_FLAG_HEAD));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, t, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  // a: ++left; if (left == 2) run t instead of the rest of a; else ++rest.
+  ASSERT_ACL_OK(arun::launch(a, 1, increment, left));
+  ASSERT_ACL_OK(aclrtSwitchStream(left, ACL_RT_EQUAL, right, ACL_RT_SWITCH_INT32, t, nullptr, a));
+  ASSERT_ACL_OK(arun::launch(a, 1, increment, rest));
+  ASSERT_ACL_OK(arun::launch(t, 1, increment, taken));
+  for (aclrtStream s : {a, t}) ASSERT_ACL_OK(aclmdlRIEndTask(g, s));
+  ASSERT_ACL_OK(aclmdlRIBuildEnd(g, nullptr));
+  const int expect_taken[] = {0, 1, 1, 1};
+  const int expect_rest[] = {1, 1, 2, 3};
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_ACL_OK(aclmdlRIExecute(g, 10000));
+    EXPECT_EQ(get(left, 1)[0], i + 1);
+    EXPECT_EQ(get(taken, 1)[0], expect_taken[i]) << "execution " << i;
+    EXPECT_EQ(get(rest, 1)[0], expect_rest[i]) << "execution " << i;
+  }
+}
+
+TEST_P(TaskUpdateTest, SwitchStreamComparesSignedInt64AndChains) {
+  aclrtStream a = stream(ACL_STREAM_PERSISTENT), t = stream(ACL_STREAM_PERSISTENT);
+  aclrtStream u = stream(ACL_STREAM_PERSISTENT);
+  auto* words = dmalloc<int64_t>(3);  // left, right, a second right
+  int* ct = dmalloc<int>(1);
+  int* cu = dmalloc<int>(1);
+  int* rest = dmalloc<int>(1);
+  aclmdlRI g = nullptr;
+  ASSERT_ACL_OK(aclmdlRIBuildBegin(&g, 0));
+  models_.push_back(g);
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, a, ACL_MODEL_STREAM_FLAG_HEAD));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, t, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, u, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  // a: if (left < right) t; else { ++rest; if (left >= right2) u; }   t activates u in turn.
+  ASSERT_ACL_OK(aclrtSwitchStream(words, ACL_RT_LESS, words + 1, ACL_RT_SWITCH_INT64, t, nullptr, a));
+  ASSERT_ACL_OK(arun::launch(a, 1, increment, rest));
+  ASSERT_ACL_OK(aclrtSwitchStream(words, ACL_RT_GREATER_OR_EQUAL, words + 2, ACL_RT_SWITCH_INT64, u, nullptr, a));
+  ASSERT_ACL_OK(arun::launch(t, 1, increment, ct));
+  ASSERT_ACL_OK(aclrtActiveStream(u, t));
+  ASSERT_ACL_OK(arun::launch(u, 1, increment, cu));
+  for (aclrtStream s : {a, t, u}) ASSERT_ACL_OK(aclmdlRIEndTask(g, s));
+  ASSERT_ACL_OK(aclmdlRIBuildEnd(g, nullptr));
+  struct Case {
+    int64_t left, right, right2;
+    int ct, cu, rest;  // increments of this execution
+  };
+  // -5 < 3 is true only when compared signed (as 32 bits the values differ too).
+  const Case cases[] = {{-5, 3, 0, 1, 1, 0}, {7, 3, 8, 0, 0, 1}, {7, 3, 7, 0, 1, 1}, {int64_t{1} << 33, 1, 0, 0, 1, 1}};
+  int sum_t = 0, sum_u = 0, sum_rest = 0;
+  for (const Case& c : cases) {
+    put(words, std::vector<int64_t>{c.left, c.right, c.right2});
+    ASSERT_ACL_OK(aclmdlRIExecute(g, 10000));
+    sum_t += c.ct;
+    sum_u += c.cu;
+    sum_rest += c.rest;
+    EXPECT_EQ(get(ct, 1)[0], sum_t) << c.left;
+    EXPECT_EQ(get(cu, 1)[0], sum_u) << c.left;
+    EXPECT_EQ(get(rest, 1)[0], sum_rest) << c.left;
+  }
+}
+
+TEST_P(TaskUpdateTest, ControlTaskChecks) {
+  aclrtStream a = stream(ACL_STREAM_PERSISTENT), b = stream(ACL_STREAM_PERSISTENT);
+  aclrtStream other = stream(ACL_STREAM_PERSISTENT), plain = stream();
+  aclrtStream h = stream(ACL_STREAM_PERSISTENT), d = stream(ACL_STREAM_PERSISTENT);
+  int* w = dmalloc<int>(2);
+  aclmdlRI g = nullptr, g2 = nullptr, g3 = nullptr;
+  ASSERT_ACL_OK(aclmdlRIBuildBegin(&g, 0));
+  models_.push_back(g);
+  ASSERT_ACL_OK(aclmdlRIBuildBegin(&g2, 0));
+  models_.push_back(g2);
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, a, ACL_MODEL_STREAM_FLAG_HEAD));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g, b, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g2, other, ACL_MODEL_STREAM_FLAG_HEAD));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtActiveStream(nullptr, a));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtActiveStream(b, nullptr));
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(plain, a)) << "activeStream not bound";
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(b, plain)) << "stream not bound";
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(other, a)) << "bound to another instance";
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL,
+             aclrtSwitchStream(w, ACL_RT_EQUAL, w + 1, ACL_RT_SWITCH_INT32, other, nullptr, a));
+  EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream(w, ACL_RT_EQUAL, w + 1, ACL_RT_SWITCH_INT32, b, b, a));
+  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID,
+             aclrtSwitchStream(w, static_cast<aclrtCondition>(6), w + 1, ACL_RT_SWITCH_INT32, b, nullptr, a));
+  ASSERT_ACL_OK(aclmdlRIEndTask(g, a));
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(b, a)) << "after aclmdlRIEndTask";
+  // A dependency between an activated stream and another one has no fixed place: BuildEnd refuses it.
+  ASSERT_ACL_OK(aclmdlRIBuildBegin(&g3, 0));
+  models_.push_back(g3);
+  ASSERT_ACL_OK(aclmdlRIBindStream(g3, h, ACL_MODEL_STREAM_FLAG_HEAD));
+  ASSERT_ACL_OK(aclmdlRIBindStream(g3, d, ACL_MODEL_STREAM_FLAG_DEFAULT));
+  aclrtEvent e = nullptr;
+  ASSERT_ACL_OK(aclrtCreateEvent(&e));
+  ASSERT_ACL_OK(aclrtActiveStream(d, h));
+  ASSERT_ACL_OK(arun::launch(d, 1, increment, w));
+  ASSERT_ACL_OK(aclrtRecordEvent(e, d));
+  ASSERT_ACL_OK(aclrtStreamWaitEvent(h, e));
+  for (aclrtStream s : {h, d}) ASSERT_ACL_OK(aclmdlRIEndTask(g3, s));
+  EXPECT_ACL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIBuildEnd(g3, nullptr));
+  EXPECT_ACL_OK(aclrtDestroyEvent(e));
 }
 
 }  // namespace

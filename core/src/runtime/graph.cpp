@@ -102,9 +102,9 @@ const KernelLaunchInfo* pending_kernel_info() {
 
 bool Graph::planned(const GraphNode& n) const {
   if (n.removed) return false;
-  // A built instance runs the streams bound with ACL_MODEL_STREAM_FLAG_HEAD; the others only when
-  // activated (aclrtActiveStream), which is not wired: their tasks never run.
-  return !built_ || lanes_[n.lane].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD;
+  // A built instance starts the streams bound with ACL_MODEL_STREAM_FLAG_HEAD; the others run only
+  // when activated (aclrtActiveStream, aclrtSwitchStream), as the tails after switches do.
+  return !built_ || (has_control_ ? !n.dynamic : lanes_[n.lane].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD);
 }
 
 CaptureMode exchange_thread_capture_mode(CaptureMode mode) {
@@ -282,6 +282,8 @@ void GraphTable::finish_plan(Graph& g) {
     if (d >= 0 && live(d) && lane_of(d) != 0)
       plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
   }
+  // The streams and tails started by control nodes end before the execution does.
+  if (g.has_control_) plan.push_back({Graph::StepOp::Join, 0, 0});
   plan.push_back({Graph::StepOp::Record, 0, -1});
   plan.push_back({Graph::StepOp::Record, 0, kExecEnd});
   g.start_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
@@ -295,6 +297,20 @@ void GraphTable::finish_plan(Graph& g) {
                                       g.lanes_[l].stream->priority(), 0, false);
     slot->scheduler()->add_stream(s);
     g.exec_lanes_[l] = std::move(s);
+  }
+  if (g.has_control_) {
+    g.dyn_lanes_.resize(g.lanes_.size());
+    for (size_t l = 0; l < g.lanes_.size(); ++l) {
+      auto s = std::make_shared<Stream>(g.context(), slot->scheduler(), slot->next_stream_id(),
+                                        g.lanes_[l].stream->priority(), 0, false);
+      slot->scheduler()->add_stream(s);
+      g.dyn_lanes_[l] = std::move(s);
+    }
+    g.segment_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
+    if (!g.join_worker_) g.join_worker_ = std::make_unique<HostWorker>();
+    g.lane_started_.assign(g.lanes_.size(), 0);
+    for (size_t l = 0; l < g.lanes_.size(); ++l)
+      g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
   }
   build_replay(g);
 }
@@ -651,6 +667,17 @@ void GraphTable::submit_launch(Launch& launch) {
       if (!node.disabled) tasks.push_back(clone_task(*node.task, lane));  // its edge records stay
       continue;
     }
+    if (step.op == Graph::StepOp::Join) {
+      auto* t = new Task();
+      t->task_kind = TaskKind::HostCall;
+      t->stream = lane;
+      t->host_fn = &GraphTable::run_join;
+      t->host_user = &g;
+      t->host_queue = g.join_worker_->queue();
+      t->host_blocking = true;
+      tasks.push_back(t);
+      continue;
+    }
     if (step.op == Graph::StepOp::CondInit) {
       const GraphCond& c = *g.conds_[static_cast<size_t>(step.index)];
       auto* t = new Task();
@@ -674,6 +701,50 @@ void GraphTable::submit_launch(Launch& launch) {
   tmpl.unlock();
   Status st = lane_scheduler(g)->submit_batch(tasks);
   if (!st.ok()) log().warn("execution of model runtime instance {}: {}", g.id(), st.message());
+}
+
+void GraphTable::submit_segment(Graph& g, int32_t segment) {
+  const Graph::Segment& seg = g.segments_[static_cast<size_t>(segment)];
+  Stream* lane = g.dyn_lanes_[seg.lane].get();
+  std::vector<Task*> tasks;
+  {
+    std::lock_guard tmpl(g.tmpl_mu);
+    for (int32_t i : seg.nodes) tasks.push_back(clone_task(*g.nodes_[static_cast<size_t>(i)].task, lane));
+  }
+  Task* end = marker(TaskKind::EventRecord, lane, g.segment_event_);
+  tasks.push_back(end);
+  {
+    std::lock_guard lock(g.dyn_mu_);  // before the submission: the Join step must see it
+    g.segment_ends_.push_back(end->record);
+  }
+  Status st = lane_scheduler(g)->submit_batch(tasks);
+  if (!st.ok()) log().warn("model runtime instance {}: a stream it activated: {}", g.id(), st.message());
+}
+
+void GraphTable::run_join(void* p) {
+  Graph& g = *static_cast<Graph*>(p);
+  Scheduler* sched = lane_scheduler(g);
+  // A segment that runs may start others (its control node returns before it ends), so the part
+  // is over once every segment submitted so far has ended.
+  for (;;) {
+    std::vector<std::shared_ptr<EventRecord>> open;
+    {
+      std::lock_guard lock(g.dyn_mu_);
+      for (auto& e : g.segment_ends_)
+        if (!e->done.load()) open.push_back(e);
+      if (open.empty()) {
+        g.segment_ends_.clear();
+        for (size_t l = 0; l < g.lanes_.size(); ++l)
+          g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
+        return;
+      }
+    }
+    for (auto& e : open) {
+      sched->wait_record(*e, -1);
+      if (san::on()) [[unlikely]]
+        san::synced_record(*e);  // lane 0 goes on after the segments: ordered
+    }
+  }
 }
 
 void GraphTable::stop_launcher() {
@@ -725,6 +796,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
     if (g->replay_) g->replay_->closed.store(true, std::memory_order_seq_cst);
     wait_replay_idle(*g);
     for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
+    for (auto& lane : g->dyn_lanes_) sched->remove_stream(lane, false);
     if (g->exec_stream_) sched->remove_stream(g->exec_stream_, false);
   }
   std::vector<std::shared_ptr<Graph>> children;
@@ -745,6 +817,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
     c->word = nullptr;
   }
   g->cond_worker_.reset();  // runs nothing more: every execution is done
+  g->join_worker_.reset();
   return Status::Ok();
 }
 

@@ -122,6 +122,21 @@ struct CondNode {
   GraphTable* table = nullptr;
 };
 
+// aclrtActiveStream / aclrtSwitchStream recorded on a bound stream: at execution a blocking host
+// call on the owner's condition worker starts a lane that runs only when activated (its first
+// segment) or, for a switch, chooses between the true stream and the rest of its own lane.
+struct ControlNode {
+  bool is_switch = false;
+  uint32_t target = 0;  // lane to activate (the true stream of a switch)
+  int32_t tail = -1;    // switch: the segment after it on its own lane (-1: nothing follows)
+  const void* left = nullptr;
+  const void* right = nullptr;
+  uint32_t cond = 0;  // aclrtCondition
+  uint32_t type = 0;  // aclrtCompareDataType
+  Graph* owner = nullptr;
+  GraphTable* table = nullptr;
+};
+
 // aclmdlRICaptureTaskGrpBegin/End: nodes captured together; an update replaces them as a unit.
 struct GraphTaskGroup {
   void* handle_ = nullptr;
@@ -154,10 +169,15 @@ struct GraphNode {
   int32_t edge_event = -1;                   // index into Graph::edge_events_ when a node of another lane waits for it
   std::unique_ptr<KernelLaunchInfo> kernel;  // kernel-binary launches
   std::shared_ptr<CondNode> cond;            // conditional nodes
-  void* task_handle = nullptr;               // aclmdlRITask, made on first listing
-  void* group = nullptr;                     // its aclrtTaskGrp, if any
-  bool disabled = false;                     // skipped by replays (aclmdlRITaskDisable + aclmdlRIUpdate)
-  bool removed = false;                      // aclrtPersistentTaskClean dropped it
+  std::shared_ptr<ControlNode> control;      // aclrtActiveStream / aclrtSwitchStream
+  // Built instances with control nodes: runs only when activated or after a false switch (a lane
+  // bound with ACL_MODEL_STREAM_FLAG_DEFAULT, or what follows a switch); then in this segment.
+  bool dynamic = false;
+  int32_t segment = -1;
+  void* task_handle = nullptr;  // aclmdlRITask, made on first listing
+  void* group = nullptr;        // its aclrtTaskGrp, if any
+  bool disabled = false;        // skipped by replays (aclmdlRITaskDisable + aclmdlRIUpdate)
+  bool removed = false;         // aclrtPersistentTaskClean dropped it
   // Staged by aclmdlRITaskSetParams / aclmdlRITaskDisable until aclmdlRIUpdate.
   std::unique_ptr<Task> staged_task;
   std::unique_ptr<KernelLaunchInfo> staged_kernel;
@@ -167,7 +187,7 @@ struct GraphNode {
 class Graph {
  public:
   static constexpr int32_t kStart = -1;
-  enum class StepOp : uint8_t { Node, Record, Wait, CondInit };
+  enum class StepOp : uint8_t { Node, Record, Wait, CondInit, Join };
   struct Step {
     StepOp op;
     uint32_t lane;
@@ -208,6 +228,13 @@ class Graph {
     bool bound = false;
   };
   bool planned(const GraphNode& n) const;
+  // Built instances with control nodes (runtime/graph_build.cpp): the nodes that run only when
+  // activated, in segments (a lane's nodes up to and including a switch), each submitted by a
+  // control node to its lane's dynamic stream; a Join step of lane 0 waits for them.
+  struct Segment {
+    uint32_t lane = 0;
+    std::vector<int32_t> nodes;
+  };
   Context* context_;
   uint32_t id_;
   void* handle_ = nullptr;
@@ -250,6 +277,17 @@ class Graph {
   std::unique_ptr<HostWorker> cond_worker_;  // runs this instance's conditional nodes
   bool update_fault_ = false;                // a SetParams failed: aclmdlRIUpdate answers 107040
   std::shared_ptr<Stream> exec_stream_;      // aclmdlRIExecute's stream (built instances)
+  bool has_control_ = false;
+  std::vector<Segment> segments_;
+  std::vector<int32_t> lane_first_segment_;         // per lane: its first dynamic segment, or -1
+  std::vector<std::shared_ptr<Stream>> dyn_lanes_;  // per lane: the stream its segments run on
+  std::shared_ptr<Event> segment_event_;            // what the segments' end records belong to
+  std::unique_ptr<HostWorker> join_worker_;
+  // The running execution's dynamic part (executions of one instance never overlap): lanes
+  // started, and the end records of the segments submitted. Reset by the Join step.
+  std::mutex dyn_mu_;
+  std::vector<char> lane_started_;
+  std::vector<std::shared_ptr<EventRecord>> segment_ends_;
   // End records of executions submitted and maybe unfinished (aclmdlRIAbort completes them).
   std::vector<std::shared_ptr<EventRecord>> inflight_ends_;
   // The task instances every execution reuses (sched/replay.hpp): captured instances without
@@ -330,6 +368,9 @@ class GraphTable {
   Status cond_create(Graph& g, uint64_t default_value, bool assign_default, uint64_t* word, void** handle);
   Status cond_ptr(void* handle, uint64_t** ptr);
   Status add_cond(Stream& stream, void* cond, uint32_t type, uint32_t size, void** branches);
+  // aclrtActiveStream / aclrtSwitchStream on bound `stream` (a switch: `left` and `right` set).
+  Status add_control(Stream& stream, Stream& target, bool is_switch, const void* left, const void* right, uint32_t cond,
+                     uint32_t type);
   // aclrtTaskUpdateAsync. find_bound_task: the node `task_id` (aclrtGetThreadLastTaskId after its
   // launch) of model-bound `stream` (107005 if it is not bound, 107000 if there is no such task);
   // `inspect` sees it under the table's lock. replace_template: the node's next executions run
@@ -361,6 +402,13 @@ class GraphTable {
   // Runs a sub-graph to completion from a condition worker.
   void run_sync(Graph& g);
   static void run_cond(void* node);
+  static void run_control(void* node);
+  static void run_join(void* graph);
+  // Built instances with control nodes: splits the dynamic nodes into segments (at BuildEnd,
+  // before the plan); refuses event dependencies between them and other streams.
+  Status plan_segments_locked(Graph& g, const std::vector<int32_t>& lane0_frontier);
+  void start_lane(Graph& g, uint32_t lane);
+  void submit_segment(Graph& g, int32_t segment);
   // The node behind a task handle (aclmdlRITask), found with mu_ held and returned holding it.
   struct LockedTask {
     std::shared_ptr<Graph> graph;  // declared first: released after the lock
