@@ -318,11 +318,12 @@ TEST_P(TaskUpdateTest, Errors) {
   EXPECT_EQ(hz, std::vector<float>(kN, 2.0f)) << "still kb_vadd";
   // An unloaded binary at run time.
   put(words, std::vector<uint64_t>{7, 2});
-  ASSERT_ACL_OK(aclrtValueWait(words, 100, ACL_STREAM_WAIT_VALUE_EQ, exec));
+  auto* gate = dmalloc<uint64_t>(1);
+  ASSERT_ACL_OK(aclrtValueWait(gate, 1, ACL_STREAM_WAIT_VALUE_EQ, exec));
   ASSERT_ACL_OK(aclrtTaskUpdateAsync(bound, id, &info, exec));
   ASSERT_ACL_OK(aclrtBinaryUnLoad(upd_));
   upd_ = nullptr;
-  put(words, std::vector<uint64_t>{100, 2});  // releases the wait
+  ASSERT_ACL_OK(aclrtValueWrite(gate, 1, 0, plain));  // releases the wait
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtSynchronizeStream(exec)) << "binHandle unloaded meanwhile";
   // A random update whose source holds a NULL result address.
   aclrtRandomNumTaskInfo none{};

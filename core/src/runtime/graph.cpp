@@ -733,17 +733,16 @@ void GraphTable::run_join(void* p) {
       for (auto& e : g.segment_ends_)
         if (!e->done.load()) open.push_back(e);
       if (open.empty()) {
+        if (san::on()) [[unlikely]] {
+          for (auto& e : g.segment_ends_) san::synced_record(*e);  // lane 0 goes on after the segments
+        }
         g.segment_ends_.clear();
         for (size_t l = 0; l < g.lanes_.size(); ++l)
           g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
         return;
       }
     }
-    for (auto& e : open) {
-      sched->wait_record(*e, -1);
-      if (san::on()) [[unlikely]]
-        san::synced_record(*e);  // lane 0 goes on after the segments: ordered
-    }
+    for (auto& e : open) sched->wait_record(*e, -1);
   }
 }
 
