@@ -777,7 +777,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
   }
   for (auto& [fn, user] : callbacks) fn(user);
   {
-    // Executions still queued to the launcher are submitted first (their done record included).
+    // Executions issued and not started yet start first (their done record included).
     std::unique_lock lock(launch_mu_);
     g->destroying_ = true;
     drained_cv_.wait(lock, [&] { return g->pending_ == 0; });
