@@ -408,6 +408,11 @@ TEST_P(TaskUpdateTest, ActiveStreamStartsABoundStreamAtEveryExecution) {
   for (int i = 0; i < 5; ++i) ASSERT_ACL_OK(aclmdlRIExecuteAsync(g, run));
   ASSERT_ACL_OK(aclrtSynchronizeStream(run));
   EXPECT_EQ(get(cb, 1)[0], 27);
+  // aclmdlRIAbort leaves the instance runnable, its activated streams included.
+  ASSERT_ACL_OK(aclmdlRIAbort(g));
+  ASSERT_ACL_OK(aclmdlRIExecute(g, 10000));
+  EXPECT_EQ(get(ca, 1)[0], 20);
+  EXPECT_EQ(get(cb, 1)[0], 30);
 }
 
 TEST_P(TaskUpdateTest, SwitchStreamComparesDeviceValuesAtExecution) {

@@ -316,8 +316,18 @@ Status GraphTable::abort(Graph& g) {
   if (g.capturing()) return Status::Ok();  // not built: nothing runs
   std::unique_lock exec(g.exec_mu);        // no execution is being submitted meanwhile
   Scheduler* sched = g.context()->slot()->scheduler();
+  // Activated streams first (a running Join step waits for them), then the lanes, then what a
+  // control node running meanwhile may have activated.
+  for (auto& lane : g.dyn_lanes_) sched->abort(*lane);
   for (auto& lane : g.exec_lanes_) sched->abort(*lane);
-  for (auto& lane : g.dyn_lanes_) sched->abort(*lane);  // the Join step then finds them over
+  for (auto& lane : g.dyn_lanes_) sched->abort(*lane);
+  if (g.has_control_) {
+    // A dropped Join step did not reset the execution's dynamic state: the next one starts clean.
+    std::lock_guard lock(g.dyn_mu_);
+    g.segment_ends_.clear();
+    for (size_t l = 0; l < g.lane_started_.size(); ++l)
+      g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
+  }
   // The dropped tasks held the records that the replay streams and the next execution wait for:
   // record them now, so nothing waits forever.
   std::vector<Task*> markers;
