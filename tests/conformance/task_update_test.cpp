@@ -6,6 +6,7 @@
 // aclrtSwitchStream inside built instances (4.4), results checked after every execution.
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "arun/kernel.hpp"
@@ -349,6 +350,54 @@ TEST_P(TaskUpdateTest, Errors) {
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStream(exec));
   ASSERT_ACL_OK(aclmdlRIExecute(rg, 10000));
   EXPECT_NE(get(r, 8), std::vector<float>(8, 0.0f)) << "the task kept its parameters";
+}
+
+// Updates racing executions of the instance on another thread: every execution runs one whole
+// template (the old one's argument block lives until the executions that cloned it ended).
+TEST_P(TaskUpdateTest, UpdatesConcurrentWithExecutionsOfAnotherThread) {
+  aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream(), run = stream();
+  float* x = dmalloc<float>(kN);
+  float* y = dmalloc<float>(kN);
+  float* z = dmalloc<float>(kN);
+  int* count = dmalloc<int>(1);
+  std::vector<float> hx(kN), hy(kN, 2.0f);
+  for (size_t i = 0; i < kN; ++i) hx[i] = static_cast<float>(i);
+  put(x, hx);
+  put(y, hy);
+  uint32_t id = 0;
+  aclmdlRI g = build(
+      bound, count, [&] { return launchVadd(bound, x, y, z, 2); }, &id);
+  auto* to_sub = dmalloc<uint64_t>(2);
+  auto* to_add = dmalloc<uint64_t>(2);
+  put(to_sub, std::vector<uint64_t>{7, 3});
+  put(to_add, std::vector<uint64_t>{1, 2});
+  aclrtTaskUpdateInfo sub = kernelUpdate(to_sub), add = kernelUpdate(to_add);
+  add.val.aicAivTaskAttr.binHandle = good_;
+  aclrtContext ctx = nullptr;
+  ASSERT_ACL_OK(aclrtGetCurrentContext(&ctx));
+  constexpr int kRuns = 200;
+  std::thread runner([&] {
+    EXPECT_ACL_OK(aclrtSetCurrentContext(ctx));
+    for (int i = 0; i < kRuns; ++i) {
+      EXPECT_ACL_OK(aclmdlRIExecuteAsync(g, run));
+      if (i % 16 == 15) EXPECT_ACL_OK(aclrtSynchronizeStream(run));
+    }
+    EXPECT_ACL_OK(aclrtSynchronizeStream(run));
+  });
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_ACL_OK(aclrtTaskUpdateAsync(bound, id, i % 2 == 0 ? &sub : &add, exec));
+    if (i % 8 == 7) ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+  }
+  runner.join();
+  ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+  EXPECT_EQ(get(count, 1)[0], 2 * kRuns);
+  auto hz = get(z, kN);
+  const bool added = hz[0] == 2.0f;  // the last execution ran one of the two kernels, whole
+  for (size_t i = 0; i < kN; ++i) ASSERT_FLOAT_EQ(hz[i], static_cast<float>(i) + (added ? 2.0f : -6.0f)) << i;
+  ASSERT_ACL_OK(aclrtTaskUpdateAsync(bound, id, &sub, exec));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+  ASSERT_ACL_OK(aclmdlRIExecute(g, 10000));
+  expectZ(z, -3.0f);
 }
 
 // Executions queued behind a blocked wait are dropped by aclrtStreamAbort before they start: none
