@@ -230,7 +230,8 @@ aclError aclrtSwitchStream(void* leftValue, aclrtCondition cond, void* rightValu
     if (raw(dataType) != ACL_RT_SWITCH_INT32 && raw(dataType) != ACL_RT_SWITCH_INT64) {
       return rt_param_invalid("dataType " + std::to_string(raw(dataType)) + " is not an aclrtCompareDataType");
     }
-    return rt::switch_stream(trueStream, stream);
+    return rt::switch_stream(leftValue, static_cast<uint32_t>(raw(cond)), rightValue,
+                             static_cast<uint32_t>(raw(dataType)), trueStream, stream);
   });
 }
 

@@ -515,7 +515,7 @@ TEST_P(RandomTest, DropoutBitmaskKeepsOneMinusRatio) {
 
 // ------------------------------------------------------------------ aclrtTaskUpdateAsync
 
-TEST_P(BuiltinTasksTest, TaskUpdateHasNoCapturedTaskToPatch) {
+TEST_P(BuiltinTasksTest, TaskUpdateChecksItsArguments) {
   aclrtStream s = nullptr, e = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
   ASSERT_ACL_OK(aclrtCreateStream(&e));
@@ -544,8 +544,8 @@ TEST_P(BuiltinTasksTest, TaskUpdateHasNoCapturedTaskToPatch) {
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclrtTaskUpdateAsync(s, 0, &info, dead));
   uint32_t taskId = 0;
   ASSERT_ACL_OK(aclrtGetThreadLastTaskId(&taskId));
-  EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclrtTaskUpdateAsync(s, taskId, &info, e))
-      << "no captured random task exists: unknown task";
+  EXPECT_ACL(ACL_ERROR_RT_STREAM_MODEL, aclrtTaskUpdateAsync(s, taskId, &info, e))
+      << "an ordinary stream holds no updatable task (task_update_test.cpp updates model tasks)";
 
   info = aclrtTaskUpdateInfo{};
   info.id = ACL_RT_UPDATE_AIC_AIV_TASK;

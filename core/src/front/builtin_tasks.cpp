@@ -14,11 +14,16 @@
 #include <type_traits>
 
 #include "arun/core/float16.hpp"
+#include "arun/runtime/kernel_binaries.hpp"
 #include "arun/runtime/launch.hpp"
 #include "base/status_helpers.hpp"
+#include "front/graph_kernels.hpp"
 #include "front/stream_access.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
+#include "runtime/graph.hpp"
+#include "runtime/kernel_binaries.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
 
 namespace arun::rt {
@@ -26,8 +31,6 @@ namespace arun::rt {
 using detail::find_stream;
 
 namespace {
-
-constexpr Errc kStreamModel = static_cast<Errc>(107005);  // ACL_ERROR_RT_STREAM_MODEL
 
 // An enum field as its integer: callers may store any value, and loading one outside the enum's
 // range as the enum type is undefined behaviour.
@@ -558,11 +561,121 @@ Status random_num_async(const aclrtRandomNumTaskInfo* info, aclrtStream stream) 
   return launch_kernel(stream, 1, &run_random, new RandomTask(task), &delete_as<RandomTask>, attrs);
 }
 
+// ---------------------------------------------------------------- task update
+
+namespace {
+
+// One aclrtTaskUpdateAsync: a one-block kernel on execStream that reads the new values from device
+// memory when it runs and swaps the target node's template, so executions started after it use
+// them. Read-only while it runs (a model may record it and run it on every execution).
+struct UpdateTask {
+  GraphTable* table;
+  std::weak_ptr<Graph> graph;
+  int32_t node;
+  uint32_t task_id;
+  int64_t id;  // ACL_RT_UPDATE_*
+  const void* src;
+  const void* entry_addr;
+  const void* blocks_addr;
+  aclrtBinHandle binary;
+};
+
+// Decodes the applied fields of an aclrtRandomNumTaskInfo (randomParaAddr, randomResultAddr,
+// randomCounterAddr, randomSeed, randomNum) into `task`, checked as aclrtRandomNumAsync does.
+Status patch_random(const aclrtRandomNumTaskInfo& info, DeviceSlot* slot, RandomTask* task) {
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr) return Status(Errc::uninitialized, "the runtime is gone");
+  if (info.randomResultAddr == nullptr) return param_invalid("the new randomResultAddr is NULL");
+  if (info.randomCounterAddr == nullptr) return param_invalid("the new randomCounterAddr is NULL");
+  Param seed, num;
+  ARUN_RETURN_IF_ERROR(check_param(info.randomSeed, "randomSeed", 8, &seed));
+  ARUN_RETURN_IF_ERROR(check_param(info.randomNum, "randomNum", 8, &num));
+  ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, info.randomResultAddr, "randomResultAddr"));
+  ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, info.randomCounterAddr, "randomCounterAddr"));
+  if (info.randomParaAddr != nullptr) {
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, info.randomParaAddr, "randomParaAddr"));
+  }
+  for (const Param* p : {&seed, &num}) {
+    if (p->is_addr) {
+      ARUN_RETURN_IF_ERROR(
+          check_device_memory(rt, slot, reinterpret_cast<const void*>(p->bits), "a parameter address"));
+    }
+  }
+  task->seed = seed;
+  task->num = num;
+  task->result = info.randomResultAddr;
+  task->counter = info.randomCounterAddr;
+  return Status::Ok();
+}
+
+void run_update(arunBlock* block, void* p) {
+  const auto& u = *static_cast<const UpdateTask*>(p);
+  GraphTable::NodeMaker make;
+  aclrtRandomNumTaskInfo info{};
+  uint64_t entry = 0, blocks = 0;
+  if (u.id == ACL_RT_UPDATE_RANDOM_TASK) {
+    const void* src = block_map(block, u.src, sizeof info, false);
+    if (src == nullptr) return;
+    std::memcpy(&info, src, sizeof info);
+    make = [&](const GraphNode& n, std::unique_ptr<Task>* out, std::unique_ptr<KernelLaunchInfo>*) {
+      auto next = std::make_unique<RandomTask>(*static_cast<const RandomTask*>(n.task->user_args));
+      std::shared_ptr<Graph> g = u.graph.lock();
+      ARUN_RETURN_IF_ERROR(patch_random(info, g->context()->slot(), next.get()));
+      *out = copy_node_template(*n.task);
+      (*out)->user_args = next.release();
+      (*out)->free_user_args = &delete_as<RandomTask>;
+      return Status::Ok();
+    };
+  } else {
+    const void* e = block_map(block, u.entry_addr, sizeof entry, false);
+    const void* b = e == nullptr ? nullptr : block_map(block, u.blocks_addr, sizeof blocks, false);
+    if (b == nullptr) return;
+    std::memcpy(&entry, e, sizeof entry);
+    std::memcpy(&blocks, b, sizeof blocks);
+    if (blocks == 0 || blocks > UINT32_MAX) {
+      const std::string why = "aclrtTaskUpdateAsync: the new block count " + std::to_string(blocks) + " is not 1.." +
+                              std::to_string(UINT32_MAX);
+      block_fault(block, ACL_ERROR_RT_PARAM_INVALID, why.c_str());
+      return;
+    }
+    make = [&](const GraphNode& n, std::unique_ptr<Task>* out, std::unique_ptr<KernelLaunchInfo>* kernel) {
+      aclrtFuncHandle func = nullptr;
+      ARUN_RETURN_IF_ERROR(binary_get_function_by_entry(u.binary, entry, &func));
+      const KernelLaunchInfo& old = *n.kernel;
+      GraphKernelBlock args;
+      ARUN_RETURN_IF_ERROR(graph_kernel_block(func, old.args, old.args_size, old.host_args != 0,
+                                              old.attrs.empty() ? nullptr : &old.cfg, &args));
+      *out = copy_node_template(*n.task);
+      (*out)->user_kernel = args.trampoline;
+      (*out)->user_args = args.block;
+      (*out)->free_user_args = args.free;
+      (*out)->user_args_bytes = args.args_bytes;
+      (*out)->block_dim = static_cast<uint32_t>(blocks);
+      *kernel = copy_kernel_info(old);
+      (*kernel)->function = func;
+      (*kernel)->args = args.args_view;
+      (*kernel)->blocks = static_cast<uint32_t>(blocks);
+      return Status::Ok();
+    };
+  }
+  Status st = u.table->replace_template(u.graph, u.node, make);
+  if (!st.ok()) {
+    const std::string why = "aclrtTaskUpdateAsync of task " + std::to_string(u.task_id) + ": " + st.message();
+    block_fault(block, static_cast<aclError>(st.code()), why.c_str());
+  }
+}
+
+}  // namespace
+
 Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtTaskUpdateInfo* info,
                          aclrtStream exec_stream) {
   Runtime* rt = nullptr;
   std::shared_ptr<Stream> target, exec;
   const int64_t id = raw(info->id);
+  auto update = std::make_unique<UpdateTask>();
+  update->id = id;
+  update->task_id = task_id;
+  GraphTable::NodeInspector inspect;
   switch (id) {
     case ACL_RT_UPDATE_RANDOM_TASK: {
       if (task_stream == nullptr) return param_invalid("taskStream is NULL");
@@ -575,10 +688,15 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
       }
       ARUN_RETURN_IF_ERROR(find_stream(&rt, task_stream, &target));
       ARUN_RETURN_IF_ERROR(find_stream(&rt, exec_stream, &exec));
-      // Only captured (model-bound) streams hold updatable tasks, and none exist yet.
-      return param_invalid("task " + std::to_string(task_id) +
-                           " of taskStream is not a random-number task of a "
-                           "captured model (ascend-run has no stream capture yet)");
+      update->src = a.srcAddr;
+      inspect = [&](const GraphNode& n) {
+        if (n.task->task_kind != TaskKind::Work || n.task->user_kernel != &run_random) {
+          return param_invalid("task " + std::to_string(task_id) + " of stream " + std::to_string(target->id()) +
+                               " is not a random-number task (aclrtRandomNumAsync)");
+        }
+        return Status::Ok();
+      };
+      break;
     }
     case ACL_RT_UPDATE_AIC_AIV_TASK: {
       if (task_stream == nullptr) return param_invalid("taskStream is NULL");
@@ -589,14 +707,42 @@ Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtT
       if (a.binHandle == nullptr) return param_invalid("aicAivTaskAttr.binHandle is NULL");
       ARUN_RETURN_IF_ERROR(find_stream(&rt, task_stream, &target));
       ARUN_RETURN_IF_ERROR(find_stream(&rt, exec_stream, &exec));
-      return Status(kStreamModel,
-                    "taskStream is not bound to a model (ascend-run has no stream capture or "
-                    "aclmdlRIBindStream yet, so no stream is)");
+      update->entry_addr = a.funcEntryAddr;
+      update->blocks_addr = a.blockDimAddr;
+      update->binary = a.binHandle;
+      inspect = [&](const GraphNode& n) {
+        // The new function takes the task's argument block: only kernel-binary launches have a
+        // declared layout to check it against.
+        if (n.task->task_kind != TaskKind::Work || n.task->kind != plugin::WorkKind::Kernel || !n.kernel) {
+          return param_invalid("task " + std::to_string(task_id) + " of stream " + std::to_string(target->id()) +
+                               " is not a kernel launched from a kernel binary (aclrtLaunchKernel*)");
+        }
+        return Status::Ok();
+      };
+      break;
     }
     default:
       return param_invalid("info->id is " + std::to_string(id) +
                            "; it must be ACL_RT_UPDATE_RANDOM_TASK (1) or ACL_RT_UPDATE_AIC_AIV_TASK (2)");
   }
+  update->table = &rt->graphs();
+  ARUN_RETURN_IF_ERROR(rt->graphs().find_bound_task(*target, task_id, inspect, &update->graph, &update->node));
+  // The task reads these when it runs; they must be memory of the device it runs on.
+  DeviceSlot* slot = exec->context()->slot();
+  if (id == ACL_RT_UPDATE_RANDOM_TASK) {
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, update->src, "randomTaskAttr.srcAddr"));
+  } else {
+    if (!rt->kernel_binaries().find_binary(update->binary)) {
+      return Status(Errc::rt_invalid_handle,
+                    "aicAivTaskAttr.binHandle " + hex(update->binary) + " is not a loaded kernel binary");
+    }
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, update->entry_addr, "aicAivTaskAttr.funcEntryAddr"));
+    ARUN_RETURN_IF_ERROR(check_device_memory(rt, slot, update->blocks_addr, "aicAivTaskAttr.blockDimAddr"));
+  }
+  LaunchAttrs attrs;
+  attrs.op_name = "TaskUpdateAsync";
+  attrs.args_bytes = sizeof(UpdateTask);
+  return launch_kernel(exec_stream, 1, &run_update, update.release(), &delete_as<UpdateTask>, attrs);
 }
 
 }  // namespace arun::rt

@@ -103,8 +103,10 @@ Status device_feature(int32_t device, int64_t feature, int32_t* value) {
   Runtime* rt = Runtime::instance();
   if (rt == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
   ARUN_RETURN_IF_ERROR(rt->check_device_id(device));
-  // The simulated devices update no captured kernel tasks in place and have no queue events.
-  *value = ACL_DEV_FEATURE_NOT_SUPPORT;
+  // Kernel tasks of model runtime instances are updated in place (aclrtTaskUpdateAsync,
+  // aclmdlRIUpdate); the simulated devices have no queue events.
+  *value =
+      feature == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV ? ACL_DEV_FEATURE_SUPPORT : ACL_DEV_FEATURE_NOT_SUPPORT;
   return Status::Ok();
 }
 

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "front/stream_access.hpp"
+#include "runtime/graph.hpp"
 #include "runtime/process_hooks.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
 #include "sanitizer/stream_sanitizer.hpp"
 #include "sched/scheduler.hpp"
@@ -162,8 +164,10 @@ Status stop_stream(aclrtStream stream) {
 
 namespace {
 
-// Both streams of aclrtSwitchStream / aclrtActiveStream must be bound to a model runtime instance.
-Status model_streams(aclrtStream other, aclrtStream stream, const char* other_name) {
+// Both streams of aclrtSwitchStream / aclrtActiveStream must be bound to a model runtime instance;
+// the graph table records the control task (runtime/graph_build.cpp).
+Status model_streams(aclrtStream other, aclrtStream stream, const char* other_name, bool is_switch, const void* left,
+                     const void* right, uint32_t cond, uint32_t type) {
   Runtime* rt = Runtime::instance();
   if (rt == nullptr) return Status(Errc::uninitialized, "aclInit has not been called (or aclFinalize was)");
   std::shared_ptr<Stream> s;
@@ -181,20 +185,18 @@ Status model_streams(aclrtStream other, aclrtStream stream, const char* other_na
           "stream " + std::to_string(x->id()) + " is not bound to a model runtime instance (aclmdlRIBindStream)");
     }
   }
-  // Both bound: intra-model control flow is not modelled yet (streams bound with
-  // ACL_MODEL_STREAM_FLAG_DEFAULT never run).
-  return Status(Errc::rt_feature_not_support,
-                "stream activation and switching inside a built model runtime instance are not supported");
+  return rt->graphs().add_control(*s, *o, is_switch, left, right, cond, type);
 }
 
 }  // namespace
 
-Status switch_stream(aclrtStream true_stream, aclrtStream stream) {
-  return model_streams(true_stream, stream, "trueStream");
+Status switch_stream(const void* left, uint32_t cond, const void* right, uint32_t type, aclrtStream true_stream,
+                     aclrtStream stream) {
+  return model_streams(true_stream, stream, "trueStream", true, left, right, cond, type);
 }
 
 Status active_stream(aclrtStream active, aclrtStream stream) {
-  return model_streams(active, stream, "activeStream");
+  return model_streams(active, stream, "activeStream", false, nullptr, nullptr, 0, 0);
 }
 
 }  // namespace arun::rt

@@ -102,9 +102,9 @@ const KernelLaunchInfo* pending_kernel_info() {
 
 bool Graph::planned(const GraphNode& n) const {
   if (n.removed) return false;
-  // A built instance runs the streams bound with ACL_MODEL_STREAM_FLAG_HEAD; the others only when
-  // activated (aclrtActiveStream), which is not wired: their tasks never run.
-  return !built_ || lanes_[n.lane].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD;
+  // A built instance starts the streams bound with ACL_MODEL_STREAM_FLAG_HEAD; the others run only
+  // when activated (aclrtActiveStream, aclrtSwitchStream), as the tails after switches do.
+  return !built_ || (has_control_ ? !n.dynamic : lanes_[n.lane].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD);
 }
 
 CaptureMode exchange_thread_capture_mode(CaptureMode mode) {
@@ -282,6 +282,8 @@ void GraphTable::finish_plan(Graph& g) {
     if (d >= 0 && live(d) && lane_of(d) != 0)
       plan.push_back({Graph::StepOp::Wait, 0, g.nodes_[static_cast<size_t>(d)].edge_event});
   }
+  // The streams and tails started by control nodes end before the execution does.
+  if (g.has_control_) plan.push_back({Graph::StepOp::Join, 0, 0});
   plan.push_back({Graph::StepOp::Record, 0, -1});
   plan.push_back({Graph::StepOp::Record, 0, kExecEnd});
   g.start_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
@@ -295,6 +297,20 @@ void GraphTable::finish_plan(Graph& g) {
                                       g.lanes_[l].stream->priority(), 0, false);
     slot->scheduler()->add_stream(s);
     g.exec_lanes_[l] = std::move(s);
+  }
+  if (g.has_control_) {
+    g.dyn_lanes_.resize(g.lanes_.size());
+    for (size_t l = 0; l < g.lanes_.size(); ++l) {
+      auto s = std::make_shared<Stream>(g.context(), slot->scheduler(), slot->next_stream_id(),
+                                        g.lanes_[l].stream->priority(), 0, false);
+      slot->scheduler()->add_stream(s);
+      g.dyn_lanes_[l] = std::move(s);
+    }
+    g.segment_event_ = std::make_shared<Event>(g.context(), Event::kCreatedPlain);
+    if (!g.join_worker_) g.join_worker_ = std::make_unique<HostWorker>();
+    g.lane_started_.assign(g.lanes_.size(), 0);
+    for (size_t l = 0; l < g.lanes_.size(); ++l)
+      g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
   }
   build_replay(g);
 }
@@ -352,8 +368,9 @@ void GraphTable::wait_replay_idle(Graph& g) {
   }
 }
 
-Status GraphTable::capture(Task* task, bool* taken) {
+Status GraphTable::capture(Task* task, bool* taken, uint32_t* task_id) {
   *taken = false;
+  if (task_id != nullptr) *task_id = 0;
   std::lock_guard lock(mu_);
   Stream* s = task->stream;
   if (s->update_group) {
@@ -434,6 +451,7 @@ Status GraphTable::capture(Task* task, bool* taken) {
   const bool kernel = task->task_kind == TaskKind::Work && task->kind == plugin::WorkKind::Kernel;
   add_node_locked(G, li, std::move(owned));
   GraphNode& node = G.nodes_.back();
+  if (task_id != nullptr) *task_id = node.seq_in_lane + 1;  // aclrtGetThreadLastTaskId (aclrtTaskUpdateAsync)
   if (kernel && t_kernel_info != nullptr) node.kernel = copy_kernel_info(*t_kernel_info);
   if (lane.open_group) {
     lane.open_group->nodes.push_back(static_cast<int32_t>(G.nodes_.size() - 1));
@@ -522,6 +540,13 @@ Status GraphTable::check_default_stream(const Stream& stream) {
   return Status::Ok();
 }
 
+// One execution on the launcher path: owned by its start call's task.
+struct GraphTable::Start {
+  GraphTable* table;
+  Launch launch;
+  bool ran = false;
+};
+
 Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std::shared_ptr<EventRecord>* end_out) {
   if (g.capturing()) {
     return Status(kModelCaptured, "model runtime instance " + std::to_string(g.id()) + " is still being captured");
@@ -557,46 +582,100 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
     std::lock_guard lock(launch_mu_);
     if (!self || g.destroying_) return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
     ++g.pending_;
+    if (!start_worker_) start_worker_ = std::make_unique<HostWorker>();
   }
-  // The replay stream records where the execution may start and waits for its end record, which
-  // the launcher enqueues with the graph's tasks: later work on the stream stays behind the graph.
-  Launch launch{std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()};
-  Task* start = marker(TaskKind::EventRecord, stream.get(), g.start_event_);
-  start->record = launch.start;
-  Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
-  end->record = launch.end;
-  Status st = stream->scheduler()->submit_batch({start, end});
+  // The start call clones and submits the graph when it reaches the stream's head; the wait for
+  // the end record keeps later work on the stream behind the graph.
+  auto* start = new Start{this, {std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()}};
+  std::shared_ptr<EventRecord> end_record = start->launch.end;
+  auto* call = new Task();
+  call->task_kind = TaskKind::HostCall;
+  call->stream = stream.get();
+  call->host_fn = &GraphTable::run_start;
+  call->host_user = start;
+  call->host_blocking = true;
   {
     std::lock_guard lock(launch_mu_);
-    if (!st.ok()) {
-      --g.pending_;
-      drained_cv_.notify_all();
-      return st;
-    }
-    if (!launcher_.joinable()) launcher_ = std::thread([this] { launcher_loop(); });
-    if (end_out != nullptr) *end_out = launch.end;
-    if (g.built_) {
-      // aclmdlRIAbort completes the end records of executions it drops.
-      auto& ends = g.inflight_ends_;
-      ends.erase(std::remove_if(ends.begin(), ends.end(), [](const auto& r) { return r->done.load(); }), ends.end());
-      ends.push_back(launch.end);
-    }
-    launches_.push_back(std::move(launch));
+    call->host_queue = start_worker_->queue();
   }
-  launch_cv_.notify_one();
+  // Owned by the task from here on: free_start runs when it is destroyed (ran, dropped or refused).
+  call->user_args = start;
+  call->free_user_args = &GraphTable::free_start;
+  Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
+  end->record = end_record;
+  ARUN_RETURN_IF_ERROR(stream->scheduler()->submit_batch({call, end}));
+  if (end_out != nullptr) *end_out = std::move(end_record);
   return Status::Ok();
+}
+
+void GraphTable::run_start(void* p) {
+  auto& start = *static_cast<Start*>(p);
+  start.ran = true;
+  GraphTable& table = *start.table;
+  Graph& g = *start.launch.graph;
+  start.launch.start->done.store(true);  // the call is at the stream's head: the work before it is done
+  table.submit_launch(start.launch);
+  std::lock_guard lock(table.launch_mu_);
+  --g.pending_;
+  table.drained_cv_.notify_all();
+}
+
+void GraphTable::free_start(void* p) {
+  std::unique_ptr<Start> start(static_cast<Start*>(p));
+  if (start->ran) return;
+  // Dropped before it started (an abort of the replay stream, a refused submission): nothing of
+  // the execution runs. Its end record completes so that aclmdlRIExecute returns.
+  Graph& g = *start->launch.graph;
+  GraphTable& table = *start->table;
+  if (!g.exec_lanes_.empty()) {
+    Task* t = marker(TaskKind::EventRecord, g.exec_lanes_[0].get(), g.end_event_);
+    t->record = start->launch.end;
+    (void)lane_scheduler(g)->submit(t);
+  }
+  std::lock_guard lock(table.launch_mu_);
+  --g.pending_;
+  table.drained_cv_.notify_all();
+}
+
+void GraphTable::sweep_retired_locked(Graph& g) {
+  auto over = [](const Graph::Retired& r) {
+    return std::all_of(r.ends.begin(), r.ends.end(), [](const auto& e) { return e->done.load(); });
+  };
+  g.retired_.erase(std::remove_if(g.retired_.begin(), g.retired_.end(), over), g.retired_.end());
 }
 
 void GraphTable::submit_launch(Launch& launch) {
   Graph& g = *launch.graph;
   std::shared_lock exec(g.exec_mu);
+  {
+    std::lock_guard lock(launch_mu_);
+    if (g.built_) {
+      // aclmdlRIAbort (exec_mu exclusive) completes the end records of the executions it drops.
+      auto& ends = g.inflight_ends_;
+      ends.erase(std::remove_if(ends.begin(), ends.end(), [](const auto& r) { return r->done.load(); }), ends.end());
+      ends.push_back(launch.end);
+    }
+    sweep_retired_locked(g);
+  }
   std::vector<Task*> tasks;
   tasks.reserve(g.plan_.size());
+  std::unique_lock tmpl(g.tmpl_mu);  // a task update swaps templates under it
   for (const Graph::Step& step : g.plan_) {
     Stream* lane = g.exec_lanes_[step.lane].get();
     if (step.op == Graph::StepOp::Node) {
       const GraphNode& node = g.nodes_[static_cast<size_t>(step.index)];
       if (!node.disabled) tasks.push_back(clone_task(*node.task, lane));  // its edge records stay
+      continue;
+    }
+    if (step.op == Graph::StepOp::Join) {
+      auto* t = new Task();
+      t->task_kind = TaskKind::HostCall;
+      t->stream = lane;
+      t->host_fn = &GraphTable::run_join;
+      t->host_user = &g;
+      t->host_queue = g.join_worker_->queue();
+      t->host_blocking = true;
+      tasks.push_back(t);
       continue;
     }
     if (step.op == Graph::StepOp::CondInit) {
@@ -619,35 +698,61 @@ void GraphTable::submit_launch(Launch& launch) {
     if (step.index == kExecEnd) t->record = launch.end;      // what the replay stream waits for
     tasks.push_back(t);
   }
+  tmpl.unlock();
   Status st = lane_scheduler(g)->submit_batch(tasks);
   if (!st.ok()) log().warn("execution of model runtime instance {}: {}", g.id(), st.message());
 }
 
-void GraphTable::launcher_loop() {
-  std::unique_lock lock(launch_mu_);
+void GraphTable::submit_segment(Graph& g, int32_t segment) {
+  const Graph::Segment& seg = g.segments_[static_cast<size_t>(segment)];
+  Stream* lane = g.dyn_lanes_[seg.lane].get();
+  std::vector<Task*> tasks;
+  {
+    std::lock_guard tmpl(g.tmpl_mu);
+    for (int32_t i : seg.nodes) tasks.push_back(clone_task(*g.nodes_[static_cast<size_t>(i)].task, lane));
+  }
+  Task* end = marker(TaskKind::EventRecord, lane, g.segment_event_);
+  tasks.push_back(end);
+  {
+    std::lock_guard lock(g.dyn_mu_);  // before the submission: the Join step must see it
+    g.segment_ends_.push_back(end->record);
+  }
+  Status st = lane_scheduler(g)->submit_batch(tasks);
+  if (!st.ok()) log().warn("model runtime instance {}: a stream it activated: {}", g.id(), st.message());
+}
+
+void GraphTable::run_join(void* p) {
+  Graph& g = *static_cast<Graph*>(p);
+  Scheduler* sched = lane_scheduler(g);
+  // A segment that runs may start others (its control node returns before it ends), so the part
+  // is over once every segment submitted so far has ended.
   for (;;) {
-    launch_cv_.wait(lock, [&] { return launcher_stop_ || !launches_.empty(); });
-    if (launches_.empty()) return;  // stop requested and nothing left
-    Launch launch = std::move(launches_.front());
-    launches_.pop_front();
-    lock.unlock();
-    submit_launch(launch);
-    lock.lock();
-    --launch.graph->pending_;
-    drained_cv_.notify_all();
+    std::vector<std::shared_ptr<EventRecord>> open;
+    {
+      std::lock_guard lock(g.dyn_mu_);
+      for (auto& e : g.segment_ends_)
+        if (!e->done.load()) open.push_back(e);
+      if (open.empty()) {
+        if (san::on()) [[unlikely]] {
+          for (auto& e : g.segment_ends_) san::synced_record(*e);  // lane 0 goes on after the segments
+        }
+        g.segment_ends_.clear();
+        for (size_t l = 0; l < g.lanes_.size(); ++l)
+          g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
+        return;
+      }
+    }
+    for (auto& e : open) sched->wait_record(*e, -1);
   }
 }
 
 void GraphTable::stop_launcher() {
+  std::unique_ptr<HostWorker> worker;
   {
     std::lock_guard lock(launch_mu_);
-    launcher_stop_ = true;
+    worker = std::move(start_worker_);
   }
-  launch_cv_.notify_all();
-  if (launcher_.joinable()) launcher_.join();
-  std::lock_guard lock(launch_mu_);
-  launcher_stop_ = false;
-  launcher_ = std::thread();
+  worker.reset();  // runs what is queued, then joins
 }
 
 Status GraphTable::destroy(void* handle) {
@@ -672,7 +777,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
   }
   for (auto& [fn, user] : callbacks) fn(user);
   {
-    // Executions still queued to the launcher are submitted first (their done record included).
+    // Executions issued and not started yet start first (their done record included).
     std::unique_lock lock(launch_mu_);
     g->destroying_ = true;
     drained_cv_.wait(lock, [&] { return g->pending_ == 0; });
@@ -690,6 +795,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
     if (g->replay_) g->replay_->closed.store(true, std::memory_order_seq_cst);
     wait_replay_idle(*g);
     for (auto& lane : g->exec_lanes_) sched->remove_stream(lane, false);
+    for (auto& lane : g->dyn_lanes_) sched->remove_stream(lane, false);
     if (g->exec_stream_) sched->remove_stream(g->exec_stream_, false);
   }
   std::vector<std::shared_ptr<Graph>> children;
@@ -710,6 +816,7 @@ Status GraphTable::destroy_graph(const std::shared_ptr<Graph>& g) {
     c->word = nullptr;
   }
   g->cond_worker_.reset();  // runs nothing more: every execution is done
+  g->join_worker_.reset();
   return Status::Ok();
 }
 

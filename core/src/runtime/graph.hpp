@@ -14,16 +14,17 @@
 // executions. A captured instance without conditional nodes also gets a Replay (sched/replay.hpp):
 // task instances built once, fed to the lanes by the scheduler from one GraphLaunch marker, which
 // is all aclmdlRIExecuteAsync submits. The others (built instances, conditions, sanitizer on) cost
-// the calling thread two markers on the replay stream (a record the graph starts after, a wait for
-// the graph's end record) and a queue push: the graph table's launcher thread clones the plan's
-// tasks and hands them to Scheduler::submit_batch, one lock for the whole graph; the scheduler
-// releases each node when its stream order and event waits allow, as for any task.
+// the calling thread two tasks on the replay stream: a start call and a wait for the graph's end
+// record. When the start call reaches the stream's head, the graph table's start worker clones
+// the plan's tasks and hands them to Scheduler::submit_batch, one lock for the whole graph; the
+// scheduler releases each node when its stream order and event waits allow, as for any task.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -95,6 +96,9 @@ struct KernelLaunchInfo {
 void set_pending_kernel_info(const KernelLaunchInfo* info);
 const KernelLaunchInfo* pending_kernel_info();
 std::unique_ptr<KernelLaunchInfo> copy_kernel_info(const KernelLaunchInfo& info);
+// A copy of a node's template to give new parameters (it owns no argument block: the caller sets
+// user_args and free_user_args).
+std::unique_ptr<Task> copy_node_template(const Task& t);
 
 // aclmdlRICondHandleCreate: an 8-byte device word owned by an instance.
 struct GraphCond {
@@ -114,6 +118,21 @@ struct CondNode {
   uint32_t type = 0;  // aclmdlRICondTaskType
   std::vector<std::shared_ptr<Graph>> branches;
   std::shared_ptr<GraphCond> cond;
+  Graph* owner = nullptr;
+  GraphTable* table = nullptr;
+};
+
+// aclrtActiveStream / aclrtSwitchStream recorded on a bound stream: at execution a blocking host
+// call on the owner's condition worker starts a lane that runs only when activated (its first
+// segment) or, for a switch, chooses between the true stream and the rest of its own lane.
+struct ControlNode {
+  bool is_switch = false;
+  uint32_t target = 0;  // lane to activate (the true stream of a switch)
+  int32_t tail = -1;    // switch: the segment after it on its own lane (-1: nothing follows)
+  const void* left = nullptr;
+  const void* right = nullptr;
+  uint32_t cond = 0;  // aclrtCondition
+  uint32_t type = 0;  // aclrtCompareDataType
   Graph* owner = nullptr;
   GraphTable* table = nullptr;
 };
@@ -150,10 +169,15 @@ struct GraphNode {
   int32_t edge_event = -1;                   // index into Graph::edge_events_ when a node of another lane waits for it
   std::unique_ptr<KernelLaunchInfo> kernel;  // kernel-binary launches
   std::shared_ptr<CondNode> cond;            // conditional nodes
-  void* task_handle = nullptr;               // aclmdlRITask, made on first listing
-  void* group = nullptr;                     // its aclrtTaskGrp, if any
-  bool disabled = false;                     // skipped by replays (aclmdlRITaskDisable + aclmdlRIUpdate)
-  bool removed = false;                      // aclrtPersistentTaskClean dropped it
+  std::shared_ptr<ControlNode> control;      // aclrtActiveStream / aclrtSwitchStream
+  // Built instances with control nodes: runs only when activated or after a false switch (a lane
+  // bound with ACL_MODEL_STREAM_FLAG_DEFAULT, or what follows a switch); then in this segment.
+  bool dynamic = false;
+  int32_t segment = -1;
+  void* task_handle = nullptr;  // aclmdlRITask, made on first listing
+  void* group = nullptr;        // its aclrtTaskGrp, if any
+  bool disabled = false;        // skipped by replays (aclmdlRITaskDisable + aclmdlRIUpdate)
+  bool removed = false;         // aclrtPersistentTaskClean dropped it
   // Staged by aclmdlRITaskSetParams / aclmdlRITaskDisable until aclmdlRIUpdate.
   std::unique_ptr<Task> staged_task;
   std::unique_ptr<KernelLaunchInfo> staged_kernel;
@@ -163,7 +187,7 @@ struct GraphNode {
 class Graph {
  public:
   static constexpr int32_t kStart = -1;
-  enum class StepOp : uint8_t { Node, Record, Wait, CondInit };
+  enum class StepOp : uint8_t { Node, Record, Wait, CondInit, Join };
   struct Step {
     StepOp op;
     uint32_t lane;
@@ -181,6 +205,9 @@ class Graph {
   bool subgraph() const { return parent_ != nullptr; }
 
   std::mutex mu;  // name and callbacks
+  // Guards node templates against aclrtTaskUpdateAsync, which swaps one while executions clone
+  // (built instances: the update runs as a device task, so it must never wait for an execution).
+  std::mutex tmpl_mu;
   // Shared by executions while they build and submit their tasks; destroy takes it exclusively.
   std::shared_mutex exec_mu;
   std::string name;
@@ -201,6 +228,13 @@ class Graph {
     bool bound = false;
   };
   bool planned(const GraphNode& n) const;
+  // Built instances with control nodes (runtime/graph_build.cpp): the nodes that run only when
+  // activated, in segments (a lane's nodes up to and including a switch), each submitted by a
+  // control node to its lane's dynamic stream; a Join step of lane 0 waits for them.
+  struct Segment {
+    uint32_t lane = 0;
+    std::vector<int32_t> nodes;
+  };
   Context* context_;
   uint32_t id_;
   void* handle_ = nullptr;
@@ -223,7 +257,7 @@ class Graph {
   std::shared_ptr<Event> done_event_;
   // Per execution: the replay stream records on start_event_ and waits on end_event_.
   std::shared_ptr<Event> start_event_, end_event_;
-  // Guarded by GraphTable::launch_mu_: executions begun and not yet submitted by the launcher,
+  // Guarded by GraphTable::launch_mu_: executions issued and not yet started (or dropped),
   // and whether destroy has begun (no execution may start after it).
   uint32_t pending_ = 0;
   bool destroying_ = false;
@@ -243,11 +277,30 @@ class Graph {
   std::unique_ptr<HostWorker> cond_worker_;  // runs this instance's conditional nodes
   bool update_fault_ = false;                // a SetParams failed: aclmdlRIUpdate answers 107040
   std::shared_ptr<Stream> exec_stream_;      // aclmdlRIExecute's stream (built instances)
+  bool has_control_ = false;
+  std::vector<Segment> segments_;
+  std::vector<int32_t> lane_first_segment_;         // per lane: its first dynamic segment, or -1
+  std::vector<std::shared_ptr<Stream>> dyn_lanes_;  // per lane: the stream its segments run on
+  std::shared_ptr<Event> segment_event_;            // what the segments' end records belong to
+  std::unique_ptr<HostWorker> join_worker_;
+  // The running execution's dynamic part (executions of one instance never overlap): lanes
+  // started, and the end records of the segments submitted. Reset by the Join step.
+  std::mutex dyn_mu_;
+  std::vector<char> lane_started_;
+  std::vector<std::shared_ptr<EventRecord>> segment_ends_;
   // End records of executions submitted and maybe unfinished (aclmdlRIAbort completes them).
   std::vector<std::shared_ptr<EventRecord>> inflight_ends_;
   // The task instances every execution reuses (sched/replay.hpp): captured instances without
   // conditional nodes, sanitizer off. Rebuilt after an update; null: the launcher path.
   std::shared_ptr<Replay> replay_;
+  // Templates replaced by aclrtTaskUpdateAsync while executions that cloned them (sharing their
+  // argument block) may still run: freed once the end records of those executions completed.
+  struct Retired {
+    std::unique_ptr<Task> task;
+    std::unique_ptr<KernelLaunchInfo> kernel;
+    std::vector<std::shared_ptr<EventRecord>> ends;
+  };
+  std::vector<Retired> retired_;  // guarded by GraphTable::launch_mu_
 };
 
 // The runtime's graphs and active captures.
@@ -255,7 +308,7 @@ class GraphTable {
  public:
   GraphTable() = default;
   ~GraphTable() { stop_launcher(); }
-  // Joins the launcher thread (teardown, after every graph was released).
+  // Stops the start worker (teardown, after every graph was released).
   void stop_launcher();
   // True while some capture is open anywhere (the fast-path test of Runtime::submit).
   bool any_active() const {
@@ -270,7 +323,8 @@ class GraphTable {
 
   // Runtime::submit: `task` aims at a capturing stream, or is an event wait while captures are
   // open. Sets *taken when the capture took the task (freeing it), else the caller submits it.
-  Status capture(Task* task, bool* taken);
+  // *task_id: the id of the node it became (its position in its stream, from 1), else 0.
+  Status capture(Task* task, bool* taken, uint32_t* task_id = nullptr);
   // Operations a capture forbids on its streams: a synchronize or query invalidates the capture.
   Status refuse_on_capturing(Stream& stream, const char* what);
   // An event whose record was captured (query / synchronize): kEventCaptured.
@@ -314,6 +368,19 @@ class GraphTable {
   Status cond_create(Graph& g, uint64_t default_value, bool assign_default, uint64_t* word, void** handle);
   Status cond_ptr(void* handle, uint64_t** ptr);
   Status add_cond(Stream& stream, void* cond, uint32_t type, uint32_t size, void** branches);
+  // aclrtActiveStream / aclrtSwitchStream on bound `stream` (a switch: `left` and `right` set).
+  Status add_control(Stream& stream, Stream& target, bool is_switch, const void* left, const void* right, uint32_t cond,
+                     uint32_t type);
+  // aclrtTaskUpdateAsync. find_bound_task: the node `task_id` (aclrtGetThreadLastTaskId after its
+  // launch) of model-bound `stream` (107005 if it is not bound, 107000 if there is no such task);
+  // `inspect` sees it under the table's lock. replace_template: the node's next executions run
+  // `task` (and report `kernel`); `make` builds both from the current node under the lock, and
+  // its failure is returned. Never waits for an execution (it runs as a device task).
+  using NodeInspector = std::function<Status(const GraphNode&)>;
+  using NodeMaker = std::function<Status(const GraphNode&, std::unique_ptr<Task>*, std::unique_ptr<KernelLaunchInfo>*)>;
+  Status find_bound_task(Stream& stream, uint32_t task_id, const NodeInspector& inspect, std::weak_ptr<Graph>* graph,
+                         int32_t* node);
+  Status replace_template(const std::weak_ptr<Graph>& graph, int32_t node, const NodeMaker& make);
   // Runs the destroy callbacks, waits for pending executions and drops the graph.
   Status destroy(void* handle);
   // aclmdlRIDebugJsonPrint's Chrome-tracing document and aclmdlRIDebugPrint's text.
@@ -335,6 +402,13 @@ class GraphTable {
   // Runs a sub-graph to completion from a condition worker.
   void run_sync(Graph& g);
   static void run_cond(void* node);
+  static void run_control(void* node);
+  static void run_join(void* graph);
+  // Built instances with control nodes: splits the dynamic nodes into segments (at BuildEnd,
+  // before the plan); refuses event dependencies between them and other streams.
+  Status plan_segments_locked(Graph& g, const std::vector<int32_t>& lane0_frontier);
+  void start_lane(Graph& g, uint32_t lane);
+  void submit_segment(Graph& g, int32_t segment);
   // The node behind a task handle (aclmdlRITask), found with mu_ held and returned holding it.
   struct LockedTask {
     std::shared_ptr<Graph> graph;  // declared first: released after the lock
@@ -351,20 +425,22 @@ class GraphTable {
   void invalidate_locked(Graph& g, const std::string& why);
   uint32_t thread_mode() const;
 
-  // The launcher thread: expands queued executions into their tasks (runtime/graph.cpp).
+  // Launcher path (runtime/graph.cpp): an execution's tasks are cloned and submitted when its
+  // start call reaches the head of the replay stream (a blocking host call served by
+  // start_worker_), so updates ordered before it apply and an abort that drops it runs nothing.
   struct Launch {
     std::shared_ptr<Graph> graph;
     std::shared_ptr<EventRecord> start, end;
   };
-  void launcher_loop();
+  struct Start;
+  static void run_start(void* start);
+  static void free_start(void* start);  // the task is destroyed: a start that never ran is dropped
   void submit_launch(Launch& launch);
+  void sweep_retired_locked(Graph& g);
 
   std::mutex launch_mu_;
-  std::condition_variable launch_cv_;   // work queued, or stop
-  std::condition_variable drained_cv_;  // a graph's pending_ dropped
-  std::deque<Launch> launches_;
-  bool launcher_stop_ = false;
-  std::thread launcher_;
+  std::condition_variable drained_cv_;        // a graph's pending_ dropped
+  std::unique_ptr<HostWorker> start_worker_;  // made on first use
 
   mutable std::mutex mu_;
   HandleTable<Graph> graphs_{HandleKind::Graph};

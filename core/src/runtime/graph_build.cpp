@@ -58,6 +58,14 @@ std::unique_ptr<Task> copy_template(const Task& t) {
   return c;
 }
 
+}  // namespace
+
+std::unique_ptr<Task> copy_node_template(const Task& t) {
+  return copy_template(t);
+}
+
+namespace {
+
 std::string graph_name(const Graph& g) {
   return "model runtime instance " + std::to_string(g.id());
 }
@@ -110,6 +118,9 @@ std::unique_lock<std::shared_mutex> GraphTable::quiesce(Graph& g) {
 void GraphTable::drop_plan(Graph& g) {
   Scheduler* sched = g.context()->slot()->scheduler();
   for (auto& lane : g.exec_lanes_) sched->remove_stream(lane, false);
+  for (auto& lane : g.dyn_lanes_) sched->remove_stream(lane, false);
+  g.dyn_lanes_.clear();
+  g.segments_.clear();
   g.replay_.reset();
   g.exec_lanes_.clear();
   g.plan_.clear();
@@ -198,6 +209,11 @@ Status GraphTable::build_end(Graph& g) {
         if (std::find(all.begin(), all.end(), d) == all.end()) all.push_back(d);
     }
     g.lanes_[0].frontier = std::move(all);
+    Status st = plan_segments_locked(g, own_frontier);
+    if (!st.ok()) {
+      g.lanes_[0].frontier = std::move(own_frontier);
+      return st;
+    }
     g.records_.clear();
     g.build_done_ = true;  // from here on the bound streams take no task: the nodes are fixed
   }
@@ -300,7 +316,18 @@ Status GraphTable::abort(Graph& g) {
   if (g.capturing()) return Status::Ok();  // not built: nothing runs
   std::unique_lock exec(g.exec_mu);        // no execution is being submitted meanwhile
   Scheduler* sched = g.context()->slot()->scheduler();
+  // Activated streams first (a running Join step waits for them), then the lanes, then what a
+  // control node running meanwhile may have activated.
+  for (auto& lane : g.dyn_lanes_) sched->abort(*lane);
   for (auto& lane : g.exec_lanes_) sched->abort(*lane);
+  for (auto& lane : g.dyn_lanes_) sched->abort(*lane);
+  if (g.has_control_) {
+    // A dropped Join step did not reset the execution's dynamic state: the next one starts clean.
+    std::lock_guard lock(g.dyn_mu_);
+    g.segment_ends_.clear();
+    for (size_t l = 0; l < g.lane_started_.size(); ++l)
+      g.lane_started_[l] = g.lanes_[l].bind_flag == ACL_MODEL_STREAM_FLAG_HEAD ? 1 : 0;
+  }
   // The dropped tasks held the records that the replay streams and the next execution wait for:
   // record them now, so nothing waits forever.
   std::vector<Task*> markers;
@@ -321,6 +348,229 @@ Status GraphTable::abort(Graph& g) {
     g.inflight_ends_.clear();
   }
   return sched->submit_batch(markers);
+}
+
+// ---------------------------------------------------------------- aclrtActiveStream / aclrtSwitchStream
+
+Status GraphTable::add_control(Stream& stream, Stream& target, bool is_switch, const void* left, const void* right,
+                               uint32_t cond, uint32_t type) {
+  std::lock_guard lock(mu_);
+  std::shared_ptr<Graph> g = stream.bound_graph;
+  const std::string sid = "stream " + std::to_string(stream.id());
+  if (!g) return Status(kStreamModel, sid + " is not bound to a model runtime instance (aclmdlRIBindStream)");
+  if (target.bound_graph != g) {
+    return Status(kStreamModel, std::string(is_switch ? "trueStream" : "activeStream") + " (stream " +
+                                    std::to_string(target.id()) + ") is not bound to the same model runtime instance");
+  }
+  uint32_t li = 0, ti = 0;
+  while (li < g->lanes_.size() && !(g->lanes_[li].bound && g->lanes_[li].stream.get() == &stream)) ++li;
+  while (ti < g->lanes_.size() && !(g->lanes_[ti].bound && g->lanes_[ti].stream.get() == &target)) ++ti;
+  if (li == g->lanes_.size() || ti == g->lanes_.size()) {
+    return Status(kStreamModel, sid + " is not bound to " + graph_name(*g));
+  }
+  if (g->build_done_ || g->lanes_[li].ended) {
+    return Status(kStreamModel, sid + " is bound to " + graph_name(*g) +
+                                    (g->build_done_ ? ", which is built: no task can be added"
+                                                    : " and its task sequence was ended (aclmdlRIEndTask)"));
+  }
+  auto c = std::make_shared<ControlNode>();
+  c->is_switch = is_switch;
+  c->target = ti;
+  c->left = left;
+  c->right = right;
+  c->cond = cond;
+  c->type = type;
+  c->owner = g.get();
+  c->table = this;
+  if (!g->cond_worker_) g->cond_worker_ = std::make_unique<HostWorker>();
+  auto task = std::make_unique<Task>();
+  task->task_kind = TaskKind::HostCall;
+  task->stream = &stream;
+  task->host_fn = &GraphTable::run_control;
+  task->host_user = c.get();
+  task->host_queue = g->cond_worker_->queue();
+  task->host_blocking = true;
+  add_node_locked(*g, li, std::move(task));
+  g->nodes_.back().control = std::move(c);
+  g->has_control_ = true;
+  return Status::Ok();
+}
+
+Status GraphTable::plan_segments_locked(Graph& g, const std::vector<int32_t>& lane0_frontier) {
+  g.segments_.clear();
+  g.lane_first_segment_.assign(g.lanes_.size(), -1);
+  for (uint32_t l = 0; l < g.lanes_.size(); ++l) {
+    bool dynamic = g.lanes_[l].bind_flag != ACL_MODEL_STREAM_FLAG_HEAD;
+    int32_t current = -1;
+    ControlNode* switch_before = nullptr;  // its tail is the next segment of the lane
+    for (size_t i = 0; i < g.nodes_.size(); ++i) {
+      GraphNode& n = g.nodes_[i];
+      if (n.lane != l || n.removed) continue;
+      n.dynamic = dynamic;
+      n.segment = -1;
+      if (dynamic) {
+        if (current < 0) {
+          current = static_cast<int32_t>(g.segments_.size());
+          g.segments_.push_back({l, {}});
+          if (g.lane_first_segment_[l] < 0) g.lane_first_segment_[l] = current;
+          if (switch_before != nullptr) switch_before->tail = current;
+          switch_before = nullptr;
+        }
+        g.segments_[static_cast<size_t>(current)].nodes.push_back(static_cast<int32_t>(i));
+        n.segment = current;
+      }
+      if (n.control && n.control->is_switch) {
+        // What follows a switch runs only when it is false: a segment of its own.
+        n.control->tail = -1;
+        switch_before = n.control.get();
+        dynamic = true;
+        current = -1;
+      }
+    }
+  }
+  if (!g.has_control_) return Status::Ok();
+  // A segment runs on a stream of its own when a control node starts it: an event dependency
+  // between it and another stream has no fixed place in an execution (not modelled).
+  auto refuse = [&](uint32_t lane, const GraphNode& from) {
+    return Status(Errc::rt_feature_not_support,
+                  "stream " + std::to_string(g.lanes_[lane].stream->id()) + " waits on an event recorded on stream " +
+                      std::to_string(g.lanes_[from.lane].stream->id()) +
+                      ", and one of them runs only when activated (aclrtActiveStream / aclrtSwitchStream): event "
+                      "dependencies of activated streams are not supported");
+  };
+  for (const GraphNode& n : g.nodes_) {
+    if (n.removed) continue;
+    for (int32_t d : n.deps) {
+      if (d < 0) continue;
+      const GraphNode& from = g.nodes_[static_cast<size_t>(d)];
+      if (from.lane != n.lane && (from.dynamic || n.dynamic)) return refuse(n.lane, from);
+    }
+  }
+  // What the end of an execution waits for (the streams that start with it).
+  for (uint32_t l = 0; l < g.lanes_.size(); ++l) {
+    if (l != 0 && g.lanes_[l].bind_flag != ACL_MODEL_STREAM_FLAG_HEAD) continue;
+    for (int32_t d : l == 0 ? lane0_frontier : g.lanes_[l].frontier) {
+      if (d < 0) continue;
+      const GraphNode& from = g.nodes_[static_cast<size_t>(d)];
+      if (from.lane != l && from.dynamic) return refuse(l, from);
+    }
+  }
+  return Status::Ok();
+}
+
+void GraphTable::start_lane(Graph& g, uint32_t lane) {
+  {
+    std::lock_guard lock(g.dyn_mu_);
+    if (g.lane_started_[lane] != 0) return;  // runs once per execution (HEAD streams from the start)
+    g.lane_started_[lane] = 1;
+  }
+  const int32_t first = g.lane_first_segment_[lane];
+  if (first >= 0) submit_segment(g, first);
+}
+
+void GraphTable::run_control(void* p) {
+  auto& c = *static_cast<ControlNode*>(p);
+  Graph& g = *c.owner;
+  if (!c.is_switch) {
+    c.table->start_lane(g, c.target);
+    return;
+  }
+  // Both values are read when the node reaches its stream's head: the work before it is done.
+  plugin::Device* device = g.context()->slot()->device();
+  const size_t size = c.type == ACL_RT_SWITCH_INT64 ? 8 : 4;
+  auto read = [&](const void* at) -> int64_t {
+    void* w = device->map(reinterpret_cast<uint64_t>(at), size);
+    if (w == nullptr) {
+      log().warn("aclrtSwitchStream of {}: {} bytes at {} are not device memory; read as 0", graph_name(g), size, at);
+      return 0;
+    }
+    if (size == 8) {
+      int64_t v = 0;
+      std::memcpy(&v, w, 8);
+      return v;
+    }
+    int32_t v = 0;
+    std::memcpy(&v, w, 4);
+    return v;
+  };
+  const int64_t l = read(c.left), r = read(c.right);
+  bool take = false;
+  switch (c.cond) {
+    case ACL_RT_EQUAL:
+      take = l == r;
+      break;
+    case ACL_RT_NOT_EQUAL:
+      take = l != r;
+      break;
+    case ACL_RT_GREATER:
+      take = l > r;
+      break;
+    case ACL_RT_GREATER_OR_EQUAL:
+      take = l >= r;
+      break;
+    case ACL_RT_LESS:
+      take = l < r;
+      break;
+    default:
+      take = l <= r;
+      break;
+  }
+  if (take) {
+    c.table->start_lane(g, c.target);  // and the rest of this stream does not run
+  } else if (c.tail >= 0) {
+    c.table->submit_segment(g, c.tail);
+  }
+}
+
+// ---------------------------------------------------------------- aclrtTaskUpdateAsync
+
+Status GraphTable::find_bound_task(Stream& stream, uint32_t task_id, const NodeInspector& inspect,
+                                   std::weak_ptr<Graph>* graph, int32_t* node) {
+  std::lock_guard lock(mu_);
+  std::shared_ptr<Graph> g = stream.bound_graph;
+  const std::string sid = "stream " + std::to_string(stream.id());
+  if (!g) return Status(kStreamModel, sid + " is not bound to a model runtime instance (aclmdlRIBindStream)");
+  uint32_t li = 0;
+  while (li < g->lanes_.size() && !(g->lanes_[li].bound && g->lanes_[li].stream.get() == &stream)) ++li;
+  for (size_t i = 0; li < g->lanes_.size() && i < g->nodes_.size(); ++i) {
+    const GraphNode& n = g->nodes_[i];
+    if (n.lane != li || n.removed || n.seq_in_lane + 1 != task_id) continue;
+    ARUN_RETURN_IF_ERROR(inspect(n));
+    *graph = g;
+    *node = static_cast<int32_t>(i);
+    return Status::Ok();
+  }
+  return Status(Errc::rt_param_invalid, "taskId " + std::to_string(task_id) + " is not a task recorded on " + sid +
+                                            " (ids come from aclrtGetThreadLastTaskId right after the launch)");
+}
+
+Status GraphTable::replace_template(const std::weak_ptr<Graph>& graph, int32_t index, const NodeMaker& make) {
+  std::shared_ptr<Graph> g = graph.lock();  // released after the lock
+  std::lock_guard lock(mu_);
+  if (!g || !graphs_.find(g->handle())) {
+    return Status(Errc::rt_param_invalid, "the model runtime instance of the updated task was destroyed");
+  }
+  GraphNode& n = g->nodes_[static_cast<size_t>(index)];
+  if (n.removed) return Status(Errc::rt_param_invalid, "the updated task was removed (aclrtPersistentTaskClean)");
+  std::unique_ptr<Task> task;
+  std::unique_ptr<KernelLaunchInfo> kernel;
+  ARUN_RETURN_IF_ERROR(make(n, &task, &kernel));
+  Graph::Retired old;
+  {
+    // Executions that cloned the old template share its argument block: it lives until they end.
+    // The swap never waits for them: this runs as a task, which an execution may be ordered after.
+    std::lock_guard tmpl(g->tmpl_mu);
+    old.task = std::move(n.task);
+    old.kernel = std::move(n.kernel);
+    n.task = std::move(task);
+    n.kernel = std::move(kernel);
+  }
+  std::lock_guard launches(launch_mu_);
+  for (const auto& e : g->inflight_ends_)
+    if (!e->done.load()) old.ends.push_back(e);
+  sweep_retired_locked(*g);
+  g->retired_.push_back(std::move(old));
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------- sub-graphs and conditions

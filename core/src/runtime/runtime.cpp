@@ -829,9 +829,11 @@ Status Runtime::submit(Task* task, uint64_t* seq) {
     if (stream->capturing.load(std::memory_order_acquire) || stream->routed.load(std::memory_order_acquire) ||
         task->task_kind == TaskKind::EventWait) {
       bool taken = false;
-      Status st = graphs_.capture(task, &taken);
+      uint32_t node_id = 0;
+      Status st = graphs_.capture(task, &taken, &node_id);
       if (taken) {
         if (seq) *seq = 0;
+        if (node_id != 0) t_last_task_id = node_id;  // a recorded task's id within its model stream
         return st;
       }
     } else if (stream->is_default()) {

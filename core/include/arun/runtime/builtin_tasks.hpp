@@ -23,10 +23,14 @@ Status reduce_async(void* dst, const void* src, uint64_t count, int64_t kind, in
 // Errors: rt_param_invalid (every field check of the spec, listed there), the stream's.
 Status random_num_async(const aclrtRandomNumTaskInfo* info, aclrtStream stream);
 
-// aclrtTaskUpdateAsync (`info` non-NULL): patches a task of a model-bound (captured) stream. No
-// stream can be model-bound yet (stream capture and aclmdlRI* are not implemented), so after the
-// argument checks every target is refused as CANN refuses a non-captured one: RANDOM -> unknown task
-// (rt_param_invalid), AIC_AIV -> not model-bound (107005).
+// aclrtTaskUpdateAsync (`info` non-NULL): enqueues on `exec_stream` a task that, when it runs,
+// patches task `task_id` of model-bound `task_stream` (a random-number task: its seed, count,
+// result, counter and parameter addresses from the aclrtRandomNumTaskInfo at srcAddr; a
+// kernel-binary launch: the function of `binHandle` with the entry, and the block count, read from
+// device memory), so executions started after it use the new values. Errors: rt_param_invalid
+// (the spec's NULL and size rules, an unknown task or one of the wrong kind, an address that is not
+// device memory), rt_invalid_handle (dead streams or binary), 107005 (`task_stream` not bound);
+// what the task reads is checked when it runs, which faults it with rt_param_invalid.
 Status task_update_async(aclrtStream task_stream, uint32_t task_id, const aclrtTaskUpdateInfo* info,
                          aclrtStream exec_stream);
 

@@ -101,9 +101,12 @@ Status stream_wait_event_with_timeout(aclrtStream stream, aclrtEvent event, int3
 Status stream_wait_event_with_flag(aclrtStream stream, aclrtEvent event, uint32_t timeout_s, uint32_t flag);
 // aclrtSwitchStream / aclrtActiveStream (NULLs, falseStream, cond and dataType checked by the
 // caller): the stream's errors (rt_context_null, rt_invalid_handle, rt_stream_context), the other
-// stream's rt_invalid_handle, then rt_stream_model: both streams must be bound to a model runtime
-// instance, and this runtime provides no aclmdlRIBindStream, so no stream ever is.
-Status switch_stream(aclrtStream true_stream, aclrtStream stream);
+// stream's rt_invalid_handle, then rt_stream_model unless both streams are bound to the same model
+// runtime instance that is being built (and `stream` not ended). Records a control task into it:
+// when an execution reaches it, it starts the other stream's tasks (a switch: if
+// *left `cond` *right, read as `type` then, and the rest of `stream` is skipped).
+Status switch_stream(const void* left, uint32_t cond, const void* right, uint32_t type, aclrtStream true_stream,
+                     aclrtStream stream);
 Status active_stream(aclrtStream active_stream, aclrtStream stream);
 // aclrtQueryEventWaitStatus (Ex events are rt_param_invalid): NOT_READY while waits are pending.
 Status query_event_wait(aclrtEvent event, aclrtEventWaitStatus* status);
