@@ -294,9 +294,13 @@ int32_t allreduce(arunCollComm comm, const void* in, void* out, uint64_t count, 
   if (!reduction(type, op, &es, &fn)) return bad_reduction(err, err_size, type, op);
   Comm& c = *as_comm(comm);
   GUARD("gloo allreduce", {
-    if (in != out) std::memcpy(out, in, count * es);
     gloo::AllreduceOptions o(c.ctx);
-    with_word(es, [&](auto w) { o.setOutput(reinterpret_cast<decltype(w)*>(out), count); });
+    with_word(es, [&](auto w) {
+      using W = decltype(w);
+      // Out of place, Gloo reads the input as it reduces each segment: no separate copy pass.
+      if (in != out) o.setInput(const_cast<W*>(static_cast<const W*>(in)), count);
+      o.setOutput(reinterpret_cast<W*>(out), count);
+    });
     o.setReduceFunction(fn);
     o.setTimeout(c.timeout);
     gloo::allreduce(o);
