@@ -80,8 +80,10 @@ int rank_main(uint32_t n, uint32_t rank, uint64_t max_bytes, int iters, const st
   CHECK(aclrtMemset(send, max_bytes, 0, max_bytes));
   std::vector<float> host(max_bytes / sizeof(float), 1.0f);
   if (rank == 0) {
-    std::printf("# hccl_mp_bench: %u processes on loopback (one rank, one device each), float32 sum, medians of %d alternating iterations\n",
-                n, iters);
+    std::printf(
+        "# hccl_mp_bench: %u processes on loopback (one rank, one device each), float32 sum, medians of %d alternating "
+        "iterations\n",
+        n, iters);
     std::printf("# engine: %s\n", ops->engine);
     std::printf("# %12s %12s %10s %10s %12s %10s %10s %8s\n", "size(B)", "hccl(us)", "algbw", "busbw", "engine(us)",
                 "algbw", "busbw", "ratio");

@@ -119,7 +119,9 @@ HcclResult host_ports(uint32_t* lo, uint32_t* hi);
 HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id);
 uint32_t remote_clients(const std::string& id);  // ranks of other processes that contacted it
 void remote_close_service(const std::string& id);
-std::string local_ip();  // HCCL_IF_IP, else 127.0.0.1
+// The host NIC's address (hccl_nic.hpp: HCCL_IF_IP > HCCL_SOCKET_IFNAME > the default order, of
+// HCCL_SOCKET_FAMILY); HCCL_E_PARA, logged, for a bad value or when no interface matches.
+HcclResult local_ip(std::string* ip);
 
 HcclResult remote_allreduce(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
                             HcclReduceOp op, bool only_root, uint32_t root);

@@ -15,12 +15,14 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "arun/collective.h"
 #include "arun/core/float16.hpp"
 #include "arun/kernel.hpp"
 #include "hccl_internal.hpp"
+#include "hccl_nic.hpp"
 
 namespace hccl {
 
@@ -29,9 +31,10 @@ struct Remote {
   arunCollComm coll = nullptr;
   std::mutex run_mu;  // one plugin call at a time per communicator
   HcclResult broken_code = HCCL_SUCCESS;
-  std::string broken;         // why, once a call failed: later calls fail at once (the links are gone)
-  std::vector<char> scratch;  // host staging where a layout needs it (under run_mu); kept for reuse
-  bool check = true;          // cross-rank parameter check before each collective (HCCL_DFS_CONFIG)
+  std::string broken;             // why, once a call failed: later calls fail at once (the links are gone)
+  std::vector<char> scratch;      // host staging where a layout needs it (under run_mu); kept for reuse
+  int check = 1;                  // cross-rank parameter check: 0 off, 1 first, 2 on (HCCL_DFS_CONFIG)
+  std::set<std::string> checked;  // "first": signatures every rank has checked alike (under run_mu)
 };
 
 namespace {
@@ -94,8 +97,8 @@ const char* g_kind_names[] = {"AllReduce", "Reduce",   "ReduceScatter", "Broadca
 enum OpKind { kAllReduce, kReduce, kReduceScatter, kBroadcast, kAllGather, kScatter, kAlltoAll, kP2p, kBarrier };
 
 // What every rank must agree on for one collective (hccl-api.md: matched by issue order). Sent to
-// each peer before the data moves; `to_peer` / `from_peer` are what this rank sends to / expects
-// from that peer (AlltoAll(V): sendCounts[j] on rank i must equal recvCounts[i] on rank j).
+// every peer before the data moves, followed by the rank's AlltoAll(V) send and receive counts
+// (n each, zero for other operations: every message has the same size, whatever the operation).
 struct Desc {
   uint32_t magic = 0x48434b31;  // "HCK1"
   uint32_t kind = 0;
@@ -105,7 +108,6 @@ struct Desc {
   uint32_t root = 0;
   uint32_t pad = 0;
   uint64_t counts_hash = 0;  // the V variants' counts array
-  uint64_t to_peer = 0, from_peer = 0;
 };
 
 uint64_t hash_counts(const std::vector<uint64_t>& v) {
@@ -204,7 +206,7 @@ Layout add_layout(Job& j, const std::vector<std::pair<void*, uint64_t>>& segs, b
 }
 
 const char* field_name(int i) {
-  static const char* names[] = {"operation", "data type", "reduce op", "count", "root", "counts", "counts to"};
+  static const char* names[] = {"operation", "data type", "reduce op", "count", "root", "counts"};
   return names[i];
 }
 
@@ -214,46 +216,70 @@ const char* field_name(int i) {
 // operation starts and before data moves (EI0005, "The arguments for collective communication
 // are inconsistent between ranks").
 int32_t check_peers(const Job& j, Remote& r, std::string* mismatch, char* err, size_t errn) {
-  std::vector<Desc> mine(j.n, j.desc), theirs(j.n);
+  const size_t words = 2 * size_t(j.n), bytes = sizeof(Desc) + words * sizeof(uint64_t);
+  // msgs[q]: rank q's message (this rank's own at j.rank): Desc, send counts[n], receive counts[n].
+  std::vector<std::vector<char>> msgs(j.n, std::vector<char>(bytes, 0));
+  std::memcpy(msgs[j.rank].data(), &j.desc, sizeof(Desc));
+  if (!j.to_peer.empty()) {
+    std::memcpy(msgs[j.rank].data() + sizeof(Desc), j.to_peer.data(), j.n * sizeof(uint64_t));
+    std::memcpy(msgs[j.rank].data() + sizeof(Desc) + j.n * sizeof(uint64_t), j.from_peer.data(),
+                j.n * sizeof(uint64_t));
+  }
   std::vector<arunCollP2p> items;
   for (uint32_t q = 0; q < j.n; ++q) {
     if (q == j.rank) continue;
-    if (!j.to_peer.empty()) {
-      mine[q].to_peer = j.to_peer[q];
-      mine[q].from_peer = j.from_peer[q];
-    }
-    items.push_back({1, q, &mine[q], sizeof(Desc)});
-    items.push_back({0, q, &theirs[q], sizeof(Desc)});
+    items.push_back({1, q, msgs[j.rank].data(), bytes});
+    items.push_back({0, q, msgs[q].data(), bytes});
   }
   const int32_t rc = r.ops->sendrecv(r.coll, items.data(), uint32_t(items.size()), err, errn);
   if (rc != ARUN_COLL_OK) return rc;
+  std::vector<Desc> d(j.n);
+  for (uint32_t q = 0; q < j.n; ++q) std::memcpy(&d[q], msgs[q].data(), sizeof(Desc));
+  auto counts = [&](uint32_t q, int which, uint32_t i) {  // which 0: sends, 1: receives
+    uint64_t v = 0;
+    std::memcpy(&v, msgs[q].data() + sizeof(Desc) + (size_t(which) * j.n + i) * sizeof(uint64_t), sizeof v);
+    return v;
+  };
+  const Desc& a = d[j.rank];
   for (uint32_t q = 0; q < j.n; ++q) {
     if (q == j.rank) continue;
-    const Desc& a = mine[q];
-    const Desc& b = theirs[q];
-    const uint64_t la[] = {a.kind, uint64_t(a.type), uint64_t(a.op), a.count, a.root, a.counts_hash, a.from_peer};
-    const uint64_t lb[] = {b.kind, uint64_t(b.type), uint64_t(b.op), b.count, b.root, b.counts_hash, b.to_peer};
-    for (int f = 0; f < 7; ++f) {
+    const Desc& b = d[q];
+    const uint64_t la[] = {a.kind, uint64_t(a.type), uint64_t(a.op), a.count, a.root, a.counts_hash};
+    const uint64_t lb[] = {b.kind, uint64_t(b.type), uint64_t(b.op), b.count, b.root, b.counts_hash};
+    for (int f = 0; f < 6; ++f) {
       if (b.magic == a.magic && la[f] == lb[f]) continue;
-      auto show = [&](const Desc& d, uint64_t v) -> std::string {
-        if (d.magic != a.magic) return "(not an HCCL operation descriptor)";
+      auto show = [&](const Desc& x, uint64_t v) -> std::string {
+        if (x.magic != a.magic) return "(not an HCCL operation descriptor)";
         if (f == 0) return v < 9 ? g_kind_names[v] : std::to_string(v);
         if (f == 1) return int64_t(v) < 0 ? "none" : type_name(HcclDataType(v));
         if (f == 2) return int64_t(v) < 0 ? "none" : std::to_string(int64_t(v));
         if (f == 5) return "hash " + std::to_string(v);
         return std::to_string(v);
       };
-      if (f == 6) {
-        *mismatch = "rank " + std::to_string(j.rank) + " expects " + std::to_string(la[f]) + " elements from rank " +
-                    std::to_string(q) + ", which sends it " + std::to_string(lb[f]);
-      } else {
-        *mismatch = std::string("parameter ") + field_name(f) + ": local rank " + std::to_string(j.rank) + " has " +
-                    show(a, la[f]) + ", rank " + std::to_string(q) + " has " + show(b, lb[f]);
-      }
+      *mismatch = std::string("parameter ") + field_name(f) + ": local rank " + std::to_string(j.rank) + " has " +
+                  show(a, la[f]) + ", rank " + std::to_string(q) + " has " + show(b, lb[f]);
       return ARUN_COLL_OK;
     }
   }
+  // Every rank has every rank's AlltoAll(V) counts, so every rank finds the same first pair whose
+  // send count (sendCounts[q] on rank p) differs from the receive count (recvCounts[p] on rank q).
+  if (a.kind == kAlltoAll) {
+    for (uint32_t p = 0; p < j.n; ++p) {
+      for (uint32_t q = 0; q < j.n; ++q) {
+        if (counts(p, 0, q) == counts(q, 1, p)) continue;
+        *mismatch = "parameter sendCounts/recvCounts: rank " + std::to_string(p) + " sends " +
+                    std::to_string(counts(p, 0, q)) + " elements to rank " + std::to_string(q) + ", which expects " +
+                    std::to_string(counts(q, 1, p));
+        return ARUN_COLL_OK;
+      }
+    }
+  }
   return ARUN_COLL_OK;
+}
+
+// What "first" remembers of an operation: its descriptor, which agreeing ranks share, as bytes.
+std::string signature(const Job& j) {
+  return std::string(reinterpret_cast<const char*>(&j.desc), sizeof(Desc));
 }
 
 void fail_job(arun::Block b, const Job& j, HcclResult code, const std::string& message) {
@@ -287,7 +313,18 @@ void op_kernel(arun::Block b, const std::shared_ptr<Job>& job, const std::shared
   char err[1024] = {};
   int32_t rc = ARUN_COLL_OK;
   std::string mismatch;
-  if (j.check && j.n > 1) rc = check_peers(j, r, &mismatch, err, sizeof err);
+  // "first" (HCCL's default): an operation is checked the first time its signature occurs. Ranks
+  // that agree have the same history, so they decide alike; a rank whose mismatched operation is
+  // old to it while new to a peer ends at the execution timeout instead. AlltoAll(V) is always
+  // checked: its counts differ per rank, so one rank's repeat may be another's first.
+  const std::string sig = signature(j);
+  const bool every = r.check == 2 || j.desc.kind == kAlltoAll;
+  const bool check = j.check && j.n > 1 && r.check > 0 && (every || r.checked.count(sig) == 0);
+  if (check) rc = check_peers(j, r, &mismatch, err, sizeof err);
+  if (check && rc == ARUN_COLL_OK && mismatch.empty() && !every) {
+    if (r.checked.size() >= 4096) r.checked.clear();  // bounded; every rank clears at the same point
+    r.checked.insert(sig);
+  }
   if (rc == ARUN_COLL_OK && mismatch.empty()) {
     try {
       if (r.scratch.size() < j.scratch) r.scratch.resize(j.scratch);
@@ -337,7 +374,7 @@ std::shared_ptr<Job> make_job(Comm& c, OpKind kind, HcclDataType t, int32_t op, 
             "\" (rank " + std::to_string(c.rank) + ")";
   j->rank = c.rank;
   j->n = c.g->n;
-  j->check = c.remote->check && kind != kP2p;  // point-to-point pairs are not all-rank operations
+  j->check = kind != kP2p;  // point-to-point pairs are not all-rank operations
   j->desc.kind = kind;
   j->desc.type = int32_t(t);
   j->desc.op = op;
@@ -368,17 +405,24 @@ int32_t engine_type(HcclDataType t) {
 
 }  // namespace
 
-// HCCL_DFS_CONFIG's inconsistent_check (on | first | off; default first): off skips the cross-rank
-// parameter check. "first" checks every operation here: an operation whose check one rank skipped
-// and another made would pair the check with data, so the check is all or nothing.
-static bool consistency_check() {
+// HCCL_DFS_CONFIG's inconsistent_check: on (every collective), first (the default: the first
+// occurrence of each signature), off.
+static int consistency_check() {
   const char* v = std::getenv("HCCL_DFS_CONFIG");
-  return v == nullptr || std::strstr(v, "inconsistent_check:off") == nullptr;
+  if (v == nullptr) return 1;
+  if (std::strstr(v, "inconsistent_check:off") != nullptr) return 0;
+  if (std::strstr(v, "inconsistent_check:on") != nullptr) return 2;
+  return 1;
 }
 
-std::string local_ip() {
-  const char* v = std::getenv("HCCL_IF_IP");
-  return v != nullptr && v[0] != '\0' ? v : "127.0.0.1";
+HcclResult local_ip(std::string* ip) {
+  std::string why;
+  if (!choose_nic(host_interfaces(), std::getenv("HCCL_IF_IP"), std::getenv("HCCL_SOCKET_IFNAME"),
+                  std::getenv("HCCL_SOCKET_FAMILY"), ip, &why)) {
+    log_error("host NIC for HCCL: %s", why.c_str());
+    return HCCL_E_PARA;
+  }
+  return HCCL_SUCCESS;
 }
 
 HcclResult host_ports(uint32_t* lo, uint32_t* hi) {
@@ -489,7 +533,8 @@ HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, ui
     log_error("root info \"%s\" names no rendezvous service (its process has no collective plugin)", id.c_str());
     return HCCL_E_NOT_SUPPORT;
   }
-  const std::string local = local_ip();
+  std::string local;
+  if (HcclResult e = local_ip(&local); e != HCCL_SUCCESS) return e;
   arunCollSpec spec{nRanks,     rank,          ip.c_str(),         port,
                     id.c_str(), local.c_str(), connect_timeout_ms, int64_t(exec_timeout_s) * 1000};
   auto r = std::make_shared<Remote>();
