@@ -417,6 +417,18 @@ int main(int argc, char** argv) {
       ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", v, 1);
       CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_HOST_SOCKET_PORT_RANGE=%s", v);
     }
+    // No NIC matching HCCL_SOCKET_IFNAME, an unknown HCCL_SOCKET_FAMILY: HCCL_E_PARA, named on stderr.
+    ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);
+    ::setenv("HCCL_SOCKET_IFNAME", "=nosuch0", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_SOCKET_IFNAME==nosuch0");
+    ::setenv("HCCL_SOCKET_IFNAME", "lo", 1);
+    ::setenv("HCCL_SOCKET_FAMILY", "AF_PACKET", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_SOCKET_FAMILY=AF_PACKET");
+    ::unsetenv("HCCL_SOCKET_FAMILY");
+    ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "HCCL_SOCKET_IFNAME=lo");
+    CHECK(std::strncmp(info.internal + 8, "127.0.0.1", 10) == 0, "HCCL_SOCKET_IFNAME=lo gave %.64s", info.internal + 8);
+    ::unsetenv("HCCL_SOCKET_IFNAME");
     ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "61000-61031,62000", 1);
     CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "a port list");
     ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);

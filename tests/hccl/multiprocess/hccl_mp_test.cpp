@@ -223,6 +223,8 @@ TEST(Failures, NoCollectivePluginIsNotSupported) {
   std::remove(config.c_str());
   expect_all_ok(status);
   EXPECT_NE(errs[0].find("needs a collective plugin"), std::string::npos) << errs[0];
+  EXPECT_NE(errs[0].find("no network interface matches HCCL_SOCKET_IFNAME=\"=nosuch0\""), std::string::npos) << errs[0];
+  EXPECT_NE(errs[0].find("HCCL_SOCKET_FAMILY=\"AF_PACKET\" is not AF_INET or AF_INET6"), std::string::npos) << errs[0];
 }
 
 TEST(Failures, KilledRankFailsThePeersCollective) {
