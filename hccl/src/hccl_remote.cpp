@@ -251,7 +251,8 @@ int32_t check_peers(const Job& j, Remote& r, std::string* mismatch, char* err, s
       auto show = [&](const Desc& x, uint64_t v) -> std::string {
         if (x.magic != a.magic) return "(not an HCCL operation descriptor)";
         if (f == 0) return v < 9 ? g_kind_names[v] : std::to_string(v);
-        if (f == 1) return int64_t(v) < 0 ? "none" : type_name(HcclDataType(v));
+        // A peer's value: only a value of the enum's range (0..255) may become an HcclDataType.
+        if (f == 1) return v > 255 ? std::to_string(int64_t(v)) : type_name(HcclDataType(v));
         if (f == 2) return int64_t(v) < 0 ? "none" : std::to_string(int64_t(v));
         if (f == 5) return "hash " + std::to_string(v);
         return std::to_string(v);
@@ -366,7 +367,8 @@ HcclResult enqueue(Comm& c, aclrtStream s, const std::shared_ptr<Job>& job) {
   return HCCL_SUCCESS;
 }
 
-std::shared_ptr<Job> make_job(Comm& c, OpKind kind, HcclDataType t, int32_t op, uint64_t count, uint32_t root) {
+// type: an HcclDataType, or -1 where the operation has none (kept an integer: -1 is no enum value).
+std::shared_ptr<Job> make_job(Comm& c, OpKind kind, int32_t type, int32_t op, uint64_t count, uint32_t root) {
   auto j = std::make_shared<Job>();
   j->r = c.remote;
   j->async_error = c.async_error;
@@ -376,7 +378,7 @@ std::shared_ptr<Job> make_job(Comm& c, OpKind kind, HcclDataType t, int32_t op, 
   j->n = c.g->n;
   j->check = kind != kP2p;  // point-to-point pairs are not all-rank operations
   j->desc.kind = kind;
-  j->desc.type = int32_t(t);
+  j->desc.type = type;
   j->desc.op = op;
   j->desc.count = count;
   j->desc.root = root;
@@ -561,7 +563,7 @@ void remote_destroy(Comm& c) {
 
 HcclResult remote_allreduce(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
                             HcclReduceOp op, bool only_root, uint32_t root) {
-  auto j = make_job(c, only_root ? kReduce : kAllReduce, t, int32_t(op), count, only_root ? root : 0);
+  auto j = make_job(c, only_root ? kReduce : kAllReduce, int32_t(t), int32_t(op), count, only_root ? root : 0);
   const bool gets = !only_root || c.rank == root;
   const size_t es = type_size(t);
   const uint64_t bytes = count * es;
@@ -594,7 +596,7 @@ HcclResult remote_reduce_scatter(Comm& c, aclrtStream s, const void* send, void*
                                  HcclDataType t, HcclReduceOp op) {
   uint64_t sum = 0;  // the per-rank counts differ (V variants): compare the total and the array
   for (uint64_t v : counts) sum += v;
-  auto j = make_job(c, kReduceScatter, t, int32_t(op), sum, 0);
+  auto j = make_job(c, kReduceScatter, int32_t(t), int32_t(op), sum, 0);
   j->desc.counts_hash = hash_counts(counts);
   const size_t es = type_size(t);
   uint64_t total = 0;
@@ -630,7 +632,7 @@ HcclResult remote_reduce_scatter(Comm& c, aclrtStream s, const void* send, void*
 }
 
 HcclResult remote_broadcast(Comm& c, aclrtStream s, void* buf, uint64_t count, HcclDataType t, uint32_t root) {
-  auto j = make_job(c, kBroadcast, t, -1, count, root);
+  auto j = make_job(c, kBroadcast, int32_t(t), -1, count, root);
   const uint64_t bytes = count * type_size(t);
   const Layout L = add_layout(*j, {{buf, bytes}}, c.rank != root);
   auto ops = c.remote->ops;
@@ -643,7 +645,7 @@ HcclResult remote_all_gather(Comm& c, aclrtStream s, const void* send, void* rec
                              const std::vector<uint64_t>& displs, HcclDataType t) {
   uint64_t sum = 0;
   for (uint64_t v : counts) sum += v;
-  auto j = make_job(c, kAllGather, t, -1, sum, 0);
+  auto j = make_job(c, kAllGather, int32_t(t), -1, sum, 0);
   j->desc.counts_hash = hash_counts(counts);
   const size_t es = type_size(t);
   std::vector<uint64_t> bytes;
@@ -669,7 +671,7 @@ HcclResult remote_all_gather(Comm& c, aclrtStream s, const void* send, void* rec
 
 HcclResult remote_scatter(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
                           uint32_t root) {
-  auto j = make_job(c, kScatter, t, -1, count, root);
+  auto j = make_job(c, kScatter, int32_t(t), -1, count, root);
   const uint64_t bytes = count * type_size(t);
   const bool is_root = c.rank == root;
   const Layout in = add_layout(*j, {{const_cast<void*>(send), is_root ? uint64_t(c.g->n) * bytes : 0}}, false);
@@ -685,7 +687,7 @@ HcclResult remote_scatter(Comm& c, aclrtStream s, const void* send, void* recv, 
 HcclResult remote_alltoall(Comm& c, aclrtStream s, const void* send, void* recv, const std::vector<uint64_t>& sc,
                            const std::vector<uint64_t>& sd, const std::vector<uint64_t>& rc,
                            const std::vector<uint64_t>& rd, HcclDataType t) {
-  auto j = make_job(c, kAlltoAll, t, -1, 0, 0);
+  auto j = make_job(c, kAlltoAll, int32_t(t), -1, 0, 0);
   j->to_peer = sc;
   j->from_peer = rc;
   const size_t es = type_size(t);
@@ -713,7 +715,7 @@ HcclResult remote_alltoall(Comm& c, aclrtStream s, const void* send, void* recv,
 }
 
 HcclResult remote_p2p(Comm& c, aclrtStream s, const std::vector<P2pItem>& items) {
-  auto j = make_job(c, kP2p, HcclDataType(-1), -1, 0, 0);
+  auto j = make_job(c, kP2p, -1, -1, 0, 0);
   std::vector<Layout> layouts;
   for (const P2pItem& it : items) layouts.push_back(add_layout(*j, {{it.buf, it.bytes}}, !it.send));
   auto ops = c.remote->ops;
@@ -728,7 +730,7 @@ HcclResult remote_p2p(Comm& c, aclrtStream s, const std::vector<P2pItem>& items)
 }
 
 HcclResult remote_barrier(Comm& c, aclrtStream s) {
-  auto j = make_job(c, kBarrier, HcclDataType(-1), -1, 0, 0);
+  auto j = make_job(c, kBarrier, -1, -1, 0, 0);
   auto ops = c.remote->ops;
   auto coll = c.remote->coll;
   j->run = [=](Views&, char* err, size_t n) { return ops->barrier(coll, err, n); };
