@@ -297,12 +297,25 @@ void op_kernel(arun::Block b, const std::shared_ptr<Job>& job, const std::shared
   Job& j = *job;
   Remote& r = *j.r;
   Views views{std::vector<char*>(j.regions.size(), nullptr), &r};
-  for (size_t i = 0; i < j.regions.size(); ++i) {
-    const Region& g = j.regions[i];
-    if (g.bytes == 0) continue;
-    // A bad device pointer fails the launch here (AI Core exception) before any peer is involved.
-    views.v[i] = g.write ? b.map(static_cast<char*>(g.dev), g.bytes).data()
-                         : const_cast<char*>(b.map(static_cast<const char*>(g.dev), g.bytes).data());
+  try {
+    for (size_t i = 0; i < j.regions.size(); ++i) {
+      const Region& g = j.regions[i];
+      if (g.bytes == 0) continue;
+      views.v[i] = g.write ? b.map(static_cast<char*>(g.dev), g.bytes).data()
+                           : const_cast<char*>(b.map(static_cast<const char*>(g.dev), g.bytes).data());
+    }
+  } catch (const arun::KernelFault&) {
+    // A bad device pointer failed the launch (AI Core exception). The peers wait for this rank's
+    // part until their execution timeout; this rank's later operations would pair with theirs
+    // out of order, so the communicator is broken from here on.
+    std::lock_guard<std::mutex> lk(r.run_mu);
+    if (r.broken_code == HCCL_SUCCESS) {
+      r.broken_code = HCCL_E_PARA;
+      r.broken = j.what + ": a buffer is not device memory of this rank (AI Core exception)";
+    }
+    int expected = HCCL_SUCCESS;
+    j.async_error->compare_exchange_strong(expected, HCCL_E_PARA);
+    throw;
   }
   std::unique_lock<std::mutex> lk(r.run_mu);
   if (r.broken_code != HCCL_SUCCESS) {
