@@ -523,6 +523,9 @@ int main(int argc, char** argv) {
         CHECK(a != HCCL_SUCCESS, "no async error after the peer died");
         CHECK(s < 10, "the failure took %.1f s", s);
         std::printf("rank %u: peer death seen as HCCL error %d after %.2f s\n", rank, int(a), s);
+        // Stay a moment: a survivor that exits at once would close its links too, and the other
+        // survivor, if it had not seen the death yet, would blame it instead.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
       } else if (mode == "mismatch") {
         test_mismatch(c);
       } else {
