@@ -1,7 +1,8 @@
 // hccl_mp_bench: HCCL AllReduce across N processes on loopback (one rank and device each, through
 // the collective plugin), nccl-tests style, beside the plugin's own allreduce on host memory called
 // directly in the same run (arunCollectiveOps: Gloo's ring allreduce, without the device <-> host
-// staging or the stream). Per size: time, algbw = bytes / time, busbw = algbw x 2(n-1)/n.
+// staging or the stream). Per size: time, algbw = bytes / time, busbw = algbw x 2(n-1)/n; times are
+// medians over the iterations, HCCL's and the engine's operations alternating.
 //
 //   build/bin/hccl_mp_bench [ranks] [max_bytes] [iterations]     (starts the ranks itself)
 #include <sys/wait.h>
@@ -79,32 +80,42 @@ int rank_main(uint32_t n, uint32_t rank, uint64_t max_bytes, int iters, const st
   CHECK(aclrtMemset(send, max_bytes, 0, max_bytes));
   std::vector<float> host(max_bytes / sizeof(float), 1.0f);
   if (rank == 0) {
-    std::printf("# hccl_mp_bench: %u processes on loopback (one rank, one device each), float32 sum, %d iterations\n",
-                n, iters);
+    std::printf(
+        "# hccl_mp_bench: %u processes on loopback (one rank, one device each), float32 sum, medians of %d alternating "
+        "iterations\n",
+        n, iters);
     std::printf("# engine: %s\n", ops->engine);
     std::printf("# %12s %12s %10s %10s %12s %10s %10s %8s\n", "size(B)", "hccl(us)", "algbw", "busbw", "engine(us)",
                 "algbw", "busbw", "ratio");
   }
+  // HCCL and the engine alternate, one operation each, and each reports its median: on a shared
+  // machine the load drifts, and alternating exposes both to the same drift.
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   for (uint64_t bytes = 8;; bytes = std::min(bytes * 8, max_bytes)) {
     const uint64_t count = bytes / sizeof(float);
-    // HCCL on the stream.
+    // Warm-up: first touch of the buffers, the engine's segment buffers.
     CHECK(HcclAllReduce(send, recv, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
     CHECK(aclrtSynchronizeStream(stream));
-    CHECK(ops->barrier(direct, err, sizeof err));
-    auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i)
-      CHECK(HcclAllReduce(send, recv, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
-    CHECK(aclrtSynchronizeStream(stream));
-    CHECK(ops->barrier(direct, err, sizeof err));
-    const double th = std::chrono::duration<double>(Clock::now() - t0).count() / iters;
-    // The engine's allreduce on host memory, in place.
     CHECK(ops->allreduce(direct, host.data(), host.data(), count, ARUN_COLL_FLOAT32, ARUN_COLL_SUM, err, sizeof err));
-    CHECK(ops->barrier(direct, err, sizeof err));
-    t0 = Clock::now();
-    for (int i = 0; i < iters; ++i)
+    std::vector<double> hs, es;
+    for (int i = 0; i < iters; ++i) {
+      // HCCL on the stream (out of place, as training does), until every rank's stream is done.
+      CHECK(ops->barrier(direct, err, sizeof err));
+      auto t0 = Clock::now();
+      CHECK(HcclAllReduce(send, recv, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
+      CHECK(aclrtSynchronizeStream(stream));
+      CHECK(ops->barrier(direct, err, sizeof err));
+      hs.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      // The engine's allreduce on host memory, in place.
+      t0 = Clock::now();
       CHECK(ops->allreduce(direct, host.data(), host.data(), count, ARUN_COLL_FLOAT32, ARUN_COLL_SUM, err, sizeof err));
-    CHECK(ops->barrier(direct, err, sizeof err));
-    const double te = std::chrono::duration<double>(Clock::now() - t0).count() / iters;
+      CHECK(ops->barrier(direct, err, sizeof err));
+      es.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    const double th = median(hs), te = median(es);
     if (rank == 0) {
       const double f = 2.0 * (n - 1) / n;
       const double ah = double(bytes) / th / 1e9, ae = double(bytes) / te / 1e9;

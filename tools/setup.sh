@@ -20,6 +20,7 @@ packages=(
   clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang
   nodejs                                 # tests/integration/speedscope: speedscope's importer
   libgloo-dev                            # plugins/collective/gloo: HCCL across processes
+  libopenmpi-dev openmpi-bin             # examples/hccl_mpi: CANN's mpirun launch of HCCL programs
 )
 # Debian's npm, unless npm comes with another Node.js build (NodeSource's bundles it).
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -503,8 +503,10 @@ namespace {
 // HcclCommInitAll's ranks are all threads of this process and need none.
 HcclResult make_root_info(HcclRootInfo* rootInfo, int32_t device, bool serve) {
   uint32_t lo = 0, hi = 0;
+  std::string ip = "127.0.0.1";  // HcclCommInitAll's ranks are threads: no NIC is involved
   if (serve) {
     if (HcclResult r = host_ports(&lo, &hi); r != HCCL_SUCCESS) return r;
+    if (HcclResult r = local_ip(&ip); r != HCCL_SUCCESS) return r;
   }
   Registry& R = reg();
   std::unique_lock<std::mutex> lk(R.mu);
@@ -512,7 +514,6 @@ HcclResult make_root_info(HcclRootInfo* rootInfo, int32_t device, bool serve) {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch());
   // "<hostIP>_<port>_<devicePhyId>_<timestampUs>" as CANN; the pid and a counter keep it unique.
   char id[128];
-  const std::string ip = local_ip();
   // A random part too: two hosts' processes may share a pid and a microsecond.
   static thread_local uint64_t rnd = uint64_t(us.count()) ^ (uint64_t(::getpid()) << 32) ^ uint64_t(uintptr_t(&rnd));
   rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -102,9 +102,9 @@ bool in_group();
 void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item);
 
 // ---- ranks in several processes (hccl_remote.cpp) ----
-// Each operation: device -> pinned host staging (aclrtMemcpyAsync), the collective plugin's call
-// in a host function on the caller's stream, host -> device, then a one-block kernel that fails
-// the stream (and sets the async error) when the call failed. Stream ordered like any task.
+// Each operation: one kernel on the caller's stream that maps the operation's device buffers, checks
+// the peers' parameters and makes the collective plugin's call on the mapped views; it fails the
+// stream (and sets the async error) when the call failed. Stream ordered like any task.
 
 // Joins communicator `id` through the collective plugin (the rendezvous service at ip:port).
 HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, uint32_t port, const std::string& id,
@@ -119,20 +119,23 @@ HcclResult host_ports(uint32_t* lo, uint32_t* hi);
 HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id);
 uint32_t remote_clients(const std::string& id);  // ranks of other processes that contacted it
 void remote_close_service(const std::string& id);
-std::string local_ip();  // HCCL_IF_IP, else 127.0.0.1
+// The host NIC's address (hccl_nic.hpp: HCCL_IF_IP > HCCL_SOCKET_IFNAME > the default order, of
+// HCCL_SOCKET_FAMILY); HCCL_E_PARA, logged, for a bad value or when no interface matches.
+HcclResult local_ip(std::string* ip);
 
 HcclResult remote_allreduce(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
                             HcclReduceOp op, bool only_root, uint32_t root);
 HcclResult remote_reduce_scatter(Comm& c, aclrtStream s, const void* send, void* recv,
                                  const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs,
                                  HcclDataType t, HcclReduceOp op);
-HcclResult remote_broadcast(Comm& c, aclrtStream s, void* buf, uint64_t bytes, uint32_t root);
+HcclResult remote_broadcast(Comm& c, aclrtStream s, void* buf, uint64_t count, HcclDataType t, uint32_t root);
 HcclResult remote_all_gather(Comm& c, aclrtStream s, const void* send, void* recv, const std::vector<uint64_t>& counts,
-                             const std::vector<uint64_t>& displs, size_t es);
-HcclResult remote_scatter(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t bytes, uint32_t root);
+                             const std::vector<uint64_t>& displs, HcclDataType t);
+HcclResult remote_scatter(Comm& c, aclrtStream s, const void* send, void* recv, uint64_t count, HcclDataType t,
+                          uint32_t root);
 HcclResult remote_alltoall(Comm& c, aclrtStream s, const void* send, void* recv, const std::vector<uint64_t>& sc,
                            const std::vector<uint64_t>& sd, const std::vector<uint64_t>& rc,
-                           const std::vector<uint64_t>& rd, size_t es);
+                           const std::vector<uint64_t>& rd, HcclDataType t);
 struct P2pItem {
   bool send;
   uint32_t peer;

@@ -532,7 +532,7 @@ HcclResult alltoall_matrix(Issue& is, const void* sendBuf, const void* recvBuf, 
                            const std::vector<uint64_t>& rd, HcclDataType t, aclrtStream stream) {
   Comm& c = *is.comm;
   const size_t es = type_size(t);
-  if (c.remote) return remote_alltoall(c, stream, sendBuf, const_cast<void*>(recvBuf), sc, sd, rc, rd, es);
+  if (c.remote) return remote_alltoall(c, stream, sendBuf, const_cast<void*>(recvBuf), sc, sd, rc, rd, t);
   Plan p(c, stream, Kind::AlltoAll, descriptor(Kind::AlltoAll, t, 0, 0, 0));
   const uint32_t r = c.rank;
   p.copy(at(recvBuf, rd[r], es), at(sendBuf, sd[r], es), std::min(sc[r], rc[r]) * es);
@@ -679,7 +679,7 @@ HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataType, uint3
   const size_t es = type_size(dataType);
   HCCL_TRY(check_align(buf, es, "buf"));
   Comm& c = *is.comm;
-  if (c.remote) return remote_broadcast(c, stream, buf, count * es, root);
+  if (c.remote) return remote_broadcast(c, stream, buf, count, dataType, root);
   Plan p(c, stream, Kind::Broadcast, descriptor(Kind::Broadcast, dataType, 0, count, root));
   const uint64_t L = p.buffer_bytes() / es;
   for (uint64_t off = 0; off < count && c.g->n > 1; off += L) {
@@ -708,7 +708,7 @@ HcclResult HcclAllGather(void* sendBuf, void* recvBuf, uint64_t sendCount, HcclD
   const uint32_t n = c.g->n;
   std::vector<uint64_t> counts(n, sendCount), displs(n);
   for (uint32_t i = 0; i < n; ++i) displs[i] = uint64_t(i) * sendCount;
-  if (c.remote) return remote_all_gather(c, stream, sendBuf, recvBuf, counts, displs, es);
+  if (c.remote) return remote_all_gather(c, stream, sendBuf, recvBuf, counts, displs, dataType);
   Plan p(c, stream, Kind::AllGather, descriptor(Kind::AllGather, dataType, 0, sendCount, 0));
   all_gather_v(p, sendBuf, recvBuf, counts, displs, es);
   return p.finish();
@@ -745,7 +745,7 @@ HcclResult HcclAllGatherV(void* sendBuf, uint64_t sendCount, void* recvBuf, cons
   const size_t es = type_size(dataType);
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
-  if (is.comm->remote) return remote_all_gather(*is.comm, stream, sendBuf, recvBuf, counts, displs, es);
+  if (is.comm->remote) return remote_all_gather(*is.comm, stream, sendBuf, recvBuf, counts, displs, dataType);
   Plan p(*is.comm, stream, Kind::AllGatherV, descriptor(Kind::AllGatherV, dataType, 0, 0, 0));
   all_gather_v(p, sendBuf, recvBuf, counts, displs, es);
   return p.finish();
@@ -767,7 +767,7 @@ HcclResult HcclScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDat
   if (c.rank == root) HCCL_TRY(check_align(sendBuf, es, "sendBuf"));  // ignored elsewhere
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
   const uint32_t n = c.g->n;
-  if (c.remote) return remote_scatter(c, stream, sendBuf, recvBuf, recvCount * es, root);
+  if (c.remote) return remote_scatter(c, stream, sendBuf, recvBuf, recvCount, dataType, root);
   Plan p(c, stream, Kind::Scatter, descriptor(Kind::Scatter, dataType, 0, recvCount, root));
   const uint64_t S = (p.buffer_bytes() / es) / n;
   for (uint64_t off = 0; off < recvCount; off += S) {

@@ -267,7 +267,10 @@ HcclResult init_cluster(const char* path, uint32_t rank, const HcclCommConfig* c
     std::fprintf(stderr, "HCCL warning: rank table %s: rank %u has device_id %lld, the current device %d is used\n",
                  path, rank, (long long)me->device_id, device);
   }
-  std::string ip = root->host_ip.empty() ? local_ip() : root->host_ip;
+  std::string ip = root->host_ip;
+  if (ip.empty()) {
+    if (HcclResult r = local_ip(&ip); r != HCCL_SUCCESS) return r;
+  }
   uint32_t port = uint32_t(root->host_port);
   if (port == 0) {
     uint32_t hi = 0;

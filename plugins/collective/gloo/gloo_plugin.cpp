@@ -13,7 +13,13 @@
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -34,7 +40,8 @@ struct Comm {
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> ctx;
   milliseconds timeout{0};
-  std::vector<uint32_t> sent, received;  // point-to-point messages per peer (their slots)
+  std::vector<uint32_t> sent, received;         // point-to-point messages per peer (their slots)
+  std::vector<std::vector<std::string>> addrs;  // per rank: its link addresses as Gloo's messages show them
 };
 
 Comm* as_comm(arunCollComm c) {
@@ -46,21 +53,114 @@ int32_t fail(char* err, size_t n, int32_t code, const std::string& what) {
   return code;
 }
 
-// Gloo reports a peer that went away and a peer that did not answer in time as IoException.
-int32_t from_exception(char* err, size_t n, const char* op, const std::exception& e) {
-  const std::string msg = e.what();
+// Gloo reports a peer that went away and a peer that did not answer in time as IoException. Its
+// message names the peer by the address its links listen on: add which rank that is.
+int32_t from_exception(const Comm& c, char* err, size_t n, const char* op, const std::exception& e) {
+  std::string msg = std::string(op) + ": " + e.what();
   const bool timeout = msg.find("imed out") != std::string::npos || msg.find("imeout") != std::string::npos;
-  return fail(err, n, timeout ? ARUN_COLL_E_TIMEOUT : ARUN_COLL_E_REMOTE, std::string(op) + ": " + msg);
+  auto names = [&](const std::string& a) {
+    const size_t at = msg.find(a), end = at + a.size();
+    // The whole port: "[ip]:555" must not match "[ip]:5559".
+    return !a.empty() && at != std::string::npos &&
+           (end >= msg.size() || !std::isdigit(static_cast<unsigned char>(msg[end])));
+  };
+  for (size_t r = 0; r < c.addrs.size(); ++r) {
+    if (int(r) == c.ctx->rank) continue;
+    std::string hit;
+    for (const auto& a : c.addrs[r])
+      if (hit.empty() && names(a)) hit = a;
+    if (!hit.empty()) {
+      msg += " (the peer at " + hit + " is rank " + std::to_string(r) + ")";
+      break;
+    }
+  }
+  return fail(err, n, timeout ? ARUN_COLL_E_TIMEOUT : ARUN_COLL_E_REMOTE, msg);
 }
 
+// "[ip]:port" of a link address (Gloo appends a sequence number to a pair's address).
+std::string listen_address(const std::string& s) {
+  const size_t colon = s.find("]:");
+  if (colon == std::string::npos) return s;
+  size_t end = colon + 2;
+  while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+  return s.substr(0, end);
+}
+
+// The local ports of this process's TCP sockets (Linux: the socket inodes of /proc/self/fd found in
+// /proc/net/tcp and tcp6): its links' listening port and the ports of the links it opened. A peer
+// names a dead rank's link by one of them.
+std::vector<uint32_t> process_ports() {
+  std::vector<uint32_t> out;
+  std::vector<unsigned long> inodes;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) {
+      char link[64] = {};
+      const std::string path = std::string("/proc/self/fd/") + e->d_name;
+      const ssize_t len = readlink(path.c_str(), link, sizeof link - 1);
+      unsigned long ino = 0;
+      if (len > 0 && std::sscanf(link, "socket:[%lu]", &ino) == 1) inodes.push_back(ino);
+    }
+    closedir(d);
+  }
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    FILE* f = std::fopen(table, "r");
+    if (f == nullptr) continue;
+    char line[512];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      char local[64];
+      unsigned long ino = 0;
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      if (std::sscanf(line, "%*s %63s %*s %*s %*s %*s %*s %*s %*s %lu", local, &ino) != 2) continue;
+      const char* lp = std::strrchr(local, ':');
+      if (lp != nullptr && std::find(inodes.begin(), inodes.end(), ino) != inodes.end())
+        out.push_back(uint32_t(std::strtoul(lp + 1, nullptr, 16)));
+    }
+    std::fclose(f);
+  }
+  return out;
+}
+
+// Gloo writes to its sockets without MSG_NOSIGNAL: a write to a link whose peer died would raise
+// SIGPIPE and kill the process, where the call should fail. A library must not change the
+// process's handler, so SIGPIPE is blocked on the writing threads: Gloo's loop thread inherits the
+// mask from the thread that creates the device, and each call blocks it on the caller's thread
+// while it runs, consuming one it raised before restoring the mask.
+class NoSigpipe {
+ public:
+  NoSigpipe() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~NoSigpipe() {
+    sigset_t pending;
+    sigpending(&pending);
+    if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+      const timespec zero{0, 0};
+      sigtimedwait(&pipe_, nullptr, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  NoSigpipe(const NoSigpipe&) = delete;
+  NoSigpipe& operator=(const NoSigpipe&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+  bool was_pending_ = false;
+};
+
 #define GUARD(op, ...)                                                          \
+  NoSigpipe no_sigpipe_;                                                        \
   try {                                                                         \
     __VA_ARGS__;                                                                \
     return ARUN_COLL_OK;                                                        \
   } catch (const std::bad_alloc&) {                                             \
     return fail(err, err_size, ARUN_COLL_E_INTERNAL, op ": out of memory");     \
   } catch (const std::exception& e) {                                           \
-    return from_exception(err, err_size, op, e);                                \
+    return from_exception(c, err, err_size, op, e);                             \
   } catch (...) {                                                               \
     return fail(err, err_size, ARUN_COLL_E_INTERNAL, op ": unknown exception"); \
   }
@@ -207,6 +307,8 @@ std::string rank_list(const std::vector<std::string>& keys) {
   return out;
 }
 
+constexpr uint8_t kLinkSlotPrefix = 0x5b;  // the join's link check (connect), apart from the others
+
 int32_t connect(const arunCollSpec* spec, arunCollComm* out, char* err, size_t err_size) {
   if (spec == nullptr || out == nullptr || spec->root_address == nullptr || spec->session == nullptr)
     return fail(err, err_size, ARUN_COLL_E_INVALID, "connect: NULL argument");
@@ -219,6 +321,7 @@ int32_t connect(const arunCollSpec* spec, arunCollComm* out, char* err, size_t e
   auto left = [&] { return std::max(milliseconds(1), duration_cast<milliseconds>(deadline - steady_clock::now())); };
   const std::string session = spec->session;
   const uint32_t n = spec->size, rank = spec->rank;
+  NoSigpipe no_sigpipe;  // also the mask Gloo's loop thread inherits from CreateDevice below
   try {
     StoreClient client(spec->root_address, spec->root_port, deadline, connect_ms);
     client.hello(n);
@@ -251,10 +354,62 @@ int32_t connect(const arunCollSpec* spec, arunCollComm* out, char* err, size_t e
     gloo::transport::tcp::attr attr;
     attr.hostname = spec->local_address != nullptr ? spec->local_address : spec->root_address;
     c->device = gloo::transport::tcp::CreateDevice(attr);
+    // The device's listening socket (peers name a link by it until it is connected).
+    std::vector<uint32_t> ports = process_ports();
     c->ctx = std::make_shared<gloo::rendezvous::Context>(static_cast<int>(rank), static_cast<int>(n));
     c->ctx->setTimeout(left());
     gloo::rendezvous::PrefixStore prefixed(session + "/gloo", client);
     c->ctx->connectFullMesh(prefixed, c->device);
+    // This rank's link addresses, so that a peer's error naming one can name the rank: the pairs'
+    // own addresses and the process's socket ports, in both byte orders (Gloo 0.5's Address::str()
+    // shows the port as stored, in network order).
+    // One byte each way on every link first, so that every socket of the mesh exists (Gloo may
+    // finish a link lazily) when the process's ports are read.
+    {
+      std::vector<char> out(n, 1), in(n, 0);
+      std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> bufs;
+      for (uint32_t q = 0; q < n; ++q) {
+        if (q == rank) continue;
+        auto tx = c->ctx->createUnboundBuffer(&out[q], 1);
+        auto rx = c->ctx->createUnboundBuffer(&in[q], 1);
+        tx->send(int(q), gloo::Slot::build(kLinkSlotPrefix, 0));
+        rx->recv(int(q), gloo::Slot::build(kLinkSlotPrefix, 0));
+        bufs.push_back(std::move(tx));
+        bufs.push_back(std::move(rx));
+      }
+      for (size_t k = 0; k < bufs.size(); k += 2) {
+        bufs[k]->waitSend(left());
+        bufs[k + 1]->waitRecv(left());
+      }
+    }
+    std::string addrs, ip;
+    for (uint32_t q = 0; q < n; ++q) {
+      if (q == rank) continue;
+      const std::string a = c->ctx->getPair(int(q))->address().str();
+      addrs += (addrs.empty() ? "" : ",") + listen_address(a);
+      if (ip.empty()) ip = a.substr(0, a.rfind("]:") + 1);
+    }
+    for (uint32_t p : process_ports()) ports.push_back(p);
+    for (uint32_t p : ports)
+      addrs += "," + ip + ":" + std::to_string(p) + "," + ip + ":" + std::to_string(((p & 0xff) << 8) | (p >> 8));
+    client.set(session + "/addrs/" + std::to_string(rank), std::vector<char>(addrs.begin(), addrs.end()));
+    gloo::BarrierOptions posted(c->ctx);
+    posted.setTimeout(left());
+    gloo::barrier(posted);
+    c->addrs.assign(n, {});
+    for (uint32_t q = 0; q < n; ++q) {
+      std::vector<char> v;
+      if (q == rank || !client.try_get(session + "/addrs/" + std::to_string(q), &v)) continue;
+      std::string item;
+      for (size_t i = 0; i <= v.size(); ++i) {
+        if (i == v.size() || v[i] == ',') {
+          if (!item.empty()) c->addrs[q].push_back(item);
+          item.clear();
+        } else {
+          item += v[i];
+        }
+      }
+    }
     // Nobody needs the store once every rank has its links: then tell the service we are done.
     gloo::BarrierOptions b(c->ctx);
     b.setTimeout(left());
@@ -294,9 +449,13 @@ int32_t allreduce(arunCollComm comm, const void* in, void* out, uint64_t count, 
   if (!reduction(type, op, &es, &fn)) return bad_reduction(err, err_size, type, op);
   Comm& c = *as_comm(comm);
   GUARD("gloo allreduce", {
-    if (in != out) std::memcpy(out, in, count * es);
     gloo::AllreduceOptions o(c.ctx);
-    with_word(es, [&](auto w) { o.setOutput(reinterpret_cast<decltype(w)*>(out), count); });
+    with_word(es, [&](auto w) {
+      using W = decltype(w);
+      // Out of place, Gloo reads the input as it reduces each segment: no separate copy pass.
+      if (in != out) o.setInput(const_cast<W*>(static_cast<const W*>(in)), count);
+      o.setOutput(reinterpret_cast<W*>(out), count);
+    });
     o.setReduceFunction(fn);
     o.setTimeout(c.timeout);
     gloo::allreduce(o);

@@ -8,6 +8,8 @@
 // others' AllReduce must fail on the stream and in HcclGetCommAsyncError), noplugin (one process
 // whose configuration names a collective plugin that does not exist: arunGetCollectiveOps fails,
 // root infos still work for this process's ranks, another process's root info is refused),
+// mismatch (3 ranks issue collectives whose count / type / op / root / kind / AlltoAllV counts
+// differ: each fails with HCCL_E_PARA on every rank, then an agreeing AllReduce works),
 // twolocal (process 0 runs ranks 0 and 1 of a 3-rank communicator as threads, process 1 rank 2:
 // every rank joins through the plugin, the AllReduce is right on all three).
 // Exit 0 when every check passed; the failing check is printed.
@@ -333,6 +335,55 @@ void root_info(const std::string& file, uint32_t rank, HcclRootInfo* info) {
   }
 }
 
+// Collectives whose parameters differ between ranks: each fails on every rank's stream with
+// HcclGetCommAsyncError HCCL_E_PARA (the message, naming rank and field, goes to stderr, which
+// hccl_mp_test checks), and the communicator stays usable. Needs 3 ranks.
+void test_mismatch(Ctx& c) {
+  const uint64_t count = 8;
+  Dev a(64 * 8), b(64 * 8);
+  a.put(fill(HCCL_DATA_TYPE_FP32, c.rank, count));
+  auto expect_para = [&](const char* what) {
+    const aclError e = aclrtSynchronizeStream(c.stream);
+    CHECK(e != ACL_SUCCESS, "%s: the stream reports success for mismatched parameters", what);
+    HcclResult r = HCCL_SUCCESS;
+    CHECK(HcclGetCommAsyncError(c.comm, &r) == HCCL_SUCCESS && r == HCCL_E_PARA, "%s: async error %d", what, int(r));
+  };
+  const bool r0 = c.rank == 0, r1 = c.rank == 1, r2 = c.rank == 2;
+  CHECK(
+      HcclAllReduce(a.p, b.p, r1 ? 16 : count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) == HCCL_SUCCESS,
+      "AllReduce enqueue");
+  expect_para("count");
+  CHECK(HcclAllReduce(a.p, b.p, count, r2 ? HCCL_DATA_TYPE_INT32 : HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm,
+                      c.stream) == HCCL_SUCCESS,
+        "AllReduce enqueue");
+  expect_para("data type");
+  CHECK(HcclAllReduce(a.p, b.p, count, HCCL_DATA_TYPE_FP32, r0 ? HCCL_REDUCE_MAX : HCCL_REDUCE_SUM, c.comm, c.stream) ==
+            HCCL_SUCCESS,
+        "AllReduce enqueue");
+  expect_para("reduce op");
+  CHECK(HcclBroadcast(a.p, count, HCCL_DATA_TYPE_FP32, r2 ? 1 : 0, c.comm, c.stream) == HCCL_SUCCESS, "Broadcast");
+  expect_para("root");
+  if (r1) {
+    CHECK(HcclBroadcast(a.p, count, HCCL_DATA_TYPE_FP32, 0, c.comm, c.stream) == HCCL_SUCCESS, "Broadcast");
+  } else {
+    CHECK(HcclAllReduce(a.p, b.p, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) == HCCL_SUCCESS,
+          "AllReduce");
+  }
+  expect_para("operation");
+  // AlltoAllV: rank 0 sends rank 2 two elements, rank 2 expects one.
+  std::vector<uint64_t> sc(3, 1), sd{0, 1, 2}, rc(3, 1), rd{0, 1, 2};
+  if (r0) sc = {1, 1, 2};
+  CHECK(HcclAlltoAllV(a.p, sc.data(), sd.data(), HCCL_DATA_TYPE_FP32, b.p, rc.data(), rd.data(), HCCL_DATA_TYPE_FP32,
+                      c.comm, c.stream) == HCCL_SUCCESS,
+        "AlltoAllV");
+  expect_para("AlltoAllV counts");
+  // Agreeing parameters still work, on the same communicator and stream.
+  CHECK(HcclAllReduce(a.p, b.p, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) == HCCL_SUCCESS,
+        "AllReduce");
+  sync_ok(c, "AllReduce after the mismatches");
+  expect_same(b.get(count * 4), reduced(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.n, count), "AllReduce", 4, 0, count);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -366,6 +417,18 @@ int main(int argc, char** argv) {
       ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", v, 1);
       CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_HOST_SOCKET_PORT_RANGE=%s", v);
     }
+    // No NIC matching HCCL_SOCKET_IFNAME, an unknown HCCL_SOCKET_FAMILY: HCCL_E_PARA, named on stderr.
+    ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);
+    ::setenv("HCCL_SOCKET_IFNAME", "=nosuch0", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_SOCKET_IFNAME==nosuch0");
+    ::setenv("HCCL_SOCKET_IFNAME", "lo", 1);
+    ::setenv("HCCL_SOCKET_FAMILY", "AF_PACKET", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_E_PARA, "HCCL_SOCKET_FAMILY=AF_PACKET");
+    ::unsetenv("HCCL_SOCKET_FAMILY");
+    ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);
+    CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "HCCL_SOCKET_IFNAME=lo");
+    CHECK(std::strncmp(info.internal + 8, "127.0.0.1", 10) == 0, "HCCL_SOCKET_IFNAME=lo gave %.64s", info.internal + 8);
+    ::unsetenv("HCCL_SOCKET_IFNAME");
     ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "61000-61031,62000", 1);
     CHECK(HcclGetRootInfo(&info) == HCCL_SUCCESS, "a port list");
     ::setenv("HCCL_HOST_SOCKET_PORT_RANGE", "auto", 1);
@@ -460,6 +523,11 @@ int main(int argc, char** argv) {
         CHECK(a != HCCL_SUCCESS, "no async error after the peer died");
         CHECK(s < 10, "the failure took %.1f s", s);
         std::printf("rank %u: peer death seen as HCCL error %d after %.2f s\n", rank, int(a), s);
+        // Stay a moment: a survivor that exits at once would close its links too, and the other
+        // survivor, if it had not seen the death yet, would blame it instead.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      } else if (mode == "mismatch") {
+        test_mismatch(c);
       } else {
         test_reductions(c);
         test_movement(c);

@@ -186,6 +186,25 @@ TEST(RankTable, NotCompletedIsInternalError) {
   EXPECT_NE(errs[1].find("status is \"initializing\", not \"completed\""), std::string::npos) << errs[1];
 }
 
+TEST(Failures, MismatchedParametersAreParaErrorsNamingRankAndField) {
+  std::vector<std::string> errs;
+  const auto status = run_ranks("mismatch", 3, temp_path("root"), 30, &errs);
+  expect_all_ok(status);
+  // Each rank names itself, the first peer that disagrees, and the field.
+  EXPECT_NE(errs[0].find("parameter count: local rank 0 has 8, rank 1 has 16"), std::string::npos) << errs[0];
+  EXPECT_NE(errs[1].find("parameter count: local rank 1 has 16, rank 0 has 8"), std::string::npos) << errs[1];
+  EXPECT_NE(errs[0].find("parameter data type: local rank 0 has"), std::string::npos) << errs[0];
+  EXPECT_NE(errs[2].find("parameter reduce op: local rank 2 has 0, rank 0 has 2"), std::string::npos) << errs[2];
+  EXPECT_NE(errs[0].find("parameter root: local rank 0 has 0, rank 2 has 1"), std::string::npos) << errs[0];
+  EXPECT_NE(errs[0].find("parameter operation: local rank 0 has AllReduce, rank 1 has Broadcast"), std::string::npos)
+      << errs[0];
+  for (uint32_t r = 0; r < 3; ++r) {
+    EXPECT_NE(errs[r].find("parameter sendCounts/recvCounts: rank 0 sends 2 elements to rank 2, which expects 1"),
+              std::string::npos)
+        << errs[r];
+  }
+}
+
 TEST(Failures, RankThatNeverJoinsTimesOut) {
   expect_all_ok(run_ranks("neverjoins", 3, temp_path("root"), 30));
 }
@@ -204,12 +223,21 @@ TEST(Failures, NoCollectivePluginIsNotSupported) {
   std::remove(config.c_str());
   expect_all_ok(status);
   EXPECT_NE(errs[0].find("needs a collective plugin"), std::string::npos) << errs[0];
+  EXPECT_NE(errs[0].find("no network interface matches HCCL_SOCKET_IFNAME=\"=nosuch0\""), std::string::npos) << errs[0];
+  EXPECT_NE(errs[0].find("HCCL_SOCKET_FAMILY=\"AF_PACKET\" is not AF_INET or AF_INET6"), std::string::npos) << errs[0];
 }
 
 TEST(Failures, KilledRankFailsThePeersCollective) {
-  const auto status = run_ranks("killed", 3, temp_path("root"), 30);
-  expect_all_ok(status, 2);
+  std::vector<std::string> errs;
+  const auto status = run_ranks("killed", 3, temp_path("root"), 30, &errs);
+  for (uint32_t r = 0; r < 2; ++r) EXPECT_EQ(status[r], 0) << "rank " << r << ": " << errs[r];
   EXPECT_EQ(status[2], 9);
+  // The survivors' messages name the failure as the peer's (their operation, their own rank); which
+  // peer Gloo blames depends on which link it saw close first (the other survivor may exit first).
+  for (uint32_t r = 0; r < 2; ++r) {
+    EXPECT_NE(errs[r].find("(rank " + std::to_string(r) + "): gloo"), std::string::npos) << errs[r];
+    EXPECT_NE(errs[r].find("by peer"), std::string::npos) << errs[r];
+  }
 }
 
 }  // namespace
