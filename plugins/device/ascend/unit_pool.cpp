@@ -296,23 +296,33 @@ void UnitPool::loop(Worker& w) {
   t_worker = nullptr;
 }
 
-// Polls for `spin_ns` if no other worker does, else parks. A board whose blocks this worker could
-// not join (no free core) does not keep it awake: it parks, and the next publish or leave wakes it.
+// Polls for `spin_ns`, then parks. The worker that went idle last polls: it takes the poller's
+// role from the one before, which parks, so one worker at most polls, and its window starts when
+// the latest work ended (the next launch of a busy program usually follows within it). A board
+// whose blocks this worker could not join (no free core) does not keep it awake: it parks, and
+// the next publish or leave wakes it.
 void UnitPool::idle(Worker& w) {
   auto work_waiting = [this] {
     return queued_.load(std::memory_order_seq_cst) != 0 || stopping_.load(std::memory_order_seq_cst);
   };
-  uint32_t none = 0;
-  if (spin_ns_ > 0 && spinning_.compare_exchange_strong(none, 1, std::memory_order_seq_cst)) {
+  if (spin_ns_ > 0) {
+    const uint32_t me = w.id + 1;
+    spinning_.store(me, std::memory_order_seq_cst);
     const uint64_t until = steady_ns() + spin_ns_;
     bool found = false;
+    bool mine = true;
     do {
-      for (int i = 0; i < 32 && !found; ++i) {
+      for (int i = 0; i < 32 && !found && mine; ++i) {
         found = work_waiting();
+        mine = spinning_.load(std::memory_order_relaxed) == me;
         if (!found) cpu_relax();
       }
-    } while (!found && steady_ns() < until);
-    spinning_.store(0, std::memory_order_seq_cst);
+      // Give the CPU to a runnable thread that shares it (the launching thread, on a machine with
+      // few CPUs): polling must not delay the very launch it waits for.
+      if (!found && mine) ::sched_yield();
+    } while (!found && mine && steady_ns() < until);
+    uint32_t expected = me;
+    spinning_.compare_exchange_strong(expected, 0, std::memory_order_seq_cst);
     if (found) return;  // the loop takes the work (and passes a wake-up on if more is queued)
   }
   w.parked.store(1, std::memory_order_seq_cst);

@@ -10,9 +10,11 @@
 // Hand-offs:
 //  - A completion that launches the next task (the scheduler does it inside on_complete) hands
 //    that unit straight to the worker that is completing: it runs next, with no queue and no wake.
-//  - Any other launch goes to a FIFO queue. At most one idle worker spins (polls) for `spin_ns`;
-//    the others park on their own futex. A launch wakes a parked worker only when nobody spins, so a
-//    burst of launches costs one system call, and a steady stream of launches none.
+//  - Any other launch goes to a FIFO queue. At most one idle worker spins (polls) for `spin_ns`:
+//    the one that went idle last, so the window follows the latest work; the others park on their
+//    own futex. A launch wakes a parked worker only when nobody spins, and a worker that takes a
+//    unit while more are queued passes the wake-up on, so a burst of launches reaches as many
+//    workers as it needs while a steady stream of launches makes no system call.
 //
 // Blocking work: a kernel that sleeps or waits for another block holds its worker. To keep the
 // device model's promise that every unit progresses on its own (blocks of one launch may wait for
@@ -96,7 +98,7 @@ class UnitPool {
   std::mutex queue_mu_;
   std::deque<ExecutionUnit*> queue_;
   alignas(64) std::atomic<uint32_t> queued_{0};
-  alignas(64) std::atomic<uint32_t> spinning_{0};  // 0 or 1: at most one idle worker polls
+  alignas(64) std::atomic<uint32_t> spinning_{0};  // the polling worker's id + 1; 0: nobody polls
   std::atomic<uint32_t> busy_{0};                  // workers running a unit or blocks
   std::atomic<uint64_t> progress_{0};              // completions and blocks run
   std::atomic<uint64_t> parks_{0};
