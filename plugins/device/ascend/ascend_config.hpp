@@ -20,7 +20,7 @@ struct AscendConfig {
   uint32_t vector_cores = 40;
   uint32_t copy_engines = 4;
   uint64_t l2_bytes = 192ull << 20;
-  uint64_t unit_spin_ns = 5000;  // how long an idle worker polls for work before it parks
+  uint64_t unit_spin_ns = 5000;   // how long an idle worker polls for work before it parks
   uint32_t executor_threads = 0;  // worker threads of the unit pool (0: the CPUs the process may use)
 
   static AscendConfig from_options(const plugin::OptionValues& options);

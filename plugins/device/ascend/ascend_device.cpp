@@ -53,8 +53,7 @@ Status AscendDevice::open() {
       units_[k].clear();
       for (uint32_t u = 0; u < counts[k]; ++u) {
         units_[k].push_back(std::make_unique<ExecutionUnit>(
-            executor_, log_, *pool_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u),
-            inflight_));
+            executor_, log_, *pool_, u, "npu" + std::to_string(index_) + "-" + tags[k] + std::to_string(u), inflight_));
       }
     }
     std::vector<ExecutionUnit*> cores;
@@ -68,8 +67,7 @@ Status AscendDevice::open() {
     }
     open_.store(true, std::memory_order_release);
     log_.debug("device " + std::to_string(index_) + " opened: " + std::to_string(counts[0]) + " AI cores, " +
-               std::to_string(counts[1]) + " copy engines on " + std::to_string(pool_->workers()) +
-               " worker threads");
+               std::to_string(counts[1]) + " copy engines on " + std::to_string(pool_->workers()) + " worker threads");
     return Status::Ok();
   } catch (const std::exception& e) {
     board_.detach();

@@ -25,8 +25,8 @@
 #include "device_clock.hpp"
 #include "device_memory.hpp"
 #include "execution_unit.hpp"
-#include "unit_pool.hpp"
 #include "host_log.hpp"
+#include "unit_pool.hpp"
 #include "work_executor.hpp"
 
 namespace arun::ascend {

@@ -39,9 +39,9 @@ plugin::PluginObject* create_ascend(plugin::HostServices* host, const plugin::Op
     result->log_ = std::make_unique<HostLog>(host, "ascend");
     // One pool of workers for every device of the instance: a process runs as many worker threads
     // as it has CPUs, however many devices and units it simulates.
-    auto pool = std::make_shared<UnitPool>(*result->log_, config.executor_threads,
-                                           config.device_count * (config.ai_cores + config.copy_engines),
-                                           config.unit_spin_ns);
+    auto pool =
+        std::make_shared<UnitPool>(*result->log_, config.executor_threads,
+                                   config.device_count * (config.ai_cores + config.copy_engines), config.unit_spin_ns);
     for (uint32_t i = 0; i < config.device_count; ++i) {
       auto dev = std::make_unique<AscendDevice>(i, config, host, pool);
       Status s = dev->init();

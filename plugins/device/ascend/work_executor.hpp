@@ -10,10 +10,9 @@
 // address space is treated as a fault as well rather than letting the unit thread crash on it.
 //
 // Kernels: the calling unit owns the launch and runs blocks; with more than one block it publishes
-// the launch on the BlockBoard so idle workers run blocks too, on behalf of free AI cores. The first fault of any block ends
-// the launch (blocks not yet started are skipped, as an AI Core exception aborts the kernel) and is
-// its status. A stop request (Work::cancel) is honoured between blocks with
-// ACL_ERROR_RT_DEVICE_TASK_ABORT.
+// the launch on the BlockBoard so idle workers run blocks too, on behalf of free AI cores. The first fault of any block
+// ends the launch (blocks not yet started are skipped, as an AI Core exception aborts the kernel) and is its status. A
+// stop request (Work::cancel) is honoured between blocks with ACL_ERROR_RT_DEVICE_TASK_ABORT.
 #pragma once
 
 #include "arun/plugin/device.hpp"

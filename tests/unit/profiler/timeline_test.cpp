@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arun/kernel.h"
 #include "profiler_workload.hpp"
 
 namespace fs = std::filesystem;
@@ -527,6 +528,40 @@ TEST(Timeline, QueueDepthCounterFollowsTheStreamBacklog) {
   ASSERT_TRUE(tracks.count("busy AI cores"));
   EXPECT_EQ(*std::max_element(tracks["busy AI cores"].begin(), tracks["busy AI cores"].end()), 1);
   EXPECT_EQ(tracks["busy AI cores"].back(), 0);
+  fs::remove_all(dir);
+}
+
+void sleepy_block(arunBlock*, void*) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+// Issue 16: the blocks of one kernel run on the AI cores that are free, and the timeline shows the
+// kernel on each of their tracks (Blocks records), so busy AI cores rises above 1.
+TEST(Timeline, AManyBlockKernelAppearsOnTheCoresThatRanItsBlocks) {
+  fs::path dir = fresh_dir("blocks");
+  fs::path cfg = dir / "blocks.toml";
+  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[profiler]\nenabled = true\n"
+                     << "sinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string() << "\"\n";
+  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  aclrtStream s = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  ASSERT_EQ(arunLaunchKernel(s, 20, &sleepy_block, nullptr, nullptr), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+
+  json doc = load_single_timeline(dir / "out");
+  check_structure(doc);
+  std::set<int64_t> unit_tracks;
+  for (auto& e : events_where(doc, "X", "unit")) unit_tracks.insert(e["tid"].get<int64_t>());
+  EXPECT_GE(unit_tracks.size(), 2u) << "the kernel's 20 blocks appear on one core only";
+  int64_t busy = 0;
+  for (auto& c : events_where(doc, "C", "")) {
+    if (c["name"] == "busy AI cores") busy = std::max(busy, c["args"]["units"].get<int64_t>());
+  }
+  EXPECT_GE(busy, 2);
   fs::remove_all(dir);
 }
 
