@@ -134,6 +134,52 @@ class AclDeviceTest : public AclTest {
   void SetUp() override;
 };
 
+// AclDeviceTest that owns the streams and device buffers a test makes through it, and helpers to
+// fill and read those buffers. Fixtures that release other things first (models, binaries) call
+// release_resources() from their own TearDown.
+class AclResourceTest : public AclDeviceTest {
+ protected:
+  void TearDown() override {
+    release_resources();
+    AclDeviceTest::TearDown();
+  }
+  void release_resources() {
+    for (void* p : mem_) aclrtFree(p);
+    for (aclrtStream s : streams_) aclrtDestroyStream(s);
+    mem_.clear();
+    streams_.clear();
+  }
+  aclrtStream stream(uint32_t flags = 0) {
+    aclrtStream s = nullptr;
+    EXPECT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&s, 0, flags));
+    streams_.push_back(s);
+    return s;
+  }
+  // n zeroed elements of device memory.
+  template <class T>
+  T* dmalloc(size_t n) {
+    void* p = nullptr;
+    EXPECT_EQ(ACL_SUCCESS, aclrtMalloc(&p, n * sizeof(T), ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_EQ(ACL_SUCCESS, aclrtMemset(p, n * sizeof(T), 0, n * sizeof(T)));
+    mem_.push_back(p);
+    return static_cast<T*>(p);
+  }
+  template <class T>
+  void put(T* dev, const std::vector<T>& v) {
+    EXPECT_EQ(ACL_SUCCESS,
+              aclrtMemcpy(dev, v.size() * sizeof(T), v.data(), v.size() * sizeof(T), ACL_MEMCPY_HOST_TO_DEVICE));
+  }
+  template <class T>
+  std::vector<T> get(const T* dev, size_t n) {
+    std::vector<T> v(n);
+    EXPECT_EQ(ACL_SUCCESS, aclrtMemcpy(v.data(), n * sizeof(T), dev, n * sizeof(T), ACL_MEMCPY_DEVICE_TO_HOST));
+    return v;
+  }
+
+  std::vector<void*> mem_;
+  std::vector<aclrtStream> streams_;
+};
+
 // Deterministic byte pattern of `size` bytes that depends on `seed`.
 std::vector<uint8_t> pattern(size_t size, uint32_t seed);
 

@@ -37,7 +37,7 @@ struct VaddArgs {
 
 constexpr size_t kN = 64;
 
-class ModelBuildTest : public AclDeviceTest {
+class ModelBuildTest : public AclResourceTest {
  protected:
   void SetUp() override {
     AclDeviceTest::SetUp();
@@ -45,34 +45,9 @@ class ModelBuildTest : public AclDeviceTest {
     ASSERT_ACL_OK(aclrtBinaryGetFunction(bin_, "kb_vadd", &vadd_));
   }
   void TearDown() override {
-    for (void* p : mem_) aclrtFree(p);
-    for (aclrtStream s : streams_) aclrtDestroyStream(s);
+    release_resources();
     if (bin_ != nullptr) aclrtBinaryUnLoad(bin_);
     AclDeviceTest::TearDown();
-  }
-  aclrtStream stream(uint32_t flags = 0) {
-    aclrtStream s = nullptr;
-    EXPECT_ACL_OK(aclrtCreateStreamWithConfig(&s, 0, flags));
-    streams_.push_back(s);
-    return s;
-  }
-  template <class T>
-  T* dmalloc(size_t n) {
-    void* p = nullptr;
-    EXPECT_ACL_OK(aclrtMalloc(&p, n * sizeof(T), ACL_MEM_MALLOC_HUGE_FIRST));
-    EXPECT_ACL_OK(aclrtMemset(p, n * sizeof(T), 0, n * sizeof(T)));
-    mem_.push_back(p);
-    return static_cast<T*>(p);
-  }
-  template <class T>
-  void put(T* dev, const std::vector<T>& v) {
-    EXPECT_ACL_OK(aclrtMemcpy(dev, v.size() * sizeof(T), v.data(), v.size() * sizeof(T), ACL_MEMCPY_HOST_TO_DEVICE));
-  }
-  template <class T>
-  std::vector<T> get(const T* dev, size_t n) {
-    std::vector<T> v(n);
-    EXPECT_ACL_OK(aclrtMemcpy(v.data(), n * sizeof(T), dev, n * sizeof(T), ACL_MEMCPY_DEVICE_TO_HOST));
-    return v;
   }
   int value(const int* dev) { return get(dev, 1)[0]; }
   // x[i] = i * a, y[i] = b: z = x + y is checked against i * a + b.
@@ -117,8 +92,6 @@ class ModelBuildTest : public AclDeviceTest {
 
   aclrtBinHandle bin_ = nullptr;
   aclrtFuncHandle vadd_ = nullptr;
-  std::vector<void*> mem_;
-  std::vector<aclrtStream> streams_;
 };
 
 // ---------------------------------------------------------------- explicit build

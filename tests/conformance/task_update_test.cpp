@@ -39,7 +39,7 @@ aclrtRandomParaInfo imm(uint64_t value, uint8_t size) {
   return p;
 }
 
-class TaskUpdateTest : public AclDeviceTest {
+class TaskUpdateTest : public AclResourceTest {
  protected:
   void SetUp() override {
     AclDeviceTest::SetUp();
@@ -52,35 +52,10 @@ class TaskUpdateTest : public AclDeviceTest {
   }
   void TearDown() override {
     for (aclmdlRI g : models_) aclmdlRIDestroy(g);
-    for (void* p : mem_) aclrtFree(p);
-    for (aclrtStream s : streams_) aclrtDestroyStream(s);
+    release_resources();
     for (aclrtBinHandle b : {good_, upd_})
       if (b != nullptr) aclrtBinaryUnLoad(b);
     AclDeviceTest::TearDown();
-  }
-  aclrtStream stream(uint32_t flags = 0) {
-    aclrtStream s = nullptr;
-    EXPECT_ACL_OK(aclrtCreateStreamWithConfig(&s, 0, flags));
-    streams_.push_back(s);
-    return s;
-  }
-  template <class T>
-  T* dmalloc(size_t n) {
-    void* p = nullptr;
-    EXPECT_ACL_OK(aclrtMalloc(&p, n * sizeof(T), ACL_MEM_MALLOC_HUGE_FIRST));
-    EXPECT_ACL_OK(aclrtMemset(p, n * sizeof(T), 0, n * sizeof(T)));
-    mem_.push_back(p);
-    return static_cast<T*>(p);
-  }
-  template <class T>
-  void put(T* dev, const std::vector<T>& v) {
-    EXPECT_ACL_OK(aclrtMemcpy(dev, v.size() * sizeof(T), v.data(), v.size() * sizeof(T), ACL_MEMCPY_HOST_TO_DEVICE));
-  }
-  template <class T>
-  std::vector<T> get(const T* dev, size_t n) {
-    std::vector<T> v(n);
-    EXPECT_ACL_OK(aclrtMemcpy(v.data(), n * sizeof(T), dev, n * sizeof(T), ACL_MEMCPY_DEVICE_TO_HOST));
-    return v;
   }
   // A built instance whose one HEAD stream holds `record` (returning its task id) between two
   // increments of `count`.
@@ -119,8 +94,6 @@ class TaskUpdateTest : public AclDeviceTest {
   aclrtBinHandle good_ = nullptr, upd_ = nullptr;
   aclrtFuncHandle vadd_ = nullptr, mixed_ = nullptr, vsub_ = nullptr;
   std::vector<aclmdlRI> models_;
-  std::vector<void*> mem_;
-  std::vector<aclrtStream> streams_;
 };
 
 TEST_P(TaskUpdateTest, KernelTaskGetsANewFunctionAndBlockCount) {

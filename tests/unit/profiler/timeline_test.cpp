@@ -488,18 +488,23 @@ void hold_until_released(void*) {
   while (!g_release.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
+// A runtime whose profiler writes a timeline into dir/out, device 0 current, and a stream on it.
+void start_timeline_session(const fs::path& dir, aclrtStream* s) {
+  fs::path cfg = dir / "timeline.toml";
+  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[profiler]\nenabled = true\n"
+                     << "sinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string() << "\"\n";
+  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtCreateStream(s), ACL_SUCCESS);
+}
+
 // The counter tracks are derived by the sink from the task records (see docs/profiler-sinks.md):
 // with one task holding a stream's head while kQueued more are enqueued behind it, the stream's
 // queue-depth track must reach kQueued + 1 and come back to 0, and busy AI cores must reach 1.
 TEST(Timeline, QueueDepthCounterFollowsTheStreamBacklog) {
   fs::path dir = fresh_dir("depth");
-  fs::path cfg = dir / "depth.toml";
-  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[profiler]\nenabled = true\n"
-                     << "sinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string() << "\"\n";
-  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
-  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   aclrtStream s = nullptr;
-  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(start_timeline_session(dir, &s));
   constexpr int kQueued = 20;
   g_release = false;
   ASSERT_EQ(arunLaunchDeviceTask(&hold_until_released, nullptr, s), ACL_SUCCESS);
@@ -539,13 +544,8 @@ void sleepy_block(arunBlock*, void*) {
 // kernel on each of their tracks (Blocks records), so busy AI cores rises above 1.
 TEST(Timeline, AManyBlockKernelAppearsOnTheCoresThatRanItsBlocks) {
   fs::path dir = fresh_dir("blocks");
-  fs::path cfg = dir / "blocks.toml";
-  std::ofstream(cfg) << "[[plugin]]\nkind = \"device\"\nname = \"ascend\"\n\n[profiler]\nenabled = true\n"
-                     << "sinks = [\"timeline\"]\noutput_dir = \"" << (dir / "out").string() << "\"\n";
-  ASSERT_EQ(aclInit(cfg.string().c_str()), ACL_SUCCESS) << aclGetRecentErrMsg();
-  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   aclrtStream s = nullptr;
-  ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(start_timeline_session(dir, &s));
   ASSERT_EQ(arunLaunchKernel(s, 20, &sleepy_block, nullptr, nullptr), ACL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
   ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
