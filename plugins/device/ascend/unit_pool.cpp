@@ -67,10 +67,6 @@ struct UnitPool::Worker {
   ExecutionUnit* next = nullptr;                // continuation: a unit the worker's own completion posted
 };
 
-namespace {
-thread_local UnitPool::Worker* t_worker = nullptr;
-}  // namespace
-
 uint32_t UnitPool::available_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -82,19 +78,28 @@ uint32_t UnitPool::available_cpus() {
   return n > 0 ? static_cast<uint32_t>(n) : 1u;
 }
 
+// Which worker the calling thread is: a pthread key, not a thread_local, because the plugin is
+// dlopen'ed and LeakSanitizer's exit-time scan of dynamic TLS crashes on this toolchain.
 UnitPool::UnitPool(const HostLog& log, uint32_t threads, uint32_t max_workers, uint64_t spin_ns)
     : log_(log),
       spin_ns_(spin_ns),
       base_(std::max(1u, threads == 0 ? available_cpus() : threads)),
       capacity_(std::max(base_, max_workers)),
-      workers_(new Worker[capacity_]) {}
+      workers_(new Worker[capacity_]) {
+  key_ok_ = ::pthread_key_create(&worker_key_, nullptr) == 0;
+}
 
 UnitPool::~UnitPool() {
   stop_all();
+  if (key_ok_) ::pthread_key_delete(worker_key_);
+}
+
+UnitPool::Worker* UnitPool::current_worker() const {
+  return key_ok_ ? static_cast<Worker*>(::pthread_getspecific(worker_key_)) : nullptr;
 }
 
 bool UnitPool::on_worker_thread() const {
-  return t_worker != nullptr && t_worker->pool == this;
+  return current_worker() != nullptr;
 }
 
 Status UnitPool::attach(BlockBoard* board, uint32_t units) {
@@ -188,8 +193,8 @@ void UnitPool::stop_all() {
 
 void UnitPool::post(ExecutionUnit* unit) {
   // The completion of a unit's work launching the next task: the completing worker runs it next.
-  Worker* self = t_worker;
-  if (self != nullptr && self->pool == this && self->next == nullptr) {
+  Worker* self = current_worker();
+  if (self != nullptr && self->next == nullptr) {
     self->next = unit;
     return;
   }
@@ -272,7 +277,7 @@ bool UnitPool::help_once(Worker& w) {
 }
 
 void UnitPool::loop(Worker& w) {
-  t_worker = &w;
+  if (key_ok_) ::pthread_setspecific(worker_key_, &w);
   for (;;) {
     ExecutionUnit* u = w.next;
     w.next = nullptr;
@@ -293,7 +298,7 @@ void UnitPool::loop(Worker& w) {
     if (stopping_.load(std::memory_order_acquire)) break;
     idle(w);
   }
-  t_worker = nullptr;
+  if (key_ok_) ::pthread_setspecific(worker_key_, nullptr);
 }
 
 // Polls for `spin_ns`, then parks. The worker that went idle last polls: it takes the poller's

@@ -24,6 +24,8 @@
 // one more worker, up to one per logical unit. Extra workers stay (parked) until the pool stops.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -74,10 +76,9 @@ class UnitPool {
   // CPUs the calling process may run on (sched_getaffinity), at least 1.
   static uint32_t available_cpus();
 
- public:
-  struct Worker;  // (public only so that the thread-local pointer to one can be declared)
-
  private:
+  struct Worker;
+  Worker* current_worker() const;  // the calling thread's Worker of this pool, or nullptr
   void loop(Worker& w);
   void run_unit(ExecutionUnit& unit);
   bool help_once(Worker& w);
@@ -120,6 +121,8 @@ class UnitPool {
   std::atomic<uint32_t> started_{0};
   std::atomic<uint32_t> limit_{0};
 
+  pthread_key_t worker_key_{};  // the calling worker thread's Worker
+  bool key_ok_ = false;
   std::atomic<uint32_t> monitor_word_{0};  // futex: 1 = armed (work may be starving)
   std::thread monitor_;
 };
