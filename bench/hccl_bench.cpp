@@ -1,7 +1,8 @@
 // hccl_bench: HCCL AllReduce (and AllGather, ReduceScatter, AlltoAll) across the devices of one
 // process, in the style of nccl-tests: per size, the time of one operation, algbw = bytes / time
 // and busbw = algbw x the operation's bus factor (AllReduce 2(n-1)/n, the others (n-1)/n), beside
-// the bandwidth of a device-local aclrtMemcpyAsync of the same size measured in the same run.
+// the bandwidth of a device-local aclrtMemcpyAsync of the same size measured in the same run, and
+// the floor: every rank making that copy at once.
 //
 //   ASCEND_RUN_CONFIG=build/tests/hccl/hccl8.toml build/bin/hccl_bench [max_bytes] [iterations]
 #include <barrier>
@@ -83,6 +84,34 @@ double time_op(uint32_t n, std::vector<HcclComm>& comms, std::vector<aclrtStream
   return seconds;
 }
 
+// Seconds for every rank to copy `bytes` device-locally at once: the floor of an operation whose
+// every rank must write `bytes` and read as many (AllReduce, AllGather, AlltoAll) when all ranks
+// share one machine's memory and CPUs.
+double time_parallel_memcpy(uint32_t n, std::vector<aclrtStream>& streams, std::vector<void*>& send,
+                            std::vector<void*>& recv, uint64_t bytes, int iters) {
+  std::barrier sync(n);
+  double seconds = 0;
+  std::vector<std::thread> threads;
+  for (uint32_t r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      CHECK(aclrtSetDevice(int32_t(r)));
+      auto copy = [&] {
+        CHECK(aclrtMemcpyAsync(recv[r], bytes, send[r], bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, streams[r]));
+      };
+      copy();
+      CHECK(aclrtSynchronizeStream(streams[r]));
+      sync.arrive_and_wait();
+      const auto t0 = Clock::now();
+      for (int i = 0; i < iters; ++i) copy();
+      CHECK(aclrtSynchronizeStream(streams[r]));
+      sync.arrive_and_wait();
+      if (r == 0) seconds = std::chrono::duration<double>(Clock::now() - t0).count() / iters;
+    });
+  }
+  for (auto& t : threads) t.join();
+  return seconds;
+}
+
 double time_memcpy(void* dst, void* src, uint64_t bytes, aclrtStream s, int iters) {
   CHECK(aclrtMemcpyAsync(dst, bytes, src, bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
   CHECK(aclrtSynchronizeStream(s));
@@ -117,8 +146,11 @@ int main(int argc, char** argv) {
   }
   CHECK(aclrtSetDevice(0));
   std::printf("# hccl_bench: %u ranks (threads, one device each), float32, %d iterations per size\n", n, iters);
-  std::printf("# %-13s %12s %10s %10s %10s %12s %8s\n", "op", "size(B)", "time(us)", "algbw", "busbw", "memcpy GB/s",
-              "bus/mem");
+  std::printf(
+      "# floor: every rank copying the size at once on its own device (the traffic AllReduce, AllGather\n"
+      "# and AlltoAll cannot avoid); floor/time = 1 is as fast as this machine's memory allows\n");
+  std::printf("# %-13s %12s %10s %10s %10s %12s %8s %10s %10s\n", "op", "size(B)", "time(us)", "algbw", "busbw",
+              "memcpy GB/s", "bus/mem", "floor(us)", "floor/time");
   for (Op op : {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::AlltoAll}) {
     for (uint64_t bytes = 8 * n; bytes <= max_bytes; bytes *= 8) {
       const uint64_t b = bytes / (4 * n) * (4 * n);  // whole float blocks per rank
@@ -127,8 +159,10 @@ int main(int argc, char** argv) {
       const double algbw = double(b) / t / 1e9;
       const double factor = op == Op::AllReduce ? 2.0 * (n - 1) / n : double(n - 1) / n;
       const double mem = double(b) / mt / 1e9;
-      std::printf("  %-13s %12llu %10.1f %10.2f %10.2f %12.2f %8.2f\n", op_name(op), (unsigned long long)b, t * 1e6,
-                  algbw, algbw * factor, mem, algbw * factor / mem);
+      const double floor = time_parallel_memcpy(n, streams, send, recv, b, iters);
+      std::printf("  %-13s %12llu %10.1f %10.2f %10.2f %12.2f %8.2f %10.1f %10.2f\n", op_name(op),
+                  (unsigned long long)b, t * 1e6, algbw, algbw * factor, mem, algbw * factor / mem, floor * 1e6,
+                  floor / t);
     }
   }
   for (uint32_t r = 0; r < n; ++r) {

@@ -264,17 +264,13 @@ class Plan {
       fail("aclrtMemcpyAsync");
   }
 
-  void reduce(void* dst, const void* src, uint64_t count, HcclDataType t, HcclReduceOp op) {
+  // dst (and dst2 when not null) = op over srcs in their order, in one kernel that reads each
+  // source once.
+  void fold(std::vector<const void*> srcs, void* dst, void* dst2, uint64_t count, HcclDataType t, HcclReduceOp op) {
     if (!ok_ || count == 0) return;
-    const uint32_t blocks = static_cast<uint32_t>(std::clamp<uint64_t>(count / 32768, 1, 8));
-    if (arun::launch(s_, blocks, reduce_kernel, dst, src, size_t(count), t, op) != ACL_SUCCESS) fail("reduce kernel");
-  }
-
-  void reduce_many(void* dst, const void* src, uint64_t count, uint32_t nsrc, HcclDataType t, HcclReduceOp op) {
-    if (!ok_ || count == 0 || nsrc == 0) return;
-    const uint32_t blocks = static_cast<uint32_t>(std::clamp<uint64_t>(count * nsrc / 32768, 1, 8));
-    if (arun::launch(s_, blocks, reduce_many_kernel, dst, src, size_t(count), nsrc, t, op, type_size(t)) != ACL_SUCCESS)
-      fail("reduce kernel");
+    const uint32_t blocks = static_cast<uint32_t>(std::clamp<uint64_t>(count * srcs.size() / 32768, 1, 8));
+    FoldArgs a{std::move(srcs), dst, dst2, size_t(count), t, op};
+    if (arun::launch(s_, blocks, fold_kernel, a) != ACL_SUCCESS) fail("reduce kernel");
   }
 
   void sync(const std::vector<uint32_t>& peers) {
@@ -338,8 +334,14 @@ char* at(const void* base, uint64_t elems, size_t es) {
 
 // ---- algorithms; staging data region = B bytes per rank, scratch = B bytes --------------------
 
-// Direct: everyone pulls every peer's slice into its scratch half and folds them in rank order
-// with one kernel (the same bits on every rank).
+// Where rank `from` pushes its part for rank `owner`: one of the owner's n-1 scratch slots of
+// `slot` elements each, in rank order without the owner itself.
+char* slot_of(const Plan& p, uint32_t owner, uint32_t from, uint64_t slot, size_t es) {
+  return p.scratch(owner) + uint64_t(from < owner ? from : from - 1) * slot * es;
+}
+
+// Direct: everyone pulls every peer's slice into its scratch and folds them with its own in rank
+// order with one kernel (the same bits on every rank). Two sync points: the choice for small data.
 void allreduce_direct(Plan& p, const void* send, void* recv, uint64_t count, HcclDataType t, HcclReduceOp op,
                       bool only_root, uint32_t root) {
   const size_t es = type_size(t);
@@ -350,9 +352,12 @@ void allreduce_direct(Plan& p, const void* send, void* recv, uint64_t count, Hcc
     p.copy(p.data(r), at(send, off, es), m * es);
     p.sync_all();
     if (!only_root || r == root) {
-      p.copy(at(recv, off, es), p.data(0), m * es);
-      for (uint32_t q = 1; q < n; ++q) p.copy(p.scratch(r) + (q - 1) * m * es, p.data(q), m * es);
-      p.reduce_many(at(recv, off, es), p.scratch(r), m, n - 1, t, op);
+      std::vector<const void*> srcs;
+      for (uint32_t q = 0; q < n; ++q) {
+        if (q != r) p.copy(slot_of(p, r, q, m, es), p.data(q), m * es);
+        srcs.push_back(q == r ? at(send, off, es) : slot_of(p, r, q, m, es));
+      }
+      p.fold(std::move(srcs), at(recv, off, es), nullptr, m, t, op);
     }
     p.sync_all();
   }
@@ -375,7 +380,7 @@ void allreduce_ring(Plan& p, const void* send, void* recv, uint64_t count, HcclD
     for (uint32_t k = 0; k + 1 < n; ++k) {
       const uint32_t c = (r + 2 * n - k - 1) % n;
       p.copy(p.scratch(r), p.data(prev) + lo(c) * es, len(c) * es);
-      p.reduce(p.data(r) + lo(c) * es, p.scratch(r), len(c), t, op);
+      p.fold({p.data(r) + lo(c) * es, p.scratch(r)}, p.data(r) + lo(c) * es, nullptr, len(c), t, op);
       p.sync({prev, next});
     }
     for (uint32_t k = 0; k + 1 < n; ++k) {
@@ -387,26 +392,65 @@ void allreduce_ring(Plan& p, const void* send, void* recv, uint64_t count, HcclD
   }
 }
 
-// Each rank's blocks for `counts[i]` elements at `displs[i]`, reduced over all ranks into rank i.
+// Full mesh (HCCL's single-server "fullmesh"), the default above the small-message size: a
+// reduce-scatter by pushes, then an all-gather by pulls. A rank cannot address its peers' user
+// buffers when it enqueues (they are not known yet), only their staging, so each rank pushes its
+// chunk q of the slice into rank q's scratch, folds its own chunk from its send buffer and the
+// n-1 pushed copies in rank order into its recv and its staging data, and pulls every other
+// reduced chunk from the owner's staging data. Per rank that moves ~2.4x the bytes its result
+// needs (the ring ~5x), with five sync points per slice instead of 2(n-1)+1.
+void allreduce_mesh(Plan& p, const void* send, void* recv, uint64_t count, HcclDataType t, HcclReduceOp op) {
+  const size_t es = type_size(t);
+  const uint32_t n = p.n(), r = p.rank();
+  const uint64_t slot = p.buffer_bytes() / es / (n - 1);  // n-1 slots fill the scratch half
+  const uint64_t L = slot * n;
+  for (uint64_t off = 0; off < count; off += L) {
+    const uint64_t m = std::min(L, count - off);
+    const uint64_t chunk = (m + n - 1) / n;
+    auto lo = [&](uint32_t c) { return off + std::min<uint64_t>(m, uint64_t(c) * chunk); };
+    auto len = [&](uint32_t c) {
+      return std::min<uint64_t>(m, uint64_t(c + 1) * chunk) - std::min<uint64_t>(m, uint64_t(c) * chunk);
+    };
+    p.sync_all();  // every peer is past its earlier use of its scratch and staging data
+    for (uint32_t q = 0; q < n; ++q)
+      if (q != r) p.copy(slot_of(p, q, r, slot, es), at(send, lo(q), es), len(q) * es);
+    p.sync_all();
+    std::vector<const void*> srcs;
+    for (uint32_t q = 0; q < n; ++q) srcs.push_back(q == r ? at(send, lo(r), es) : slot_of(p, r, q, slot, es));
+    p.fold(std::move(srcs), at(recv, lo(r), es), p.data(r), len(r), t, op);
+    p.sync_all();
+    for (uint32_t q = 0; q < n; ++q)
+      if (q != r) p.copy(at(recv, lo(q), es), p.data(q), len(q) * es);
+  }
+  p.sync_all();  // the peers have pulled from this rank's staging data before anything reuses it
+}
+
+// Each rank's blocks for `counts[i]` elements at `displs[i]`, reduced over all ranks into rank i:
+// per slice, every rank pushes its block for rank q into q's scratch, then q folds its own block and
+// the pushed ones in rank order straight into its recv.
 void reduce_scatter_v(Plan& p, const void* send, void* recv, const std::vector<uint64_t>& counts,
                       const std::vector<uint64_t>& displs, HcclDataType t, HcclReduceOp op) {
   const size_t es = type_size(t);
   const uint32_t n = p.n(), r = p.rank();
-  const uint64_t S = (p.buffer_bytes() / es) / n;  // per-block slice that fits the staging buffer
+  if (n == 1) {
+    p.copy(recv, at(send, displs[0], es), counts[0] * es);
+    return;
+  }
+  const uint64_t slot = p.buffer_bytes() / es / (n - 1);
   const uint64_t most = *std::max_element(counts.begin(), counts.end());
-  for (uint64_t off = 0; off < most; off += S) {
-    for (uint32_t i = 0; i < n; ++i) {
-      if (counts[i] > off)
-        p.copy(p.data(r) + i * S * es, at(send, displs[i] + off, es), std::min(S, counts[i] - off) * es);
+  for (uint64_t off = 0; off < most; off += slot) {
+    p.sync_all();  // every peer is done reading its scratch
+    for (uint32_t q = 0; q < n; ++q) {
+      if (q != r && counts[q] > off)
+        p.copy(slot_of(p, q, r, slot, es), at(send, displs[q] + off, es), std::min(slot, counts[q] - off) * es);
     }
     p.sync_all();
     if (counts[r] > off) {
-      const uint64_t m = std::min(S, counts[r] - off);
-      p.copy(at(recv, off, es), p.data(0) + r * S * es, m * es);
-      for (uint32_t q = 1; q < n; ++q) p.copy(p.scratch(r) + (q - 1) * m * es, p.data(q) + r * S * es, m * es);
-      p.reduce_many(at(recv, off, es), p.scratch(r), m, n - 1, t, op);  // (n-1) * S fits the scratch half
+      std::vector<const void*> srcs;
+      for (uint32_t q = 0; q < n; ++q)
+        srcs.push_back(q == r ? at(send, displs[r] + off, es) : slot_of(p, r, q, slot, es));
+      p.fold(std::move(srcs), at(recv, off, es), nullptr, std::min(slot, counts[r] - off), t, op);
     }
-    p.sync_all();
   }
 }
 
@@ -517,9 +561,12 @@ HcclResult device_first() {
   return current_device(&d);
 }
 
+// HCCL_ALGO (or the config's hcclAlgo) naming "ring" or "fullmesh" picks that algorithm for every
+// size; otherwise small messages go direct (two sync points: latency wins) and larger ones through
+// the full mesh (less data moved).
 bool small_allreduce(const Comm& c, uint64_t bytes) {
-  if (c.algo.find("ring") != std::string::npos) return false;
-  return c.g->n <= 2 || bytes <= 512 * 1024;  // below this, the ring's 2(n-1) steps cost more than they save
+  if (c.algo.find("ring") != std::string::npos || c.algo.find("fullmesh") != std::string::npos) return false;
+  return bytes <= 32 * 1024;
 }
 
 std::vector<uint64_t> read_u64(const void* p, uint32_t n) {
@@ -527,13 +574,45 @@ std::vector<uint64_t> read_u64(const void* p, uint32_t n) {
   return std::vector<uint64_t>(a, a + n);
 }
 
+// AlltoAll when every rank knows the largest block any rank sends (AlltoAll, AlltoAllVC), so all
+// run the same number of slices: per slice, each rank pushes its block for rank q into q's
+// scratch, then copies what its peers pushed into its recv. Two sync points per slice; `shape`
+// (the counts or the whole matrix) is in the descriptor, so the ranks' counts are compared.
+void alltoall_push(Plan& p, const void* send, void* recv, const std::vector<uint64_t>& sc,
+                   const std::vector<uint64_t>& sd, const std::vector<uint64_t>& rc, const std::vector<uint64_t>& rd,
+                   uint64_t most, size_t es) {
+  const uint32_t n = p.n(), r = p.rank();
+  p.copy(at(recv, rd[r], es), at(send, sd[r], es), std::min(sc[r], rc[r]) * es);
+  if (n == 1) return;
+  const uint64_t slot = p.buffer_bytes() / es / (n - 1);
+  for (uint64_t off = 0; off < most; off += slot) {
+    p.sync_all();  // every peer is done reading its scratch
+    for (uint32_t q = 0; q < n; ++q) {
+      if (q != r && sc[q] > off)
+        p.copy(slot_of(p, q, r, slot, es), at(send, sd[q] + off, es), std::min(slot, sc[q] - off) * es);
+    }
+    p.sync_all();
+    for (uint32_t q = 0; q < n; ++q) {
+      if (q != r && rc[q] > off)
+        p.copy(at(recv, rd[q] + off, es), slot_of(p, r, q, slot, es), std::min(slot, rc[q] - off) * es);
+    }
+  }
+}
+
+// `most`: the largest block any rank sends, when every rank knows it (0: unknown, AlltoAllV, whose
+// ranks know only their own counts: pairwise transfers, each pair checking its counts).
 HcclResult alltoall_matrix(Issue& is, const void* sendBuf, const void* recvBuf, const std::vector<uint64_t>& sc,
                            const std::vector<uint64_t>& sd, const std::vector<uint64_t>& rc,
-                           const std::vector<uint64_t>& rd, HcclDataType t, aclrtStream stream) {
+                           const std::vector<uint64_t>& rd, HcclDataType t, aclrtStream stream, uint64_t most,
+                           uint64_t shape) {
   Comm& c = *is.comm;
   const size_t es = type_size(t);
   if (c.remote) return remote_alltoall(c, stream, sendBuf, const_cast<void*>(recvBuf), sc, sd, rc, rd, t);
-  Plan p(c, stream, Kind::AlltoAll, descriptor(Kind::AlltoAll, t, 0, 0, 0));
+  Plan p(c, stream, Kind::AlltoAll, descriptor(Kind::AlltoAll, t, 0, shape, 0));
+  if (most > 0) {
+    alltoall_push(p, sendBuf, const_cast<void*>(recvBuf), sc, sd, rc, rd, most, es);
+    return p.finish();
+  }
   const uint32_t r = c.rank;
   p.copy(at(recvBuf, rd[r], es), at(sendBuf, sd[r], es), std::min(sc[r], rc[r]) * es);
   std::vector<std::vector<Transfer>> per(c.g->n);
@@ -574,8 +653,10 @@ HcclResult HcclAllReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataT
     p.copy(recvBuf, sendBuf, count * es);
   } else if (small_allreduce(c, count * es)) {
     allreduce_direct(p, sendBuf, recvBuf, count, dataType, op, false, 0);
-  } else {
+  } else if (c.algo.find("ring") != std::string::npos) {
     allreduce_ring(p, sendBuf, recvBuf, count, dataType, op);
+  } else {
+    allreduce_mesh(p, sendBuf, recvBuf, count, dataType, op);
   }
   return p.finish();
 }
@@ -810,7 +891,7 @@ HcclResult HcclAlltoAll(const void* sendBuf, uint64_t sendCount, HcclDataType se
   const uint32_t n = is.comm->g->n;
   std::vector<uint64_t> cnt(n, sendCount), d(n);
   for (uint32_t i = 0; i < n; ++i) d[i] = uint64_t(i) * sendCount;
-  return alltoall_matrix(is, sendBuf, recvBuf, cnt, d, cnt, d, sendType, stream);
+  return alltoall_matrix(is, sendBuf, recvBuf, cnt, d, cnt, d, sendType, stream, sendCount, sendCount);
 }
 
 HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCounts, const void* sdispls, HcclDataType sendType,
@@ -845,7 +926,7 @@ HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCounts, const void
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
   if (st == 0 && rt == 0) return HCCL_SUCCESS;
-  return alltoall_matrix(is, sendBuf, recvBuf, sc, sd, rc, rd, sendType, stream);
+  return alltoall_matrix(is, sendBuf, recvBuf, sc, sd, rc, rd, sendType, stream, 0, 0);
 }
 
 HcclResult HcclAlltoAllVC(const void* sendBuf, const void* sendCountMatrix, HcclDataType sendType, const void* recvBuf,
@@ -881,10 +962,17 @@ HcclResult HcclAlltoAllVC(const void* sendBuf, const void* sendCountMatrix, Hccl
   const size_t es = type_size(sendType);
   HCCL_TRY(check_align(sendBuf, es, "sendBuf"));
   HCCL_TRY(check_align(recvBuf, es, "recvBuf"));
+  // Every rank holds the whole matrix: the largest off-diagonal block sets the slices, and a
+  // hash of the matrix goes into the descriptor.
+  uint64_t most = 0, shape = 1469598103934665603ULL;
+  for (uint32_t i = 0; i < n * n; ++i) {
+    if (i / n != i % n) most = std::max(most, M[i]);
+    shape = (shape ^ M[i]) * 1099511628211ULL;
+  }
   bool any = false;
   for (uint64_t v : M) any = any || v != 0;
   if (!any) return HCCL_SUCCESS;
-  return alltoall_matrix(is, sendBuf, recvBuf, sc, sd, rc, rd, sendType, stream);
+  return alltoall_matrix(is, sendBuf, recvBuf, sc, sd, rc, rd, sendType, stream, std::max<uint64_t>(most, 1), shape);
 }
 
 HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {

@@ -1,9 +1,11 @@
 // Element-wise reductions run on the device as ascend-run C++ kernels (arun/kernel.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "arun/core/float16.hpp"
 #include "arun/kernel.hpp"
@@ -47,58 +49,90 @@ inline T apply_op(T a, T b, HcclReduceOp op) {
   }
 }
 
-// dst[i] = op(dst[i], src[i]) for count elements of type t; both buffers on the launching device.
-template <class T>
-void reduce_typed(const arun::Block& b, void* dst, const void* src, size_t count, HcclReduceOp op) {
-  const auto r = b.range(count);
-  if (r.size() == 0) return;
-  auto d = b.map(static_cast<T*>(dst) + r.first, r.size());
-  auto s = b.map(static_cast<const T*>(src) + r.first, r.size());
-  T* dp = d.data();
-  const T* sp = s.data();
-  for (size_t i = 0; i < r.size(); ++i) dp[i] = apply_op<T>(dp[i], sp[i], op);
-}
+// ---- fold: one pass over n sources ----------------------------------------------------------
 
-template <uint16_t (*To)(float), float (*From)(uint16_t)>
-void reduce_16(const arun::Block& b, void* dst, const void* src, size_t count, HcclReduceOp op) {
-  const auto r = b.range(count);
-  if (r.size() == 0) return;
-  auto d = b.map(static_cast<uint16_t*>(dst) + r.first, r.size());
-  auto s = b.map(static_cast<const uint16_t*>(src) + r.first, r.size());
-  for (size_t i = 0; i < r.size(); ++i) d.data()[i] = To(apply_op<float>(From(d.data()[i]), From(s.data()[i]), op));
-}
+// What a fold kernel gets: dst (and dst2 when set) = op(...op(op(srcs[0], srcs[1]), srcs[2])...)
+// element-wise, in the order of srcs (rank order, so every run gives the same bits).
+struct FoldArgs {
+  std::vector<const void*> srcs;
+  void* dst = nullptr;
+  void* dst2 = nullptr;
+  size_t count = 0;
+  HcclDataType type = HCCL_DATA_TYPE_FP32;
+  HcclReduceOp op = HCCL_REDUCE_SUM;
+};
 
-inline void reduce_kernel(arun::Block b, void* dst, const void* src, size_t count, HcclDataType t, HcclReduceOp op) {
-  switch (t) {
-    case HCCL_DATA_TYPE_INT8:
-      return reduce_typed<int8_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_INT16:
-      return reduce_typed<int16_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_INT32:
-      return reduce_typed<int32_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_INT64:
-      return reduce_typed<int64_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_UINT64:
-      return reduce_typed<uint64_t>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_FP32:
-      return reduce_typed<float>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_FP64:
-      return reduce_typed<double>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_FP16:
-      return reduce_16<float_to_half, half_to_float>(b, dst, src, count, op);
-    case HCCL_DATA_TYPE_BFP16:
-      return reduce_16<float_to_bf16, bf16_to_float>(b, dst, src, count, op);
-    default:
-      b.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "HCCL reduce: unsupported data type");
+// Each block folds its share tile by tile in a local buffer that stays in cache, so every source
+// is read once and each destination written once (a chain of two-input reductions reads and writes
+// the destination once per source), and a destination may alias a source.
+template <class S, class Step>
+void fold_tiles(const arun::Block& b, const FoldArgs& a, Step step) {
+  const auto r = b.range(a.count);
+  if (r.size() == 0 || a.srcs.empty()) return;
+  std::vector<const S*> in;
+  in.reserve(a.srcs.size());
+  for (const void* src : a.srcs) in.push_back(b.map(static_cast<const S*>(src) + r.first, r.size()).data());
+  S* out = b.map(static_cast<S*>(a.dst) + r.first, r.size()).data();
+  S* out2 = a.dst2 != nullptr ? b.map(static_cast<S*>(a.dst2) + r.first, r.size()).data() : nullptr;
+  constexpr size_t kTile = 16384 / sizeof(S);
+  S acc[kTile];
+  for (size_t t0 = 0; t0 < r.size(); t0 += kTile) {
+    const size_t len = std::min(kTile, r.size() - t0);
+    std::memcpy(acc, in[0] + t0, len * sizeof(S));
+    for (size_t k = 1; k < in.size(); ++k) {
+      const S* s = in[k] + t0;
+      for (size_t i = 0; i < len; ++i) acc[i] = step(acc[i], s[i]);
+    }
+    std::memcpy(out + t0, acc, len * sizeof(S));
+    if (out2 != nullptr) std::memcpy(out2 + t0, acc, len * sizeof(S));
   }
 }
 
-// dst = op(...op(op(dst, src[0]), src[1])..., src[nsrc-1]) where src holds nsrc runs of count
-// elements: one launch folds every peer's contribution, in rank order.
-inline void reduce_many_kernel(arun::Block b, void* dst, const void* src, size_t count, uint32_t nsrc, HcclDataType t,
-                               HcclReduceOp op, size_t elem_size) {
-  for (uint32_t k = 0; k < nsrc; ++k)
-    reduce_kernel(b, dst, static_cast<const char*>(src) + size_t(k) * count * elem_size, count, t, op);
+// The reduce op as a compile-time constant, so the inner loop has no switch and can vectorise.
+template <class T>
+void fold_typed(const arun::Block& b, const FoldArgs& a) {
+  switch (a.op) {
+    case HCCL_REDUCE_SUM:
+      return fold_tiles<T>(b, a, [](T x, T y) { return apply_op<T>(x, y, HCCL_REDUCE_SUM); });
+    case HCCL_REDUCE_PROD:
+      return fold_tiles<T>(b, a, [](T x, T y) { return apply_op<T>(x, y, HCCL_REDUCE_PROD); });
+    case HCCL_REDUCE_MAX:
+      return fold_tiles<T>(b, a, [](T x, T y) { return apply_op<T>(x, y, HCCL_REDUCE_MAX); });
+    default:
+      return fold_tiles<T>(b, a, [](T x, T y) { return apply_op<T>(x, y, HCCL_REDUCE_MIN); });
+  }
+}
+
+// 16-bit floats: each step computes in float and rounds back, as the two-input kernel does.
+template <uint16_t (*To)(float), float (*From)(uint16_t)>
+void fold_16(const arun::Block& b, const FoldArgs& a) {
+  const HcclReduceOp op = a.op;
+  fold_tiles<uint16_t>(b, a, [op](uint16_t x, uint16_t y) { return To(apply_op<float>(From(x), From(y), op)); });
+}
+
+inline void fold_kernel(arun::Block b, const FoldArgs& a) {
+  switch (a.type) {
+    case HCCL_DATA_TYPE_INT8:
+      return fold_typed<int8_t>(b, a);
+    case HCCL_DATA_TYPE_INT16:
+      return fold_typed<int16_t>(b, a);
+    case HCCL_DATA_TYPE_INT32:
+      return fold_typed<int32_t>(b, a);
+    case HCCL_DATA_TYPE_INT64:
+      return fold_typed<int64_t>(b, a);
+    case HCCL_DATA_TYPE_UINT64:
+      return fold_typed<uint64_t>(b, a);
+    case HCCL_DATA_TYPE_FP32:
+      return fold_typed<float>(b, a);
+    case HCCL_DATA_TYPE_FP64:
+      return fold_typed<double>(b, a);
+    case HCCL_DATA_TYPE_FP16:
+      return fold_16<float_to_half, half_to_float>(b, a);
+    case HCCL_DATA_TYPE_BFP16:
+      return fold_16<float_to_bf16, bf16_to_float>(b, a);
+    default:
+      b.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "HCCL reduce: unsupported data type");
+  }
 }
 
 }  // namespace hccl

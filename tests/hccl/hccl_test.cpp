@@ -7,6 +7,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -272,6 +273,87 @@ TEST_P(Ranks, AllReduceRingAcrossSlices) {
   run_ranks(GetParam(), [](Rank& k) {
     all_reduce_case(k, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 300001, false, 3);
     all_reduce_case(k, HCCL_DATA_TYPE_INT8, HCCL_REDUCE_MAX, 1048583, true, 4);
+  });
+}
+
+TEST_P(Ranks, AllReduceRingOnRequest) {
+  // HCCL_ALGO / hcclAlgo naming the ring keeps the ring algorithm above the small-message size
+  // (the default there is the full mesh); two slices of the 1 MiB staging.
+  HcclCommConfig config;
+  HcclCommConfigInit(&config);
+  std::snprintf(config.hcclAlgo, sizeof config.hcclAlgo, "level0:ring");
+  run_ranks(
+      GetParam(),
+      [](Rank& k) {
+        all_reduce_case(k, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 300001, false, 5);
+        all_reduce_case(k, HCCL_DATA_TYPE_FP16, HCCL_REDUCE_MAX, 700001, true, 6);
+      },
+      &config);
+}
+
+TEST_P(Ranks, ReduceScatterAndAlltoAllAcrossSlices) {
+  // Blocks larger than a scratch slot (1 MiB staging / (n-1)) take several push slices.
+  run_ranks(GetParam(), [](Rank& k) {
+    const uint32_t n = k.n;
+    const size_t es = sizeof(float);
+    for (bool in_place : {false, true}) {
+      const uint64_t rc = 300007;
+      Buf send(rc * n * es), recv(rc * es);
+      for (uint64_t i = 0; i < rc * n; ++i)
+        put(HCCL_DATA_TYPE_FP32, send.h() + i * es, input(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, k.r, i, 9));
+      send.upload(k.stream);
+      void* out = in_place ? send.d() + k.r * rc * es : recv.dev;
+      ASSERT_EQ(HcclReduceScatter(send.dev, out, rc, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, k.comm, k.stream),
+                HCCL_SUCCESS);
+      (in_place ? send : recv).download(k.stream);
+      ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+      const char* got = in_place ? send.h() + k.r * rc * es : recv.h();
+      expect_range(
+          HCCL_DATA_TYPE_FP32, got, 0, rc,
+          [&](uint64_t i) { return reduced(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, n, k.r * rc + i, 9); },
+          "ReduceScatter");
+    }
+    auto v = [&](uint32_t s, uint32_t d, uint64_t i) { return double((s * 13 + d * 5 + i) % 97); };
+    {  // AlltoAll, equal blocks
+      const uint64_t c = 200003;
+      Buf send(c * n * es), recv(c * n * es);
+      for (uint32_t d = 0; d < n; ++d)
+        for (uint64_t i = 0; i < c; ++i) put(HCCL_DATA_TYPE_FP32, send.h() + (d * c + i) * es, v(k.r, d, i));
+      send.upload(k.stream);
+      ASSERT_EQ(HcclAlltoAll(send.dev, c, HCCL_DATA_TYPE_FP32, recv.dev, c, HCCL_DATA_TYPE_FP32, k.comm, k.stream),
+                HCCL_SUCCESS);
+      recv.download(k.stream);
+      ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+      for (uint32_t s = 0; s < n; ++s)
+        expect_range(
+            HCCL_DATA_TYPE_FP32, recv.h(), s * c, c, [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAll");
+    }
+    {  // AlltoAllVC, blocks of very different sizes (some empty, some across slices)
+      std::vector<uint64_t> M(size_t(n) * n);
+      for (uint32_t s = 0; s < n; ++s)
+        for (uint32_t d = 0; d < n; ++d) M[s * n + d] = ((s + d) % 3) * 150001;
+      uint64_t st = 0, rt = 0;
+      for (uint32_t j = 0; j < n; ++j) {
+        st += M[k.r * n + j];
+        rt += M[j * n + k.r];
+      }
+      Buf send(st * es), recv(rt * es);
+      uint64_t o = 0;
+      for (uint32_t d = 0; d < n; ++d)
+        for (uint64_t i = 0; i < M[k.r * n + d]; ++i) put(HCCL_DATA_TYPE_FP32, send.h() + (o++) * es, v(k.r, d, i));
+      send.upload(k.stream);
+      ASSERT_EQ(
+          HcclAlltoAllVC(send.dev, M.data(), HCCL_DATA_TYPE_FP32, recv.dev, HCCL_DATA_TYPE_FP32, k.comm, k.stream),
+          HCCL_SUCCESS);
+      recv.download(k.stream);
+      ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+      o = 0;
+      for (uint32_t s = 0; s < n; ++s) {
+        expect_range(
+            HCCL_DATA_TYPE_FP32, recv.h(), o, M[s * n + k.r], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllVC");
+        o += M[s * n + k.r];
+      }
+    }
   });
 }
 
