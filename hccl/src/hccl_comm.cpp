@@ -523,7 +523,9 @@ HcclResult make_root_info(HcclRootInfo* rootInfo, int32_t device, bool serve) {
   R.issued_ids.insert(id);
   lk.unlock();
   uint32_t port = 0;
-  if (serve) remote_serve(ip, id, lo, hi, &port);
+  if (serve) {
+    if (HcclResult e = remote_serve(ip, id, lo, hi, &port); e != HCCL_SUCCESS) return e;
+  }
   std::memset(rootInfo->internal, 0, HCCL_ROOT_INFO_BYTES);
   std::memcpy(rootInfo->internal, kMagic, 4);
   std::memcpy(rootInfo->internal + kOffVersion, &kRootInfoVersion, 4);

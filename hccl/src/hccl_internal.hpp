@@ -110,12 +110,14 @@ void defer_p2p(HcclComm comm, aclrtStream stream, const HcclSendRecvItem& item);
 HcclResult remote_init(uint32_t nRanks, uint32_t rank, const std::string& ip, uint32_t port, const std::string& id,
                        int64_t connect_timeout_ms, int32_t exec_timeout_s, std::shared_ptr<Remote>* out);
 void remote_destroy(Comm& c);  // after the communicator's operations ended
-// Starts a rendezvous service for a root info (port 0 and no service when no plugin is usable).
-void remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uint32_t hi, uint32_t* port);
+// Starts a rendezvous service for a root info (port 0 and no service when no plugin is usable or
+// it cannot listen). Errors: the whitelist's (HCCL_E_PARA, HCCL_E_NOT_SUPPORT), logged.
+HcclResult remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uint32_t hi, uint32_t* port);
 // The host ports a rendezvous may use: HCCL_HOST_SOCKET_PORT_RANGE ("auto": 0, 0), else
 // HCCL_IF_BASE_PORT's 32 ports (60000 by default). A malformed value: HCCL_E_PARA.
 HcclResult host_ports(uint32_t* lo, uint32_t* hi);
-// A rendezvous service at exactly ip:port (a rank table's rank 0); HCCL_E_TCP_CONNECT when it cannot listen.
+// A rendezvous service at exactly ip:port (a rank table's rank 0); HCCL_E_TCP_CONNECT when it cannot
+// listen, the whitelist's errors as remote_serve.
 HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id);
 uint32_t remote_clients(const std::string& id);  // ranks of other processes that contacted it
 void remote_close_service(const std::string& id);

@@ -8,8 +8,13 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <tuple>
+
+#include <nlohmann/json.hpp>
 
 namespace hccl {
 namespace {
@@ -132,6 +137,63 @@ std::vector<NetIf> host_interfaces() {
   }
   freeifaddrs(list);
   return out;
+}
+
+bool host_whitelist(const char* disable, const char* file, bool* on, std::vector<std::string>* hosts,
+                    std::string* why) {
+  *on = false;
+  hosts->clear();
+  const std::string d = disable != nullptr ? disable : "";
+  if (d.empty() || d == "1") return true;
+  if (d != "0") {
+    *why = "HCCL_WHITELIST_DISABLE=\"" + d + "\" is not 0 or 1";
+    return false;
+  }
+  const std::string path = file != nullptr ? file : "";
+  if (path.empty()) {
+    *why = "HCCL_WHITELIST_DISABLE=0 needs HCCL_WHITELIST_FILE";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *why = "HCCL_WHITELIST_FILE \"" + path + "\" cannot be read: " + std::strerror(errno);
+    return false;
+  }
+  // Bounded before anything is read: a whitelist is a few addresses.
+  constexpr std::streamoff kMaxBytes = 1 << 20;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0 || size > kMaxBytes) {
+    *why = "HCCL_WHITELIST_FILE \"" + path + "\" is larger than 1 MiB";
+    return false;
+  }
+  in.seekg(0);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *why = "HCCL_WHITELIST_FILE \"" + path + "\" is not a JSON object";
+    return false;
+  }
+  const auto ips = j.find("host_ip");
+  if (ips == j.end() || !ips->is_array()) {
+    *why = "HCCL_WHITELIST_FILE \"" + path + "\" has no \"host_ip\" array";
+    return false;
+  }
+  if (const auto dev = j.find("device_ip"); dev != j.end() && !dev->is_array()) {
+    *why = "HCCL_WHITELIST_FILE \"" + path + "\": \"device_ip\" is not an array";
+    return false;
+  }
+  for (const auto& e : *ips) {
+    unsigned char buf[sizeof(in6_addr)];
+    const std::string ip = e.is_string() ? e.get<std::string>() : e.dump();
+    if (!e.is_string() || (::inet_pton(AF_INET, ip.c_str(), buf) != 1 && ::inet_pton(AF_INET6, ip.c_str(), buf) != 1)) {
+      *why = "HCCL_WHITELIST_FILE \"" + path + "\": host_ip entry " + ip + " is not a numeric IPv4 or IPv6 address";
+      return false;
+    }
+    hosts->push_back(ip);
+  }
+  *on = true;
+  return true;
 }
 
 }  // namespace hccl

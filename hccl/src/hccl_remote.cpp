@@ -481,24 +481,65 @@ HcclResult host_ports(uint32_t* lo, uint32_t* hi) {
   return HCCL_SUCCESS;
 }
 
+// HCCL_WHITELIST_DISABLE / HCCL_WHITELIST_FILE, checked whether or not a plugin serves.
+HcclResult read_whitelist(bool* on, std::vector<std::string>* hosts) {
+  std::string why;
+  if (!host_whitelist(std::getenv("HCCL_WHITELIST_DISABLE"), std::getenv("HCCL_WHITELIST_FILE"), on, hosts, &why)) {
+    log_error("%s", why.c_str());
+    return HCCL_E_PARA;
+  }
+  return HCCL_SUCCESS;
+}
+
+// Starts the plugin's rendezvous service, restricted to the whitelist's hosts when it is on.
+// HCCL_E_NOT_SUPPORT when the plugin cannot restrict its service, HCCL_E_TCP_CONNECT when it
+// cannot listen (`err` says why).
+HcclResult serve_rendezvous(const arunCollectiveOps* ops, bool restrict, const std::vector<std::string>& hosts,
+                            const std::string& ip, uint32_t lo, uint32_t hi, arunCollServer* server, uint32_t* port,
+                            char* err, size_t err_size) {
+  if (!restrict)
+    return ops->serve(ip.c_str(), lo, hi, server, port, err, err_size) == ARUN_COLL_OK ? HCCL_SUCCESS
+                                                                                       : HCCL_E_TCP_CONNECT;
+  if (ops->version < 2) {
+    log_error("HCCL_WHITELIST_DISABLE=0: the collective plugin (%s) cannot restrict its rendezvous to listed hosts",
+              ops->engine);
+    return HCCL_E_NOT_SUPPORT;
+  }
+  std::vector<const char*> list;
+  for (const std::string& h : hosts) list.push_back(h.c_str());
+  return ops->serve_only(ip.c_str(), lo, hi, list.data(), uint32_t(list.size()), server, port, err, err_size) ==
+                 ARUN_COLL_OK
+             ? HCCL_SUCCESS
+             : HCCL_E_TCP_CONNECT;
+}
+
 // The first free port of host_ports().
-void remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uint32_t hi, uint32_t* port) {
+HcclResult remote_serve(const std::string& ip, const std::string& id, uint32_t lo, uint32_t hi, uint32_t* port) {
   *port = 0;
+  bool restrict = false;
+  std::vector<std::string> hosts;
+  if (HcclResult e = read_whitelist(&restrict, &hosts); e != HCCL_SUCCESS) return e;
   std::string why;
   const arunCollectiveOps* ops = plugin_ops(&why);
-  if (ops == nullptr) return;  // ranks of this process only: they meet in memory
+  if (ops == nullptr) return HCCL_SUCCESS;  // ranks of this process only: they meet in memory
   arunCollServer server = nullptr;
   char err[512] = {};
-  if (ops->serve(ip.c_str(), lo, hi, &server, port, err, sizeof err) != ARUN_COLL_OK) {
+  const HcclResult r = serve_rendezvous(ops, restrict, hosts, ip, lo, hi, &server, port, err, sizeof err);
+  if (r == HCCL_E_TCP_CONNECT) {
     std::fprintf(stderr, "HCCL warning: no rendezvous service for ranks in other processes: %s\n", err);
     *port = 0;
-    return;
+    return HCCL_SUCCESS;
   }
+  if (r != HCCL_SUCCESS) return r;
   std::lock_guard<std::mutex> lk(services_mu());
   services()[id] = {ops, server};
+  return HCCL_SUCCESS;
 }
 
 HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::string& id) {
+  bool restrict = false;
+  std::vector<std::string> hosts;
+  if (HcclResult e = read_whitelist(&restrict, &hosts); e != HCCL_SUCCESS) return e;
   std::string why;
   const arunCollectiveOps* ops = plugin_ops(&why);
   if (ops == nullptr) {
@@ -508,10 +549,9 @@ HcclResult remote_serve_at(const std::string& ip, uint32_t port, const std::stri
   arunCollServer server = nullptr;
   char err[512] = {};
   uint32_t bound = 0;
-  if (ops->serve(ip.c_str(), port, port, &server, &bound, err, sizeof err) != ARUN_COLL_OK) {
-    log_error("rank 0 cannot serve the rendezvous at %s:%u: %s", ip.c_str(), port, err);
-    return HCCL_E_TCP_CONNECT;
-  }
+  const HcclResult r = serve_rendezvous(ops, restrict, hosts, ip, port, port, &server, &bound, err, sizeof err);
+  if (r == HCCL_E_TCP_CONNECT) log_error("rank 0 cannot serve the rendezvous at %s:%u: %s", ip.c_str(), port, err);
+  if (r != HCCL_SUCCESS) return r;
   std::lock_guard<std::mutex> lk(services_mu());
   services()[id] = {ops, server};
   return HCCL_SUCCESS;

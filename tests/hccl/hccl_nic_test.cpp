@@ -3,6 +3,12 @@
 // "^" exclude, "=" exact, "^=" exclude exact), HCCL_SOCKET_FAMILY, and the errors.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "../../hccl/src/hccl_nic.hpp"
 
@@ -71,6 +77,66 @@ TEST(Nic, ThisHostHasSomething) {
   std::string addr, why;
   EXPECT_TRUE(hccl::choose_nic(hccl::host_interfaces(), nullptr, nullptr, nullptr, &addr, &why)) << why;
   EXPECT_FALSE(addr.empty());
+}
+
+// ---- HCCL_WHITELIST_DISABLE / HCCL_WHITELIST_FILE ----
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "hccl_whitelist_" + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// The error, or "on: a,b" / "off".
+std::string whitelist(const char* disable, const char* file) {
+  bool on = true;
+  std::vector<std::string> hosts{"stale"};
+  std::string why;
+  if (!hccl::host_whitelist(disable, file, &on, &hosts, &why)) return "error: " + why;
+  if (!on) return hosts.empty() ? "off" : "off with hosts";
+  std::string out = "on:";
+  for (const auto& h : hosts) out += " " + h;
+  return out;
+}
+
+TEST(Whitelist, OffUnlessDisableIsZero) {
+  EXPECT_EQ(whitelist(nullptr, nullptr), "off");
+  EXPECT_EQ(whitelist("", "/nonexistent"), "off");
+  EXPECT_EQ(whitelist("1", "/nonexistent"), "off");  // the file is not even read
+}
+
+TEST(Whitelist, ListsTheHostIps) {
+  const std::string f = write_temp("ok", R"({"host_ip": ["127.0.0.1", "10.0.0.5", "::1"], "device_ip": []})");
+  EXPECT_EQ(whitelist("0", f.c_str()), "on: 127.0.0.1 10.0.0.5 ::1");
+  const std::string empty = write_temp("empty", R"({"host_ip": []})");
+  EXPECT_EQ(whitelist("0", empty.c_str()), "on:");  // nobody from elsewhere may join
+  std::remove(f.c_str());
+  std::remove(empty.c_str());
+}
+
+TEST(Whitelist, BadSettingsAreErrorsNamingTheProblem) {
+  EXPECT_EQ(whitelist("2", nullptr), "error: HCCL_WHITELIST_DISABLE=\"2\" is not 0 or 1");
+  EXPECT_EQ(whitelist("0", nullptr), "error: HCCL_WHITELIST_DISABLE=0 needs HCCL_WHITELIST_FILE");
+  EXPECT_NE(whitelist("0", "/nonexistent/wl.json").find("\"/nonexistent/wl.json\" cannot be read"), std::string::npos);
+  const std::pair<const char*, const char*> cases[] = {
+      {"[\"127.0.0.1\"]", "is not a JSON object"},
+      {"{\"host_ip\": [\"127.0.0.1\"", "is not a JSON object"},  // truncated
+      {"{\"device_ip\": []}", "has no \"host_ip\" array"},
+      {"{\"host_ip\": \"127.0.0.1\"}", "has no \"host_ip\" array"},
+      {"{\"host_ip\": [\"127.0.0.1\"], \"device_ip\": 3}", "\"device_ip\" is not an array"},
+      {"{\"host_ip\": [\"localhost\"]}", "host_ip entry localhost is not a numeric"},
+      {"{\"host_ip\": [\"10.0.0.256\"]}", "host_ip entry 10.0.0.256 is not a numeric"},
+      {"{\"host_ip\": [17]}", "host_ip entry 17 is not a numeric"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string f = write_temp("bad", text);
+    const std::string got = whitelist("0", f.c_str());
+    EXPECT_NE(got.find(want), std::string::npos) << text << " -> " << got;
+    std::remove(f.c_str());
+  }
+  const std::string big = write_temp("big", "{\"host_ip\": [\"" + std::string(2 << 20, ' ') + "\"]}");
+  EXPECT_NE(whitelist("0", big.c_str()).find("larger than 1 MiB"), std::string::npos);
+  std::remove(big.c_str());
 }
 
 }  // namespace

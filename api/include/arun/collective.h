@@ -29,7 +29,8 @@
 extern "C" {
 #endif
 
-#define ARUN_COLLECTIVE_OPS_VERSION 1
+/* 2: serve_only (a rendezvous that admits listed hosts only). A version 1 table ends at barrier. */
+#define ARUN_COLLECTIVE_OPS_VERSION 2
 
 typedef enum {
   ARUN_COLL_OK = 0,
@@ -121,6 +122,12 @@ typedef struct arunCollectiveOps {
   /* Point-to-point: every item is posted, then all are waited for (no ordering deadlock). */
   int32_t (*sendrecv)(arunCollComm comm, const arunCollP2p* items, uint32_t count, char* err, size_t err_size);
   int32_t (*barrier)(arunCollComm comm, char* err, size_t err_size);
+
+  /* Version 2. serve(), admitting only clients whose source address is one of hosts[0..count)
+   * (numeric IPv4 / IPv6 addresses; an IPv4 client seen through an IPv6 socket counts as its IPv4
+   * address). Any other client is disconnected before it can read or write a key. */
+  int32_t (*serve_only)(const char* address, uint32_t port_lo, uint32_t port_hi, const char* const* hosts,
+                        uint32_t count, arunCollServer* server, uint32_t* port, char* err, size_t err_size);
 } arunCollectiveOps;
 
 /* The configured collective plugin's table. ACL_ERROR_UNINITIALIZE before aclInit;

@@ -2,6 +2,7 @@
 #include "arun/runtime/extensions.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -234,9 +235,14 @@ Status collective_ops(const arunCollectiveOps** out) {
     ARUN_RETURN_IF_ERROR(
         load_plugin_object(*entry, plugin_search(cfg), entry->options, entry->origin + ".options", inst.get()));
     const arunCollectiveOps* ops = inst->object->ops();
-    if (ops == nullptr || ops->struct_size < sizeof(arunCollectiveOps) || ops->version != ARUN_COLLECTIVE_OPS_VERSION) {
+    // Version 1 tables (no serve_only) stay usable: callers check the version before using it.
+    const bool usable =
+        ops != nullptr &&
+        ((ops->version == 1 && ops->struct_size >= offsetof(arunCollectiveOps, serve_only)) ||
+         (ops->version == ARUN_COLLECTIVE_OPS_VERSION && ops->struct_size >= sizeof(arunCollectiveOps)));
+    if (!usable) {
       return Status(Errc::file_attr_invalid, "collective plugin " + inst->library.name + " (" + inst->library.path +
-                                                 ") offers no arunCollectiveOps table of version " +
+                                                 ") offers no arunCollectiveOps table of version 1 to " +
                                                  std::to_string(ARUN_COLLECTIVE_OPS_VERSION));
     }
     loaded = inst.release();

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -288,6 +289,27 @@ int32_t serve(const char* address, uint32_t lo, uint32_t hi, arunCollServer* ser
     *port = s->port();
     *server = reinterpret_cast<arunCollServer>(s);
     return ARUN_COLL_OK;
+  } catch (const std::exception& e) {
+    return fail(err, err_size, ARUN_COLL_E_CONNECT, std::string("rendezvous service: ") + e.what());
+  }
+}
+
+int32_t serve_only(const char* address, uint32_t lo, uint32_t hi, const char* const* hosts, uint32_t count,
+                   arunCollServer* server, uint32_t* port, char* err, size_t err_size) {
+  if (address == nullptr || server == nullptr || port == nullptr || (hosts == nullptr && count > 0))
+    return fail(err, err_size, ARUN_COLL_E_INVALID, "serve_only: NULL argument");
+  std::vector<std::string> allowed;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (hosts[i] == nullptr) return fail(err, err_size, ARUN_COLL_E_INVALID, "serve_only: NULL host");
+    allowed.emplace_back(hosts[i]);
+  }
+  try {
+    auto* s = new StoreServer(address, lo, hi, &allowed);
+    *port = s->port();
+    *server = reinterpret_cast<arunCollServer>(s);
+    return ARUN_COLL_OK;
+  } catch (const std::invalid_argument& e) {
+    return fail(err, err_size, ARUN_COLL_E_INVALID, std::string("rendezvous service: allowed host ") + e.what());
   } catch (const std::exception& e) {
     return fail(err, err_size, ARUN_COLL_E_CONNECT, std::string("rendezvous service: ") + e.what());
   }
@@ -630,6 +652,7 @@ const arunCollectiveOps kOps{
     &alltoallv,
     &sendrecv,
     &barrier,
+    &serve_only,
 };
 
 class GlooPlugin : public plugin::CollectivePlugin {

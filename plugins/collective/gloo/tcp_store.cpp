@@ -10,7 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -64,9 +66,45 @@ uint32_t read_u32(const std::vector<char>& v) {
   return x;
 }
 
+// The canonical numeric form of an IPv4 / IPv6 address (an IPv4-mapped IPv6 address as plain
+// IPv4), or "" when `text` is not a numeric address.
+std::string canonical_host(const std::string& text) {
+  in_addr a4{};
+  in6_addr a6{};
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (::inet_pton(AF_INET, text.c_str(), &a4) == 1) return ::inet_ntop(AF_INET, &a4, buf, sizeof buf);
+  if (::inet_pton(AF_INET6, text.c_str(), &a6) != 1) return "";
+  if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+    std::memcpy(&a4, a6.s6_addr + 12, 4);
+    return ::inet_ntop(AF_INET, &a4, buf, sizeof buf);
+  }
+  return ::inet_ntop(AF_INET6, &a6, buf, sizeof buf);
+}
+
+// A connected peer's numeric address, canonical as above.
+std::string peer_host(const sockaddr_storage& ss) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (ss.ss_family == AF_INET)
+    return ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&ss)->sin_addr, buf, sizeof buf);
+  if (ss.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_addr, buf, sizeof buf);
+    return canonical_host(buf);
+  }
+  return "";
+}
+
 }  // namespace
 
-StoreServer::StoreServer(const std::string& address, uint32_t lo, uint32_t hi) {
+StoreServer::StoreServer(const std::string& address, uint32_t lo, uint32_t hi,
+                         const std::vector<std::string>* allowed) {
+  if (allowed != nullptr) {
+    restricted_ = true;
+    for (const std::string& h : *allowed) {
+      std::string c = canonical_host(h);
+      if (c.empty()) throw std::invalid_argument("\"" + h + "\" is not a numeric IPv4 or IPv6 address");
+      allowed_.push_back(std::move(c));
+    }
+  }
   if (hi < lo) hi = lo;
   std::string last_error = "no port to try";
   for (uint32_t port = lo; port <= hi && listen_fd_ < 0; ++port) {
@@ -111,6 +149,10 @@ StoreServer::~StoreServer() {
   ::close(wake_[1]);
 }
 
+bool StoreServer::admits(const std::string& host) const {
+  return !restricted_ || std::find(allowed_.begin(), allowed_.end(), host) != allowed_.end();
+}
+
 void StoreServer::serve() {
   std::map<std::string, std::vector<char>> kv;
   std::vector<int> clients;
@@ -125,7 +167,18 @@ void StoreServer::serve() {
     if (fds[0].revents != 0) break;
     std::vector<int> keep;
     if (fds[1].revents & POLLIN) {
-      int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      sockaddr_storage from{};
+      socklen_t from_len = sizeof from;
+      int c = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC);
+      if (c >= 0 && !admits(peer_host(from))) {
+        // Not on the allow list (HCCL_WHITELIST_FILE): closed before a byte is read. The client
+        // sees its connection reset and fails its join.
+        ++refused_;
+        std::fprintf(stderr, "gloo rendezvous: refused a client from %s (not an allowed host)\n",
+                     peer_host(from).c_str());
+        ::close(c);
+        c = -1;
+      }
       if (c >= 0) {
         int one = 1;
         ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -27,13 +27,20 @@ namespace arun::gloo_plugin {
 class StoreServer {
  public:
   // Listens on `address`, on the first free port of [lo, hi] (0, 0: any); throws std::runtime_error.
-  StoreServer(const std::string& address, uint32_t lo, uint32_t hi);
+  // With `allowed`, only clients from those numeric addresses are served (std::invalid_argument
+  // for an entry that is not one); the others are disconnected on accept.
+  StoreServer(const std::string& address, uint32_t lo, uint32_t hi, const std::vector<std::string>* allowed = nullptr);
   ~StoreServer();  // stops the thread
   uint32_t port() const { return port_; }
   uint32_t clients() const { return clients_.load(); }
+  uint32_t refused() const { return refused_.load(); }
 
  private:
   void serve();
+  bool admits(const std::string& host) const;
+  bool restricted_ = false;
+  std::vector<std::string> allowed_;  // canonical numeric forms
+  std::atomic<uint32_t> refused_{0};
   int listen_fd_ = -1;
   int wake_[2] = {-1, -1};
   uint32_t port_ = 0;

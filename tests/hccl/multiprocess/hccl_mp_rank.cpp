@@ -492,7 +492,12 @@ int main(int argc, char** argv) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     const HcclResult r = HcclCommInitRootInfo(n, &info, rank, &c.comm);
-    if (mode == "neverjoins") {
+    if (mode == "refused") {
+      // HCCL_WHITELIST_FILE does not list this host: the rendezvous turns every rank away.
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      CHECK(r != HCCL_SUCCESS, "HcclCommInitRootInfo succeeded although this host is not whitelisted");
+      CHECK(s < 10, "the refusal took %.1f s", s);
+    } else if (mode == "neverjoins") {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       CHECK(r == HCCL_E_TIMEOUT, "HcclCommInitRootInfo returned %d, not HCCL_E_TIMEOUT", int(r));
       CHECK(s < 10, "the timeout took %.1f s", s);

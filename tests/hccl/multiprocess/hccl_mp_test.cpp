@@ -209,6 +209,28 @@ TEST(Failures, RankThatNeverJoinsTimesOut) {
   expect_all_ok(run_ranks("neverjoins", 3, temp_path("root"), 30));
 }
 
+// HCCL_WHITELIST_DISABLE=0: the rendezvous serves only the hosts HCCL_WHITELIST_FILE lists. The
+// ranks reach it over loopback (HCCL_SOCKET_IFNAME=lo), so 127.0.0.1 is the host to list.
+TEST(Whitelist, ListedHostsJoinOthersAreTurnedAway) {
+  const std::string allowed = temp_path("allowed.json"), others = temp_path("others.json");
+  std::ofstream(allowed) << R"({"host_ip": ["127.0.0.1"], "device_ip": []})";
+  std::ofstream(others) << R"({"host_ip": ["10.9.9.9", "::1"]})";
+  ::setenv("HCCL_SOCKET_IFNAME", "lo", 1);
+  ::setenv("HCCL_WHITELIST_DISABLE", "0", 1);
+  ::setenv("HCCL_WHITELIST_FILE", allowed.c_str(), 1);
+  expect_all_ok(run_ranks("collectives", 2, temp_path("root")));
+  ::setenv("HCCL_WHITELIST_FILE", others.c_str(), 1);
+  std::vector<std::string> errs;
+  const auto status = run_ranks("refused", 2, temp_path("root"), 30, &errs);
+  ::unsetenv("HCCL_WHITELIST_DISABLE");
+  ::unsetenv("HCCL_WHITELIST_FILE");
+  ::unsetenv("HCCL_SOCKET_IFNAME");
+  std::remove(allowed.c_str());
+  std::remove(others.c_str());
+  for (uint32_t r = 0; r < 2; ++r) EXPECT_EQ(status[r], 0) << "rank " << r << ": " << errs[r];
+  EXPECT_NE(errs[0].find("refused a client from 127.0.0.1"), std::string::npos) << errs[0];
+}
+
 TEST(Failures, NoCollectivePluginIsNotSupported) {
   // A configuration whose collective plugin does not exist (its own entry replaces default.toml's).
   const std::string config = temp_path("nosuch.toml");
