@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   std::printf("# %-13s %12s %10s %10s %10s %12s %8s %10s %10s\n", "op", "size(B)", "time(us)", "algbw", "busbw",
               "memcpy GB/s", "bus/mem", "floor(us)", "floor/time");
   for (Op op : {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::AlltoAll}) {
-    for (uint64_t bytes = 8 * n; bytes <= max_bytes; bytes *= 8) {
+    for (uint64_t bytes = 8 * n; bytes <= max_bytes; bytes *= 4) {
       const uint64_t b = bytes / (4 * n) * (4 * n);  // whole float blocks per rank
       const double t = time_op(n, comms, streams, send, recv, op, b, iters);
       const double mt = time_memcpy(recv[0], send[0], b, streams[0], iters);

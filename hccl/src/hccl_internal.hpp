@@ -143,6 +143,7 @@ struct P2pItem {
   uint32_t peer;
   void* buf;
   uint64_t bytes;
+  HcclDataType type;  // with bytes, compared against the peer's matching item
 };
 HcclResult remote_p2p(Comm& c, aclrtStream s, const std::vector<P2pItem>& items);
 HcclResult remote_barrier(Comm& c, aclrtStream s);

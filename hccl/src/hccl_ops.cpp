@@ -1010,7 +1010,7 @@ HcclResult p2p_one(void* buf, uint64_t count, HcclDataType dataType, uint32_t pe
     defer_p2p(comm, stream, HcclSendRecvItem{send ? HCCL_SEND : HCCL_RECV, buf, count, dataType, peer});
     return HCCL_SUCCESS;
   }
-  if (c.remote) return remote_p2p(c, stream, {P2pItem{send, peer, buf, count * type_size(dataType)}});
+  if (c.remote) return remote_p2p(c, stream, {P2pItem{send, peer, buf, count * type_size(dataType), dataType}});
   Plan p(c, stream, Kind::P2P, descriptor(Kind::P2P, dataType, 0, count, 0));
   std::vector<std::vector<Transfer>> per(c.g->n);
   per[peer].push_back({send, static_cast<char*>(buf), count, dataType});
@@ -1069,7 +1069,7 @@ HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, H
   if (c.remote) {
     std::vector<P2pItem> items;
     for (uint32_t q = 0; q < c.g->n; ++q)
-      for (const Transfer& x : per[q]) items.push_back({x.send, q, x.buf, x.count * type_size(x.type)});
+      for (const Transfer& x : per[q]) items.push_back({x.send, q, x.buf, x.count * type_size(x.type), x.type});
     return remote_p2p(c, stream, items);
   }
   Plan p(c, stream, Kind::P2P, 0);

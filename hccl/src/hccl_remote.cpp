@@ -178,6 +178,7 @@ struct Job {
   bool check = false;
   Desc desc;
   std::vector<uint64_t> to_peer, from_peer;  // per peer (AlltoAll), else empty
+  std::vector<P2pItem> p2p;                  // Send/Recv: compared pairwise (check_pairs)
   std::vector<Region> regions;
   uint64_t scratch = 0;  // host bytes the function needs
   RunFn run;
@@ -278,6 +279,64 @@ int32_t check_peers(const Job& j, Remote& r, std::string* mismatch, char* err, s
   return ARUN_COLL_OK;
 }
 
+// What a rank tells one peer about its Send/Recv items with that peer: counts, bytes and a hash
+// of (bytes, type) per item in order, for each direction.
+struct PairDesc {
+  uint64_t magic = 0x48435032;  // "HCP2"
+  uint64_t items[2] = {0, 0};   // [0]: sends to the peer, [1]: receives from it
+  uint64_t bytes[2] = {0, 0};
+  uint64_t hash[2] = {1469598103934665603ull, 1469598103934665603ull};
+};
+
+// Send/Recv (hccl-api.md: "ours: mismatch is an asynchronous error, HCCL_E_PARA"): each rank
+// exchanges a PairDesc with every peer it has items with and compares its sends with the peer's
+// receives and the other way round. Both sides make the same comparison, so both fail the
+// operation alike and the communicator stays usable.
+int32_t check_pairs(const Job& j, Remote& r, std::string* mismatch, char* err, size_t errn) {
+  std::vector<PairDesc> mine(j.n), theirs(j.n);
+  std::vector<bool> peer(j.n, false);
+  for (const P2pItem& it : j.p2p) {
+    PairDesc& d = mine[it.peer];
+    const int dir = it.send ? 0 : 1;
+    peer[it.peer] = true;
+    d.items[dir] += 1;
+    d.bytes[dir] += it.bytes;
+    for (uint64_t v : {it.bytes, uint64_t(it.type)}) d.hash[dir] = (d.hash[dir] ^ v) * 1099511628211ull;
+  }
+  std::vector<arunCollP2p> items;
+  for (uint32_t q = 0; q < j.n; ++q) {
+    if (!peer[q]) continue;
+    items.push_back({1, q, &mine[q], sizeof(PairDesc)});
+    items.push_back({0, q, &theirs[q], sizeof(PairDesc)});
+  }
+  if (items.empty()) return ARUN_COLL_OK;
+  const int32_t rc = r.ops->sendrecv(r.coll, items.data(), uint32_t(items.size()), err, errn);
+  if (rc != ARUN_COLL_OK) return rc;
+  for (uint32_t q = 0; q < j.n; ++q) {
+    if (!peer[q]) continue;
+    const PairDesc& a = mine[q];
+    const PairDesc& b = theirs[q];
+    if (b.magic != a.magic) {
+      *mismatch = "rank " + std::to_string(q) + " sent no Send/Recv descriptor (a different operation)";
+      return ARUN_COLL_OK;
+    }
+    for (int dir = 0; dir < 2; ++dir) {  // my sends vs its receives, my receives vs its sends
+      if (a.items[dir] == b.items[1 - dir] && a.bytes[dir] == b.bytes[1 - dir] && a.hash[dir] == b.hash[1 - dir])
+        continue;
+      const uint32_t from = dir == 0 ? j.rank : q, to = dir == 0 ? q : j.rank;
+      const PairDesc& s = dir == 0 ? a : b;
+      const PairDesc& t = dir == 0 ? b : a;
+      const uint64_t sent = s.bytes[0], expected = t.bytes[1];  // the sender's sends, the receiver's receives
+      *mismatch = "rank " + std::to_string(from) + " sends " + std::to_string(sent) + " bytes in " +
+                  std::to_string(s.items[0]) + " item(s) to rank " + std::to_string(to) + ", which expects " +
+                  std::to_string(expected) + " bytes in " + std::to_string(t.items[1]) + " item(s)" +
+                  (sent == expected ? " (their data types or item sizes differ)" : "");
+      return ARUN_COLL_OK;
+    }
+  }
+  return ARUN_COLL_OK;
+}
+
 // What "first" remembers of an operation: its descriptor, which agreeing ranks share, as bytes.
 std::string signature(const Job& j) {
   return std::string(reinterpret_cast<const char*>(&j.desc), sizeof(Desc));
@@ -335,6 +394,7 @@ void op_kernel(arun::Block b, const std::shared_ptr<Job>& job, const std::shared
   const bool every = r.check == 2 || j.desc.kind == kAlltoAll;
   const bool check = j.check && j.n > 1 && r.check > 0 && (every || r.checked.count(sig) == 0);
   if (check) rc = check_peers(j, r, &mismatch, err, sizeof err);
+  if (j.desc.kind == kP2p && j.n > 1) rc = check_pairs(j, r, &mismatch, err, sizeof err);
   if (check && rc == ARUN_COLL_OK && mismatch.empty() && !every) {
     if (r.checked.size() >= 4096) r.checked.clear();  // bounded; every rank clears at the same point
     r.checked.insert(sig);
@@ -769,6 +829,7 @@ HcclResult remote_alltoall(Comm& c, aclrtStream s, const void* send, void* recv,
 
 HcclResult remote_p2p(Comm& c, aclrtStream s, const std::vector<P2pItem>& items) {
   auto j = make_job(c, kP2p, -1, -1, 0, 0);
+  j->p2p = items;
   std::vector<Layout> layouts;
   for (const P2pItem& it : items) layouts.push_back(add_layout(*j, {{it.buf, it.bytes}}, !it.send));
   auto ops = c.remote->ops;

@@ -377,6 +377,14 @@ void test_mismatch(Ctx& c) {
                       c.comm, c.stream) == HCCL_SUCCESS,
         "AlltoAllV");
   expect_para("AlltoAllV counts");
+  // Send/Recv: rank 0 sends rank 1 eight floats, rank 1 expects four; then the same byte count
+  // with another data type. Rank 2 has no part in them.
+  if (r0) CHECK(HcclSend(a.p, count, HCCL_DATA_TYPE_FP32, 1, c.comm, c.stream) == HCCL_SUCCESS, "HcclSend");
+  if (r1) CHECK(HcclRecv(b.p, count / 2, HCCL_DATA_TYPE_FP32, 0, c.comm, c.stream) == HCCL_SUCCESS, "HcclRecv");
+  if (!r2) expect_para("Send/Recv count");
+  if (r0) CHECK(HcclSend(a.p, count, HCCL_DATA_TYPE_FP32, 1, c.comm, c.stream) == HCCL_SUCCESS, "HcclSend");
+  if (r1) CHECK(HcclRecv(b.p, count, HCCL_DATA_TYPE_INT32, 0, c.comm, c.stream) == HCCL_SUCCESS, "HcclRecv");
+  if (!r2) expect_para("Send/Recv data type");
   // Agreeing parameters still work, on the same communicator and stream.
   CHECK(HcclAllReduce(a.p, b.p, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c.comm, c.stream) == HCCL_SUCCESS,
         "AllReduce");

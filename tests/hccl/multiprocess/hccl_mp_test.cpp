@@ -198,6 +198,13 @@ TEST(Failures, MismatchedParametersAreParaErrorsNamingRankAndField) {
   EXPECT_NE(errs[0].find("parameter root: local rank 0 has 0, rank 2 has 1"), std::string::npos) << errs[0];
   EXPECT_NE(errs[0].find("parameter operation: local rank 0 has AllReduce, rank 1 has Broadcast"), std::string::npos)
       << errs[0];
+  for (uint32_t r = 0; r < 2; ++r) {  // both sides of a Send/Recv pair name the same mismatch
+    EXPECT_NE(errs[r].find("rank 0 sends 32 bytes in 1 item(s) to rank 1, which expects 16 bytes"), std::string::npos)
+        << errs[r];
+    EXPECT_NE(errs[r].find("which expects 32 bytes in 1 item(s) (their data types or item sizes differ)"),
+              std::string::npos)
+        << errs[r];
+  }
   for (uint32_t r = 0; r < 3; ++r) {
     EXPECT_NE(errs[r].find("parameter sendCounts/recvCounts: rank 0 sends 2 elements to rank 2, which expects 1"),
               std::string::npos)
