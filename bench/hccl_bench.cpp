@@ -4,8 +4,10 @@
 // the bandwidth of a device-local aclrtMemcpyAsync of the same size measured in the same run, and
 // the floor: every rank making that copy at once.
 //
-//   ASCEND_RUN_CONFIG=build/tests/hccl/hccl8.toml build/bin/hccl_bench [max_bytes] [iterations]
+//   ASCEND_RUN_CONFIG=build/tests/hccl/hccl8.toml build/bin/hccl_bench [max_bytes] [iterations] [ops] [min_bytes]
+// ops: a comma-separated subset of allreduce,allgather,reducescatter,alltoall (default: all).
 #include <barrier>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -126,6 +128,8 @@ double time_memcpy(void* dst, void* src, uint64_t bytes, aclrtStream s, int iter
 int main(int argc, char** argv) {
   const uint64_t max_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : (64ull << 20);
   const int iters = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string only = argc > 3 ? argv[3] : "allreduce,allgather,reducescatter,alltoall";
+  const uint64_t min_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
   CHECK(aclInit(nullptr));
   uint32_t n = 0;
   CHECK(aclrtGetDeviceCount(&n));
@@ -152,7 +156,11 @@ int main(int argc, char** argv) {
   std::printf("# %-13s %12s %10s %10s %10s %12s %8s %10s %10s\n", "op", "size(B)", "time(us)", "algbw", "busbw",
               "memcpy GB/s", "bus/mem", "floor(us)", "floor/time");
   for (Op op : {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::AlltoAll}) {
+    std::string name = op_name(op);
+    for (char& ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    if (only.find(name) == std::string::npos) continue;
     for (uint64_t bytes = 8 * n; bytes <= max_bytes; bytes *= 4) {
+      if (bytes < min_bytes) continue;
       const uint64_t b = bytes / (4 * n) * (4 * n);  // whole float blocks per rank
       const double t = time_op(n, comms, streams, send, recv, op, b, iters);
       const double mt = time_memcpy(recv[0], send[0], b, streams[0], iters);

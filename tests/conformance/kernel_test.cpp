@@ -16,24 +16,24 @@ namespace {
 
 class KernelTest : public AclDeviceTest {
  protected:
-  void *mallocDevice(size_t bytes) {
-    void *p = nullptr;
+  void* mallocDevice(size_t bytes) {
+    void* p = nullptr;
     EXPECT_ACL_OK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
     return p;
   }
   template <class T>
-  void upload(T *dev, const std::vector<T> &v) {
+  void upload(T* dev, const std::vector<T>& v) {
     EXPECT_ACL_OK(aclrtMemcpy(dev, v.size() * sizeof(T), v.data(), v.size() * sizeof(T), ACL_MEMCPY_HOST_TO_DEVICE));
   }
   template <class T>
-  std::vector<T> download(const T *dev, size_t n) {
+  std::vector<T> download(const T* dev, size_t n) {
     std::vector<T> v(n);
     EXPECT_ACL_OK(aclrtMemcpy(v.data(), n * sizeof(T), dev, n * sizeof(T), ACL_MEMCPY_DEVICE_TO_HOST));
     return v;
   }
 };
 
-void saxpy(arun::Block b, float a, const float *x, float *y, size_t n) {
+void saxpy(arun::Block b, float a, const float* x, float* y, size_t n) {
   auto xs = b.map(x, n);
   auto ys = b.map(y, n);
   for (size_t i : b.range(n)) ys[i] = a * xs[i] + ys[i];
@@ -46,8 +46,8 @@ TEST_P(KernelTest, SaxpyOverManyBlocksMatchesTheHost) {
     x[i] = float(i % 101) * 0.5f;
     y[i] = float(i % 7) - 3.0f;
   }
-  auto *dx = static_cast<float *>(mallocDevice(n * sizeof(float)));
-  auto *dy = static_cast<float *>(mallocDevice(n * sizeof(float)));
+  auto* dx = static_cast<float*>(mallocDevice(n * sizeof(float)));
+  auto* dy = static_cast<float*>(mallocDevice(n * sizeof(float)));
   upload(dx, x);
   upload(dy, y);
   aclrtStream s = nullptr;
@@ -64,16 +64,19 @@ TEST_P(KernelTest, SaxpyOverManyBlocksMatchesTheHost) {
 TEST_P(KernelTest, EveryBlockRunsOnceAndRangesPartitionTheWork) {
   const uint32_t blocks = 257;
   const size_t n = 1000;
-  auto *hits = static_cast<uint32_t *>(mallocDevice(blocks * sizeof(uint32_t)));
-  auto *owner = static_cast<uint32_t *>(mallocDevice(n * sizeof(uint32_t)));
+  auto* hits = static_cast<uint32_t*>(mallocDevice(blocks * sizeof(uint32_t)));
+  auto* owner = static_cast<uint32_t*>(mallocDevice(n * sizeof(uint32_t)));
   ASSERT_ACL_OK(aclrtMemset(hits, blocks * 4, 0, blocks * 4));
   ASSERT_ACL_OK(aclrtMemset(owner, n * 4, 0xff, n * 4));
-  ASSERT_ACL_OK(arun::launch(nullptr, blocks, [](arun::Block b, uint32_t *hit, uint32_t *own, size_t count) {
-    if (b.count() != 257) b.fail(ACL_ERROR_RT_PARAM_INVALID, "wrong block count");
-    b.at(hit + b.index()) += 1;  // each block writes only its own slot
-    auto v = b.map(own, count);
-    for (size_t i : b.range(count)) v[i] = b.index();
-  }, hits, owner, n));
+  ASSERT_ACL_OK(arun::launch(
+      nullptr, blocks,
+      [](arun::Block b, uint32_t* hit, uint32_t* own, size_t count) {
+        if (b.count() != 257) b.fail(ACL_ERROR_RT_PARAM_INVALID, "wrong block count");
+        b.at(hit + b.index()) += 1;  // each block writes only its own slot
+        auto v = b.map(own, count);
+        for (size_t i : b.range(count)) v[i] = b.index();
+      },
+      hits, owner, n));
   ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
   std::vector<uint32_t> h = download(hits, blocks);
   for (uint32_t i = 0; i < blocks; ++i) EXPECT_EQ(h[i], 1u) << "block " << i;
@@ -86,16 +89,19 @@ TEST_P(KernelTest, EveryBlockRunsOnceAndRangesPartitionTheWork) {
 
 TEST_P(KernelTest, ArgumentsAreCopiedAtLaunchAndCallablesMayCapture) {
   std::vector<int> table = {1, 2, 3, 4};
-  auto *out = static_cast<int *>(mallocDevice(4 * sizeof(int)));
+  auto* out = static_cast<int*>(mallocDevice(4 * sizeof(int)));
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   ASSERT_ACL_OK(launchGate(s, gate));
   const int offset = 100;
-  ASSERT_ACL_OK(arun::launch(s, 2, [offset](arun::Block b, const std::vector<int> &t, int *dst) {
-    auto v = b.map(dst, t.size());
-    for (size_t i : b.range(t.size())) v[i] = t[i] + offset;
-  }, table, out));
+  ASSERT_ACL_OK(arun::launch(
+      s, 2,
+      [offset](arun::Block b, const std::vector<int>& t, int* dst) {
+        auto v = b.map(dst, t.size());
+        for (size_t i : b.range(t.size())) v[i] = t[i] + offset;
+      },
+      table, out));
   table.assign(4, -1);  // the kernel has its own copy
   gate.open();
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
@@ -113,26 +119,29 @@ TEST_P(KernelTest, ALaunchIsOneTaskInStreamOrderAndDoesNotWait) {
   ASSERT_ACL_OK(aclrtMallocHost(&pinnedOut, n * 4));
   std::memcpy(pinnedIn, in.data(), n * 4);
   std::memset(pinnedOut, 0, n * 4);
-  auto *dev = static_cast<int32_t *>(mallocDevice(n * 4));
+  auto* dev = static_cast<int32_t*>(mallocDevice(n * 4));
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   ASSERT_ACL_OK(launchGate(s, gate));
   ASSERT_ACL_OK(aclrtMemcpyAsync(dev, n * 4, pinnedIn, n * 4, ACL_MEMCPY_HOST_TO_DEVICE, s));
-  ASSERT_ACL_OK(arun::launch(s, 8, [](arun::Block b, int32_t *d, size_t count) {
-    auto v = b.map(d, count);
-    for (size_t i : b.range(count)) v[i] = v[i] * 3 + 1;
-  }, dev, n));
+  ASSERT_ACL_OK(arun::launch(
+      s, 8,
+      [](arun::Block b, int32_t* d, size_t count) {
+        auto v = b.map(d, count);
+        for (size_t i : b.range(count)) v[i] = v[i] * 3 + 1;
+      },
+      dev, n));
   ASSERT_ACL_OK(aclrtMemcpyAsync(pinnedOut, n * 4, dev, n * 4, ACL_MEMCPY_DEVICE_TO_HOST, s));
   // Everything is queued behind the gate: the launch returned without running.
   aclrtStreamStatus status = ACL_STREAM_STATUS_RESERVED;
   ASSERT_ACL_OK(aclrtStreamQuery(s, &status));
   EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, status);
-  EXPECT_EQ(0, static_cast<int32_t *>(pinnedOut)[0]);
+  EXPECT_EQ(0, static_cast<int32_t*>(pinnedOut)[0]);
   gate.open();
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   EXPECT_FALSE(gate.watchdogFired());
-  const auto *got = static_cast<const int32_t *>(pinnedOut);
+  const auto* got = static_cast<const int32_t*>(pinnedOut);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], in[i] * 3 + 1) << "element " << i;
   EXPECT_ACL_OK(aclrtDestroyStream(s));
   EXPECT_ACL_OK(aclrtFree(dev));
@@ -143,8 +152,8 @@ TEST_P(KernelTest, ALaunchIsOneTaskInStreamOrderAndDoesNotWait) {
 // --- faults: one test per failure mode ---------------------------------------------------------
 
 TEST_P(KernelTest, AnAccessOutsideAnyAllocationFaultsAndCorruptsNothing) {
-  auto *a = static_cast<uint8_t *>(mallocDevice(64));
-  auto *neighbour = static_cast<uint8_t *>(mallocDevice(64));
+  auto* a = static_cast<uint8_t*>(mallocDevice(64));
+  auto* neighbour = static_cast<uint8_t*>(mallocDevice(64));
   ASSERT_ACL_OK(aclrtMemset(a, 64, 0x11, 64));
   ASSERT_ACL_OK(aclrtMemset(neighbour, 64, 0x5a, 64));
   aclrtStream s = nullptr, other = nullptr;
@@ -152,19 +161,27 @@ TEST_P(KernelTest, AnAccessOutsideAnyAllocationFaultsAndCorruptsNothing) {
   ASSERT_ACL_OK(aclrtCreateStream(&other));
   std::atomic<int> reached{0};
   // Asks for 1 MiB of a 64-byte allocation: the view is refused before anything is written.
-  ASSERT_ACL_OK(arun::launch(s, 4, [&reached](arun::Block b, uint8_t *p) {
-    auto v = b.map(p, 1 << 20);
-    reached++;
-    std::memset(v.data(), 0xee, v.size());
-  }, a));
+  ASSERT_ACL_OK(arun::launch(
+      s, 4,
+      [&reached](arun::Block b, uint8_t* p) {
+        auto v = b.map(p, 1 << 20);
+        reached++;
+        std::memset(v.data(), 0xee, v.size());
+      },
+      a));
   EXPECT_ACL(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(s));
+  const char* msg = aclGetRecentErrMsg();
+  ASSERT_NE(nullptr, msg);
+  EXPECT_NE(nullptr, std::strstr(msg, "outside any live allocation")) << msg;
   EXPECT_EQ(0, reached.load());
   EXPECT_EQ(std::vector<uint8_t>(64, 0x11), download(a, 64));
   EXPECT_EQ(std::vector<uint8_t>(64, 0x5a), download(neighbour, 64));
   // The error was reported once; the stream (continue-on-failure) and the others keep working.
-  ASSERT_ACL_OK(arun::launch(s, 2, [](arun::Block b, uint8_t *p) { b.at(p + b.index()) = 7; }, a));
+  ASSERT_ACL_OK(arun::launch(
+      s, 2, [](arun::Block b, uint8_t* p) { b.at(p + b.index()) = 7; }, a));
   EXPECT_ACL_OK(aclrtSynchronizeStream(s));
-  ASSERT_ACL_OK(arun::launch(other, 1, [](arun::Block b, uint8_t *p) { b.at(p + 2) = 9; }, a));
+  ASSERT_ACL_OK(arun::launch(
+      other, 1, [](arun::Block b, uint8_t* p) { b.at(p + 2) = 9; }, a));
   EXPECT_ACL_OK(aclrtSynchronizeStream(other));
   std::vector<uint8_t> got = download(a, 3);
   EXPECT_EQ((std::vector<uint8_t>{7, 7, 9}), got);
@@ -175,24 +192,28 @@ TEST_P(KernelTest, AnAccessOutsideAnyAllocationFaultsAndCorruptsNothing) {
 }
 
 TEST_P(KernelTest, AnIndexOutsideAViewFaultsInsteadOfWriting) {
-  auto *a = static_cast<uint8_t *>(mallocDevice(64));
+  auto* a = static_cast<uint8_t*>(mallocDevice(64));
   ASSERT_ACL_OK(aclrtMemset(a, 64, 0x11, 64));
-  ASSERT_ACL_OK(arun::launch(nullptr, 1, [](arun::Block b, uint8_t *p) {
-    auto v = b.map(p, 16);
-    v[16] = 0xee;  // one past the view, still inside the allocation
-  }, a));
+  ASSERT_ACL_OK(arun::launch(
+      nullptr, 1,
+      [](arun::Block b, uint8_t* p) {
+        auto v = b.map(p, 16);
+        v[16] = 0xee;  // one past the view, still inside the allocation
+      },
+      a));
   EXPECT_ACL(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(nullptr));
   EXPECT_EQ(std::vector<uint8_t>(64, 0x11), download(a, 64));
   EXPECT_ACL_OK(aclrtFree(a));
 }
 
 TEST_P(KernelTest, MemoryFreedBeforeTheKernelRunsIsAFault) {
-  auto *a = static_cast<uint8_t *>(mallocDevice(4096));
+  auto* a = static_cast<uint8_t*>(mallocDevice(4096));
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   ASSERT_ACL_OK(launchGate(s, gate));
-  ASSERT_ACL_OK(arun::launch(s, 2, [](arun::Block b, uint8_t *p) { b.map(p, 4096)[0] = 1; }, a));
+  ASSERT_ACL_OK(arun::launch(
+      s, 2, [](arun::Block b, uint8_t* p) { b.map(p, 4096)[0] = 1; }, a));
   ASSERT_TRUE(gate.waitEntered(1));
   ASSERT_ACL_OK(aclrtFree(a));
   gate.open();
@@ -202,26 +223,36 @@ TEST_P(KernelTest, MemoryFreedBeforeTheKernelRunsIsAFault) {
 
 TEST_P(KernelTest, TrapsStatusesAndExceptionsFailTheLaunchWithTheirCodes) {
   struct Case {
-    const char *what;
+    const char* what;
     aclError expected;
     void (*kernel)(arun::Block);
+    const char* message;  // what the synchronize's error message carries from the failing block
   };
   const Case cases[] = {
-      {"trap", ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, [](arun::Block b) { b.trap("assertion failed in block"); }},
+      {"trap", ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, [](arun::Block b) { b.trap("assertion failed in block"); },
+       "assertion failed in block"},
       {"status", ACL_ERROR_RT_VECTOR_CORE_EXCEPTION,
        [](arun::Block b) {
          if (b.index() == 1) b.fail(ACL_ERROR_RT_VECTOR_CORE_EXCEPTION, "vector unit fault");
-       }},
-      {"fail(0)", ACL_ERROR_RT_AICORE_EXCEPTION, [](arun::Block b) { b.fail(ACL_SUCCESS, "fault without a code"); }},
-      {"exception", ACL_ERROR_RT_AICORE_EXCEPTION, [](arun::Block) { throw std::runtime_error("kernel bug"); }},
+       },
+       "block 1: vector unit fault"},
+      {"fail(0)", ACL_ERROR_RT_AICORE_EXCEPTION, [](arun::Block b) { b.fail(ACL_SUCCESS, "fault without a code"); },
+       "fault without a code"},
+      {"exception", ACL_ERROR_RT_AICORE_EXCEPTION, [](arun::Block) { throw std::runtime_error("kernel bug"); },
+       "kernel bug"},
       {"C fault", ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW,
-       [](arun::Block b) { arunBlockFault(b.native(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW, "read overflow"); }},
+       [](arun::Block b) { arunBlockFault(b.native(), ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW, "read overflow"); },
+       "read overflow"},
   };
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     ASSERT_ACL_OK(arun::launch(s, 3, c.kernel)) << c.what;
     EXPECT_ACL(c.expected, aclrtSynchronizeStream(s)) << c.what;
+    // The device's explanation reaches the program, not only the log.
+    const char* msg = aclGetRecentErrMsg();
+    ASSERT_NE(nullptr, msg) << c.what;
+    EXPECT_NE(nullptr, std::strstr(msg, c.message)) << c.what << ": " << msg;
     EXPECT_ACL_OK(aclrtSynchronizeStream(s)) << c.what << ": a failure is reported once";
   }
   EXPECT_ACL_OK(aclrtDestroyStream(s));
@@ -231,7 +262,7 @@ TEST_P(KernelTest, StopHaltsARunningKernelBetweenBlocksAndDropsTheQueue) {
   constexpr uint32_t kBlocks = 1000;
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   std::atomic<uint32_t> ran{0};
   ASSERT_ACL_OK(arun::launch(s, kBlocks, [&gate, &ran](arun::Block) {
     ran++;
@@ -252,15 +283,17 @@ TEST_P(KernelTest, StopHaltsARunningKernelBetweenBlocksAndDropsTheQueue) {
 
 // Counts calls of the C ABI's argument destructor.
 std::atomic<int> g_freed{0};
-void countFree(void *) { g_freed++; }
-void writeOne(arunBlock *block, void *args) {
-  auto *p = static_cast<int *>(arunBlockMap(block, args, sizeof(int)));
+void countFree(void*) {
+  g_freed++;
+}
+void writeOne(arunBlock* block, void* args) {
+  auto* p = static_cast<int*>(arunBlockMap(block, args, sizeof(int)));
   if (p != nullptr) *p = static_cast<int>(arunBlockDim(block) * 10 + arunBlockIdx(block));
 }
 
 TEST_P(KernelTest, TheCInterfaceFreesArgumentsExactlyOnceOnEveryPath) {
   g_freed = 0;
-  auto *dev = static_cast<int *>(mallocDevice(sizeof(int)));
+  auto* dev = static_cast<int*>(mallocDevice(sizeof(int)));
   ASSERT_ACL_OK(arunLaunchKernel(nullptr, 1, &writeOne, dev, &countFree));
   ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
   EXPECT_EQ(1, g_freed.load());
@@ -281,7 +314,7 @@ TEST_P(KernelTest, TheCInterfaceFreesArgumentsExactlyOnceOnEveryPath) {
   // Dropped by aclrtStreamAbort before it ran: freed, never run.
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   ASSERT_ACL_OK(launchGate(s, gate));
   ASSERT_ACL_OK(aclrtMemset(dev, sizeof(int), 0, sizeof(int)));
   ASSERT_ACL_OK(arunLaunchKernel(s, 4, &writeOne, dev, &countFree));

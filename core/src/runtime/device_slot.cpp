@@ -30,6 +30,7 @@ Status DeviceSlot::acquire() {
                                                   "): the scheduling policy could not be created");
     }
     scheduler_ = std::make_unique<Scheduler>(device_, std::move(policy), id_, queue_depth_);
+    scheduler_->set_failure_messages(abi_minor_ >= 10);
     std::shared_ptr<DeviceAllocator> allocator;
     Status made = allocator_choice_
                       ? DeviceAllocator::create(id_, device_, *allocator_choice_, &allocator, vmm_, physical_)

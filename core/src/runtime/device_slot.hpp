@@ -53,6 +53,8 @@ class DeviceSlot {
   void set_allocator_choice(std::shared_ptr<const AllocatorChoice> choice) { allocator_choice_ = std::move(choice); }
   // Where the allocator may grow ranges (expandable segments): the runtime's virtual memory and
   // the device's physical memory (nullptr: the device has none). Set once, before first use.
+  // The device plugin's ABI minor: what the scheduler may read from its results.
+  void set_abi_minor(uint16_t minor) { abi_minor_ = minor; }
   void set_virtual_memory(VirtualMemory* vmm, plugin::PhysicalMemorySource* physical) {
     vmm_ = vmm;
     physical_ = physical;
@@ -93,6 +95,7 @@ class DeviceSlot {
   std::string backend_;
   PolicyFactory policy_;
   uint32_t queue_depth_;
+  uint16_t abi_minor_ = 0;
   mutable std::mutex open_mu_;
   int users_ = 0;
   std::unique_ptr<Scheduler> scheduler_;

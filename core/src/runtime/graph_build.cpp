@@ -301,8 +301,10 @@ Status GraphTable::execute_sync(Graph& g, int32_t timeout_ms) {
   if (san::on()) [[unlikely]]
     san::synced_record(*end);  // aclmdlRIExecute returns after the execution: ordered like a synchronize
   for (auto& lane : g.exec_lanes_) {
-    if (int e = sched->take_error(*lane)) {
-      return Status(static_cast<Errc>(e), "a task of " + graph_name(g) + " failed with error " + std::to_string(e));
+    std::string why;
+    if (int e = sched->take_error(*lane, &why)) {
+      return Status(static_cast<Errc>(e), "a task of " + graph_name(g) + " failed with error " + std::to_string(e) +
+                                              (why.empty() ? "" : ": " + why));
     }
   }
   return Status::Ok();

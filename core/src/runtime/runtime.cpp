@@ -17,9 +17,9 @@
 #include "config/setting.hpp"
 #include "plugins/host_services.hpp"
 #include "prof/session.hpp"
+#include "runtime/managed_memory.hpp"
 #include "runtime/visible_devices.hpp"
 #include "sanitizer/stream_sanitizer.hpp"
-#include "runtime/managed_memory.hpp"
 #include "sched/plugin_policy.hpp"
 
 namespace arun {
@@ -193,8 +193,8 @@ Status Runtime::setup(RuntimeConfig config) {
       if (scheduler_.plugin && entry.name == scheduler_.name) scheduler_entry_ = &entry;
       continue;
     }
-    if (entry.kind == plugin::PluginKind::Allocator) continue;  // choose_allocator loaded the one in use
-    if (entry.kind == plugin::PluginKind::Profiler) continue;   // loaded when a session starts
+    if (entry.kind == plugin::PluginKind::Allocator) continue;   // choose_allocator loaded the one in use
+    if (entry.kind == plugin::PluginKind::Profiler) continue;    // loaded when a session starts
     if (entry.kind == plugin::PluginKind::Collective) continue;  // loaded on first use (rt::collective_ops)
     ARUN_RETURN_IF_ERROR(load_device_plugin(entry));
   }
@@ -418,6 +418,7 @@ void Runtime::expose_visible_devices() {
     devices_.back()->set_allocator_choice(allocator_);
     devices_.back()->set_virtual_memory(&vmm_,
                                         d.abi_minor >= 6 ? d.backend->device(d.index)->physical_memory() : nullptr);
+    devices_.back()->set_abi_minor(d.abi_minor);
     device_abi_minor_.push_back(d.abi_minor);
     visible_physical_ids_.push_back(physical);
   }
@@ -786,9 +787,10 @@ Status Runtime::synchronize_stream(Stream& stream, int32_t timeout_ms) {
     return Status(Errc::rt_internal_error,
                   "stream " + std::to_string(stream.id()) + " is abnormal: aclrtStreamStop halted its running task");
   }
-  if (int e = sched->take_error(stream)) {
-    return Status(static_cast<Errc>(e),
-                  "a task on stream " + std::to_string(stream.id()) + " failed with error " + std::to_string(e));
+  std::string why;
+  if (int e = sched->take_error(stream, &why)) {
+    return Status(static_cast<Errc>(e), "a task on stream " + std::to_string(stream.id()) + " failed with error " +
+                                            std::to_string(e) + (why.empty() ? "" : ": " + why));
   }
   if (int e = stream.context()->sticky_error.load(std::memory_order_acquire)) {
     return Status(static_cast<Errc>(e), "a task of this context failed with error " + std::to_string(e) +
@@ -811,9 +813,11 @@ Status Runtime::synchronize_device(int32_t timeout_ms) {
   if (allocator_->trace) allocator_->trace->synchronized(ctx->slot()->id(), 0);
   if (san::on()) [[unlikely]]
     san::synced_device(sched->device_id());
-  if (int e = sched->take_any_error()) {
-    return Status(static_cast<Errc>(e),
-                  "a task on device " + std::to_string(ctx->slot()->id()) + " failed with error " + std::to_string(e));
+  std::string why;
+  if (int e = sched->take_any_error(&why)) {
+    return Status(static_cast<Errc>(e), "a task on device " + std::to_string(ctx->slot()->id()) +
+                                            " failed with error " + std::to_string(e) +
+                                            (why.empty() ? "" : ": " + why));
   }
   return Status::Ok();
 }

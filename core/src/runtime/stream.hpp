@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "runtime/task.hpp"
 
@@ -118,12 +119,13 @@ class Stream {
 
   // Guarded by the scheduler mutex.
   std::deque<Task*> queue_;
-  bool head_busy_ = false;     // head handed to the policy, running, or blocked on an event
-  int first_error_ = 0;        // first failure since the last synchronize reported one
-  bool detached_ = false;      // force-destroyed while a task ran: dropped when that task completes
-  bool aborting_ = false;      // aclrtStreamAbort in progress: new submissions are dropped
-  int stop_error_ = 0;         // stopped by a failure under ACL_STOP_ON_FAILURE: submissions refused
-  uint32_t room_waiters_ = 0;  // submitters blocked because the queue is full
+  bool head_busy_ = false;           // head handed to the policy, running, or blocked on an event
+  int first_error_ = 0;              // first failure since the last synchronize reported one
+  std::string first_error_message_;  // the device's explanation of it, if it gave one
+  bool detached_ = false;            // force-destroyed while a task ran: dropped when that task completes
+  bool aborting_ = false;            // aclrtStreamAbort in progress: new submissions are dropped
+  int stop_error_ = 0;               // stopped by a failure under ACL_STOP_ON_FAILURE: submissions refused
+  uint32_t room_waiters_ = 0;        // submitters blocked because the queue is full
   // A hidden lane of a running graph execution (sched/replay.hpp): fed one task at a time.
   Replay* replay_ = nullptr;
   uint32_t replay_lane_ = 0;

@@ -587,8 +587,11 @@ void Scheduler::finish(Stream* s, Task* t, Batch& batch) {
 
 // A failed task: the stream's first error and, under a context in stop-on-failure mode, the
 // context's sticky error (spec part 2, R3).
-void Scheduler::note_failure_locked(Stream* s, int code) {
-  if (s->first_error_ == 0) s->first_error_ = code;
+void Scheduler::note_failure_locked(Stream* s, int code, const char* message) {
+  if (s->first_error_ == 0) {
+    s->first_error_ = code;
+    s->first_error_message_ = message != nullptr ? message : "";
+  }
   Context* ctx = s->context();
   if (ctx != nullptr && ctx->stop_on_failure.load(std::memory_order_acquire)) {
     int none = 0;
@@ -683,7 +686,7 @@ void Scheduler::complete(Task* task, const plugin::WorkResult& result) {
     Stream* s = task->stream;
     free_units_[static_cast<uint32_t>(task->unit_kind)].push_back(task->unit);
     policy_->finished(*task, result.end_ns >= result.start_ns ? result.end_ns - result.start_ns : 0);
-    if (failed) note_failure_locked(s, result.status);
+    if (failed) note_failure_locked(s, result.status, failure_messages_ ? result.message : nullptr);
     finish(s, task, batch);
     if (failed && stops_on_failure(*s)) {
       s->stop_error_ = result.status;
@@ -884,19 +887,25 @@ bool Scheduler::wait_all(int64_t deadline_ns) {
   return true;
 }
 
-int Scheduler::take_error(Stream& stream) {
+int Scheduler::take_error(Stream& stream, std::string* message) {
   std::lock_guard lock(mu_);
   int e = stream.first_error_;
   stream.first_error_ = 0;
+  if (message != nullptr) *message = std::move(stream.first_error_message_);
+  stream.first_error_message_.clear();
   return e;
 }
 
-int Scheduler::take_any_error() {
+int Scheduler::take_any_error(std::string* message) {
   std::lock_guard lock(mu_);
   int first = 0;
   for (auto& [key, s] : streams_) {
-    if (s->first_error_ != 0 && first == 0) first = s->first_error_;
+    if (s->first_error_ != 0 && first == 0) {
+      first = s->first_error_;
+      if (message != nullptr) *message = s->first_error_message_;
+    }
     s->first_error_ = 0;
+    s->first_error_message_.clear();
   }
   return first;
 }

@@ -110,8 +110,11 @@ class Scheduler {
   // Waits until every task submitted to the device before the call has completed. False on timeout.
   bool wait_all(int64_t deadline_ns);
   // Returns and clears the stream's first failure since it was last reported (0 if none).
-  int take_error(Stream& stream);
-  int take_any_error();
+  // The failure's code (0: none) and, into `message` when given, the device's explanation of it.
+  int take_error(Stream& stream, std::string* message = nullptr);
+  int take_any_error(std::string* message = nullptr);
+  // The device's plugin fills WorkResult::message (plugin ABI minor 10 or later).
+  void set_failure_messages(bool on) { failure_messages_ = on; }
 
   // Event operations (under the scheduler mutex).
   bool record_done(const EventRecord& record) const { return record.done.load(std::memory_order_acquire); }
@@ -151,7 +154,7 @@ class Scheduler {
   void drop_device_wait_locked(Task* task);
   void unwatch_locked(Task* task);  // a wait leaves device_waits_: the IpcWatcher forgets it
   bool stuck_locked(const Stream& s) const;
-  void note_failure_locked(Stream* s, int code);
+  void note_failure_locked(Stream* s, int code, const char* message = nullptr);
   // Graph replays (sched/replay.hpp), all under mu_.
   void start_replay_locked(Stream* s, Task* launch, Batch& batch);
   void feed_locked(Stream* lane_stream, Batch& batch);  // the lane's queue is empty: next task, or the lane ends
@@ -168,6 +171,7 @@ class Scheduler {
   std::vector<uint32_t> free_units_[plugin::kUnitKindCount];
   Notifier notifier_;
   uint32_t queue_depth_;
+  bool failure_messages_ = false;
   std::condition_variable room_;  // a full stream got room, or was stopped / aborted
   // Stream heads blocked in a device-side wait (NotifyWait, ValueWait), oldest first.
   std::vector<Task*> device_waits_;

@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "arun/plugin/device.hpp"
@@ -48,6 +49,7 @@ class BlockBoard {
     uint32_t max_cores = 0;                 // cores that may run blocks at once, owner included (0: all)
     bool full = false;                      // at its core limit; guarded by the board mutex
     std::atomic<uint64_t> helper_cores{0};  // bit u: AI core u ran blocks as a helper (u < 64)
+    std::string message;                    // the first fault's, written by the block that set status
   };
 
   // The device's AI cores and the pool whose workers help; set while the device is open.

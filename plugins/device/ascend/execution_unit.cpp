@@ -65,8 +65,10 @@ void ExecutionUnit::run_posted() {
   if (w == nullptr) return;  // a duplicate hand-off: the item already ran
   running_.store(true, std::memory_order_release);
   uint64_t helpers = 0;
-  plugin::WorkResult r = executor_.run(*w, &helpers);
+  std::string why;
+  plugin::WorkResult r = executor_.run(*w, &helpers, &why);
   r.unit = index_;
+  if (!why.empty()) r.message = why.c_str();
   w->helper_units = helpers;
   running_.store(false, std::memory_order_release);
   completed_.fetch_add(1, std::memory_order_relaxed);

@@ -46,7 +46,11 @@ class BlockContext final : public plugin::KernelContext {
     if (code == 0) code = kAicoreFault;  // a fault that claims success is still a fault
     int expected = 0;
     if (launch_.status.compare_exchange_strong(expected, code, std::memory_order_relaxed)) {
-      log_.error(message != nullptr ? message : "kernel fault");
+      // Only the block that set the status writes the message; the owner reads it after every
+      // block has finished (withdraw() synchronises with the helpers).
+      const char* text = message != nullptr ? message : "kernel fault";
+      log_.error(text);
+      launch_.message = "block " + std::to_string(block_) + ": " + text;
     }
   }
 
@@ -93,43 +97,45 @@ void* WorkExecutor::resolve(const MemRef& ref, uint64_t bytes) const {
   return ref.device->map(ref.addr, bytes);  // a peer device
 }
 
-int WorkExecutor::copy_fault(const char* what, const MemRef& ref, uint64_t bytes) const {
+int WorkExecutor::copy_fault(const char* what, const MemRef& ref, uint64_t bytes, std::string* why) const {
   char buf[200];
   std::snprintf(
       buf, sizeof buf, "copy data failed: %s [0x%" PRIx64 ", +%" PRIu64 ") %s", what, ref.addr, bytes,
       ref.device == nullptr ? "is device memory passed as a host pointer" : "is not inside one live allocation");
   log_.error(buf);
+  *why = buf;
   return kCopyFault;
 }
 
-int WorkExecutor::copy(const Work& w) const {
+int WorkExecutor::copy(const Work& w, std::string* why) const {
   if (w.bytes == 0) return 0;
   void* dst = resolve(w.dst, w.bytes);
-  if (dst == nullptr) return copy_fault("destination", w.dst, w.bytes);
+  if (dst == nullptr) return copy_fault("destination", w.dst, w.bytes, why);
   const void* src = resolve(w.src, w.bytes);
-  if (src == nullptr) return copy_fault("source", w.src, w.bytes);
+  if (src == nullptr) return copy_fault("source", w.src, w.bytes, why);
   std::memmove(dst, src, w.bytes);  // overlapping device-to-device ranges are allowed
   return 0;
 }
 
-int WorkExecutor::copy_2d(const Work& w) const {
+int WorkExecutor::copy_2d(const Work& w, std::string* why) const {
   if (w.width == 0 || w.height == 0) return 0;
   uint64_t dst_extent = 0;
   uint64_t src_extent = 0;
-  if (!extent_2d(w.width, w.height, w.dpitch, &dst_extent)) return copy_fault("2-D destination", w.dst, UINT64_MAX);
-  if (!extent_2d(w.width, w.height, w.spitch, &src_extent)) return copy_fault("2-D source", w.src, UINT64_MAX);
+  if (!extent_2d(w.width, w.height, w.dpitch, &dst_extent))
+    return copy_fault("2-D destination", w.dst, UINT64_MAX, why);
+  if (!extent_2d(w.width, w.height, w.spitch, &src_extent)) return copy_fault("2-D source", w.src, UINT64_MAX, why);
   auto* dst = static_cast<unsigned char*>(resolve(w.dst, dst_extent));
-  if (dst == nullptr) return copy_fault("2-D destination", w.dst, dst_extent);
+  if (dst == nullptr) return copy_fault("2-D destination", w.dst, dst_extent, why);
   auto* src = static_cast<const unsigned char*>(resolve(w.src, src_extent));
-  if (src == nullptr) return copy_fault("2-D source", w.src, src_extent);
+  if (src == nullptr) return copy_fault("2-D source", w.src, src_extent, why);
   for (uint64_t row = 0; row < w.height; ++row) std::memmove(dst + row * w.dpitch, src + row * w.spitch, w.width);
   return 0;
 }
 
-int WorkExecutor::memset(const Work& w) const {
+int WorkExecutor::memset(const Work& w, std::string* why) const {
   if (w.bytes == 0) return 0;
   void* dst = resolve(w.dst, w.bytes);
-  if (dst == nullptr) return copy_fault("memset target", w.dst, w.bytes);
+  if (dst == nullptr) return copy_fault("memset target", w.dst, w.bytes, why);
   std::memset(dst, w.value & 0xff, w.bytes);
   return 0;
 }
@@ -155,9 +161,10 @@ bool WorkExecutor::run_block(BlockBoard::Launch& launch, uint32_t block) const {
   return launch.status.load(std::memory_order_relaxed) == 0;
 }
 
-int WorkExecutor::kernel(const Work& w, uint64_t* helper_cores) const {
+int WorkExecutor::kernel(const Work& w, uint64_t* helper_cores, std::string* why) const {
   if (w.kernel == nullptr) {
-    log_.error("kernel launch without a kernel function");
+    *why = "kernel launch without a kernel function";
+    log_.error(*why);
     return static_cast<int>(Errc::rt_param_invalid);
   }
   if (w.block_dim == 0) return 0;
@@ -172,25 +179,28 @@ int WorkExecutor::kernel(const Work& w, uint64_t* helper_cores) const {
   // every helper's leave() through the board mutex.
   if (spread) board_.withdraw(launch);
   if (helper_cores != nullptr) *helper_cores = launch.helper_cores.load(std::memory_order_relaxed);
-  return launch.status.load(std::memory_order_relaxed);
+  const int status = launch.status.load(std::memory_order_relaxed);
+  if (status != 0 && status != kTaskAbort) *why = std::move(launch.message);
+  return status;
 }
 
-WorkResult WorkExecutor::run(const Work& work, uint64_t* helper_cores) const noexcept {
+WorkResult WorkExecutor::run(const Work& work, uint64_t* helper_cores, std::string* message) const noexcept {
   WorkResult r;
+  std::string why;
   r.start_ns = clock_.now_ns();
   try {
     switch (work.kind) {
       case WorkKind::Copy:
-        r.status = copy(work);
+        r.status = copy(work, &why);
         break;
       case WorkKind::Copy2D:
-        r.status = copy_2d(work);
+        r.status = copy_2d(work, &why);
         break;
       case WorkKind::Memset:
-        r.status = memset(work);
+        r.status = memset(work, &why);
         break;
       case WorkKind::Kernel:
-        r.status = kernel(work, helper_cores);
+        r.status = kernel(work, helper_cores, &why);
         break;
       default:
         log_.error("unknown work kind " + std::to_string(static_cast<uint32_t>(work.kind)));
@@ -202,6 +212,12 @@ WorkResult WorkExecutor::run(const Work& work, uint64_t* helper_cores) const noe
   }
   r.end_ns = clock_.now_ns();
   if (r.end_ns < r.start_ns) r.end_ns = r.start_ns;
+  if (message != nullptr && r.status != 0) {
+    try {
+      *message = std::move(why);
+    } catch (...) {
+    }
+  }
   return r;
 }
 

@@ -30,8 +30,10 @@ class WorkExecutor {
       : self_(self), memory_(memory), clock_(clock), log_(log), board_(board), host_(host) {}
 
   // Runs `work` on the calling thread; result.unit is left 0 (the caller fills it in). For a kernel,
-  // `*helper_cores` gets the AI cores other than the caller's that ran blocks (bit u = core u).
-  plugin::WorkResult run(const plugin::Work& work, uint64_t* helper_cores = nullptr) const noexcept;
+  // `*helper_cores` gets the AI cores other than the caller's that ran blocks (bit u = core u). A
+  // failure's explanation goes to `*message` (result.message stays null: the caller owns the text).
+  plugin::WorkResult run(const plugin::Work& work, uint64_t* helper_cores = nullptr,
+                         std::string* message = nullptr) const noexcept;
 
   // Runs blocks of `launch` until none is left, the launch fails, or leave() says the calling unit
   // has work of its own (checked after each block).
@@ -50,12 +52,13 @@ class WorkExecutor {
   void* map_checked(plugin::DevAddr addr, uint64_t bytes) const;
 
  private:
-  int copy(const plugin::Work& work) const;
-  int copy_2d(const plugin::Work& work) const;
-  int memset(const plugin::Work& work) const;
-  int kernel(const plugin::Work& work, uint64_t* helper_cores) const;
+  // Each returns 0 or an ACL code, and on failure writes why to *why.
+  int copy(const plugin::Work& work, std::string* why) const;
+  int copy_2d(const plugin::Work& work, std::string* why) const;
+  int memset(const plugin::Work& work, std::string* why) const;
+  int kernel(const plugin::Work& work, uint64_t* helper_cores, std::string* why) const;
   bool run_block(BlockBoard::Launch& launch, uint32_t block) const;  // false once the launch failed
-  int copy_fault(const char* what, const plugin::MemRef& ref, uint64_t bytes) const;
+  int copy_fault(const char* what, const plugin::MemRef& ref, uint64_t bytes, std::string* why) const;
 
   plugin::Device* self_;
   const DeviceMemory& memory_;

@@ -86,11 +86,14 @@ class NullKernelContext final : public plugin::KernelContext {
     if (p == nullptr) fault(kAicore, "null: kernel touched memory outside any live allocation");
     return p;
   }
-  void fault(int code, const char*) override {
-    if (status_ == 0) status_ = code != 0 ? code : kAicore;
+  void fault(int code, const char* message) override {
+    if (status_ != 0) return;
+    status_ = code != 0 ? code : kAicore;
+    message_ = "block " + std::to_string(idx_) + ": " + (message != nullptr ? message : "kernel fault");
   }
   uint32_t idx_ = 0;
   int status_ = 0;
+  std::string message_;
 
  private:
   plugin::Device& device_;
@@ -230,10 +233,13 @@ class NullDevice final : public plugin::Device {
     units_[k][unit]->post(work);
   }
 
-  WorkResult execute_now(Work* work) override {
+  WorkResult execute_now(Work* work) override { return execute(work, nullptr); }
+
+  // execute_now, with a failure's explanation into *why (WorkResult::message must outlive it).
+  WorkResult execute(Work* work, std::string* why) {
     WorkResult r;
     r.start_ns = now_ns();
-    r.status = work == nullptr ? static_cast<int>(Errc::rt_param_invalid) : run(*work);
+    r.status = work == nullptr ? static_cast<int>(Errc::rt_param_invalid) : run(*work, why);
     r.end_ns = std::max(now_ns(), r.start_ns);
     return r;
   }
@@ -270,7 +276,7 @@ class NullDevice final : public plugin::Device {
     return ref.device->map(ref.addr, bytes);
   }
 
-  int run(const Work& w) {
+  int run(const Work& w, std::string* why) {
     try {
       switch (w.kind) {
         case WorkKind::Copy: {
@@ -308,6 +314,7 @@ class NullDevice final : public plugin::Device {
               ctx.fault(kAicore, "null: kernel threw");
             }
           }
+          if (ctx.status_ != 0 && why != nullptr) *why = std::move(ctx.message_);
           return ctx.status_;
         }
       }
@@ -338,8 +345,10 @@ void NullUnit::loop() {
     Work* w = queue_.front();
     queue_.erase(queue_.begin());
     lock.unlock();
-    WorkResult r = device_.execute_now(w);
+    std::string why;
+    WorkResult r = device_.execute(w, &why);
     r.unit = index_;
+    if (!why.empty()) r.message = why.c_str();
     if (w->on_complete != nullptr) w->on_complete(w, r);  // may post to this unit again
     lock.lock();
   }

@@ -44,7 +44,9 @@ class FakeSource final : public arun::plugin::ChunkSource, public arun::plugin::
     EXPECT_EQ(0u, bytes % granularity());
     EXPECT_LE(addr + bytes, r->first + r->second) << "runs past the range";
     auto next = mappings.lower_bound(addr);
-    if (next != mappings.end()) EXPECT_LE(addr + bytes, next->first) << "maps over a mapping";
+    if (next != mappings.end()) {
+      EXPECT_LE(addr + bytes, next->first) << "maps over a mapping";
+    }
     if (used_ + bytes > capacity_) return Status(Errc::rt_memory_allocation, "fake device full");
     mappings[addr] = bytes;
     used_ += bytes;

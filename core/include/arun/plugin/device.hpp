@@ -25,20 +25,20 @@ inline constexpr uint32_t kUnitKindCount = 2;
 enum class PageKind : uint32_t { Normal = 0, Huge = 1, Huge1G = 2 };
 
 struct DeviceProperties {
-  std::string soc_name;          // e.g. "Ascend910B3"
-  uint64_t memory_bytes = 0;     // total device memory the user can allocate
-  uint32_t compute_units = 0;    // AI cores
-  uint32_t vector_units = 0;     // vector cores (reported, not separately scheduled)
-  uint32_t copy_units = 0;       // copy (DMA) engines
+  std::string soc_name;        // e.g. "Ascend910B3"
+  uint64_t memory_bytes = 0;   // total device memory the user can allocate
+  uint32_t compute_units = 0;  // AI cores
+  uint32_t vector_units = 0;   // vector cores (reported, not separately scheduled)
+  uint32_t copy_units = 0;     // copy (DMA) engines
   uint64_t l2_bytes = 0;
-  uint32_t page_bytes = 4096;    // normal page size
+  uint32_t page_bytes = 4096;  // normal page size
   uint32_t huge_page_bytes = 2u << 20;
 };
 
 struct MemoryUsage {
   uint64_t total = 0;
-  uint64_t free = 0;             // total minus what live allocations occupy (after rounding)
-  uint64_t largest_free = 0;     // largest contiguous free range
+  uint64_t free = 0;          // total minus what live allocations occupy (after rounding)
+  uint64_t largest_free = 0;  // largest contiguous free range
   uint64_t allocations = 0;
 };
 
@@ -67,19 +67,22 @@ class KernelContext {
 using KernelFn = void (*)(KernelContext& ctx, void* args);
 
 enum class WorkKind : uint32_t {
-  Copy,     // bytes from src to dst
-  Copy2D,   // height rows of width bytes, row starts spitch / dpitch apart
-  Memset,   // bytes at dst set to (value & 0xff)
-  Kernel,   // fn(ctx, args) for block 0 .. block_dim-1
+  Copy,    // bytes from src to dst
+  Copy2D,  // height rows of width bytes, row starts spitch / dpitch apart
+  Memset,  // bytes at dst set to (value & 0xff)
+  Kernel,  // fn(ctx, args) for block 0 .. block_dim-1
 };
 
 struct Work;
 
 struct WorkResult {
-  int status = 0;            // 0 or an ACL code (507015, 507052, ...)
-  uint64_t start_ns = 0;     // device clock
+  int status = 0;         // 0 or an ACL code (507015, 507052, ...)
+  uint64_t start_ns = 0;  // device clock
   uint64_t end_ns = 0;
   uint32_t unit = 0;
+  // Minor 10: for a failure, what went wrong (the kernel's fault message, the copy's bad range);
+  // owned by the device and valid during the completion call. nullptr: nothing to add.
+  const char* message = nullptr;
 };
 
 // Called by the device on its unit thread when work finishes; the core may call launch() again
@@ -90,12 +93,12 @@ struct Work {
   WorkKind kind = WorkKind::Copy;
   MemRef dst;
   MemRef src;
-  uint64_t bytes = 0;    // Copy, Memset
-  uint64_t width = 0;    // Copy2D
+  uint64_t bytes = 0;  // Copy, Memset
+  uint64_t width = 0;  // Copy2D
   uint64_t height = 0;
   uint64_t dpitch = 0;
   uint64_t spitch = 0;
-  int32_t value = 0;     // Memset
+  int32_t value = 0;  // Memset
   KernelFn kernel = nullptr;
   void* args = nullptr;
   uint32_t block_dim = 1;

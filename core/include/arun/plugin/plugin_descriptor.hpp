@@ -27,7 +27,9 @@ inline constexpr uint16_t kAbiMajor = 1;
 //          policies (the caching policy's expandable segments).
 // Minor 8: collective plugins (collective.hpp): the transport between processes for libhccl.
 // Minor 9: Work::helper_units (the compute units that ran blocks of a kernel besides its own).
-inline constexpr uint16_t kAbiMinor = 9;
+// Minor 10: WorkResult::message (why work failed; the next synchronize of its stream reports it).
+//           The core reads it only from devices of plugins built against minor 10 or later.
+inline constexpr uint16_t kAbiMinor = 10;
 
 enum class PluginKind : uint32_t {
   Device = 1,
