@@ -44,39 +44,21 @@ const char* op_name(Op o) {
     }                                                                        \
   } while (0)
 
-// Seconds per operation of `op` on `bytes` (per-rank buffer), all ranks issuing `iters` in a row.
-double time_op(uint32_t n, std::vector<HcclComm>& comms, std::vector<aclrtStream>& streams, std::vector<void*>& send,
-               std::vector<void*>& recv, Op op, uint64_t bytes, int iters) {
+// Seconds per round of issue(r) on every rank's thread at once, after one warm-up round: each rank
+// issues `iters` in a row and synchronizes; the round ends when the last rank is done.
+template <class Issue>
+double time_ranks(uint32_t n, std::vector<aclrtStream>& streams, int iters, Issue issue) {
   std::barrier sync(n);
   double seconds = 0;
   std::vector<std::thread> threads;
   for (uint32_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       CHECK(aclrtSetDevice(int32_t(r)));
-      const uint64_t count = bytes / sizeof(float);
-      auto issue = [&] {
-        switch (op) {
-          case Op::AllReduce:
-            CHECK(HcclAllReduce(send[r], recv[r], count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[r], streams[r]));
-            break;
-          case Op::AllGather:
-            CHECK(HcclAllGather(send[r], recv[r], count / n, HCCL_DATA_TYPE_FP32, comms[r], streams[r]));
-            break;
-          case Op::ReduceScatter:
-            CHECK(HcclReduceScatter(send[r], recv[r], count / n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[r],
-                                    streams[r]));
-            break;
-          case Op::AlltoAll:
-            CHECK(HcclAlltoAll(send[r], count / n, HCCL_DATA_TYPE_FP32, recv[r], count / n, HCCL_DATA_TYPE_FP32,
-                               comms[r], streams[r]));
-            break;
-        }
-      };
-      issue();  // warm-up
+      issue(r);  // warm-up
       CHECK(aclrtSynchronizeStream(streams[r]));
       sync.arrive_and_wait();
       const auto t0 = Clock::now();
-      for (int i = 0; i < iters; ++i) issue();
+      for (int i = 0; i < iters; ++i) issue(r);
       CHECK(aclrtSynchronizeStream(streams[r]));
       sync.arrive_and_wait();
       if (r == 0) seconds = std::chrono::duration<double>(Clock::now() - t0).count() / iters;
@@ -86,32 +68,38 @@ double time_op(uint32_t n, std::vector<HcclComm>& comms, std::vector<aclrtStream
   return seconds;
 }
 
+// Seconds per operation of `op` on `bytes` (per-rank buffer).
+double time_op(uint32_t n, std::vector<HcclComm>& comms, std::vector<aclrtStream>& streams, std::vector<void*>& send,
+               std::vector<void*>& recv, Op op, uint64_t bytes, int iters) {
+  const uint64_t count = bytes / sizeof(float);
+  return time_ranks(n, streams, iters, [&](uint32_t r) {
+    switch (op) {
+      case Op::AllReduce:
+        CHECK(HcclAllReduce(send[r], recv[r], count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[r], streams[r]));
+        break;
+      case Op::AllGather:
+        CHECK(HcclAllGather(send[r], recv[r], count / n, HCCL_DATA_TYPE_FP32, comms[r], streams[r]));
+        break;
+      case Op::ReduceScatter:
+        CHECK(
+            HcclReduceScatter(send[r], recv[r], count / n, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[r], streams[r]));
+        break;
+      case Op::AlltoAll:
+        CHECK(HcclAlltoAll(send[r], count / n, HCCL_DATA_TYPE_FP32, recv[r], count / n, HCCL_DATA_TYPE_FP32, comms[r],
+                           streams[r]));
+        break;
+    }
+  });
+}
+
 // Seconds for every rank to copy `bytes` device-locally at once: the floor of an operation whose
 // every rank must write `bytes` and read as many (AllReduce, AllGather, AlltoAll) when all ranks
 // share one machine's memory and CPUs.
 double time_parallel_memcpy(uint32_t n, std::vector<aclrtStream>& streams, std::vector<void*>& send,
                             std::vector<void*>& recv, uint64_t bytes, int iters) {
-  std::barrier sync(n);
-  double seconds = 0;
-  std::vector<std::thread> threads;
-  for (uint32_t r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      CHECK(aclrtSetDevice(int32_t(r)));
-      auto copy = [&] {
-        CHECK(aclrtMemcpyAsync(recv[r], bytes, send[r], bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, streams[r]));
-      };
-      copy();
-      CHECK(aclrtSynchronizeStream(streams[r]));
-      sync.arrive_and_wait();
-      const auto t0 = Clock::now();
-      for (int i = 0; i < iters; ++i) copy();
-      CHECK(aclrtSynchronizeStream(streams[r]));
-      sync.arrive_and_wait();
-      if (r == 0) seconds = std::chrono::duration<double>(Clock::now() - t0).count() / iters;
-    });
-  }
-  for (auto& t : threads) t.join();
-  return seconds;
+  return time_ranks(n, streams, iters, [&](uint32_t r) {
+    CHECK(aclrtMemcpyAsync(recv[r], bytes, send[r], bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, streams[r]));
+  });
 }
 
 double time_memcpy(void* dst, void* src, uint64_t bytes, aclrtStream s, int iters) {

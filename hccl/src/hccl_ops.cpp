@@ -392,6 +392,19 @@ void allreduce_ring(Plan& p, const void* send, void* recv, uint64_t count, HcclD
   }
 }
 
+// One push slice: after a sync, this rank copies elements [off, off + slot) of its block for each
+// peer q (counts[q] at displs[q] of send) into its slot of q's scratch, then syncs again.
+void push_slice(Plan& p, const void* send, const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs,
+                uint64_t off, uint64_t slot, size_t es) {
+  const uint32_t n = p.n(), r = p.rank();
+  p.sync_all();  // every peer is done reading its scratch
+  for (uint32_t q = 0; q < n; ++q) {
+    if (q != r && counts[q] > off)
+      p.copy(slot_of(p, q, r, slot, es), at(send, displs[q] + off, es), std::min(slot, counts[q] - off) * es);
+  }
+  p.sync_all();
+}
+
 // Full mesh (HCCL's single-server "fullmesh"), the default above the small-message size: a
 // reduce-scatter by pushes, then an all-gather by pulls. A rank cannot address its peers' user
 // buffers when it enqueues (they are not known yet), only their staging, so each rank pushes its
@@ -439,12 +452,7 @@ void reduce_scatter_v(Plan& p, const void* send, void* recv, const std::vector<u
   const uint64_t slot = p.buffer_bytes() / es / (n - 1);
   const uint64_t most = *std::max_element(counts.begin(), counts.end());
   for (uint64_t off = 0; off < most; off += slot) {
-    p.sync_all();  // every peer is done reading its scratch
-    for (uint32_t q = 0; q < n; ++q) {
-      if (q != r && counts[q] > off)
-        p.copy(slot_of(p, q, r, slot, es), at(send, displs[q] + off, es), std::min(slot, counts[q] - off) * es);
-    }
-    p.sync_all();
+    push_slice(p, send, counts, displs, off, slot, es);
     if (counts[r] > off) {
       std::vector<const void*> srcs;
       for (uint32_t q = 0; q < n; ++q)
@@ -586,12 +594,7 @@ void alltoall_push(Plan& p, const void* send, void* recv, const std::vector<uint
   if (n == 1) return;
   const uint64_t slot = p.buffer_bytes() / es / (n - 1);
   for (uint64_t off = 0; off < most; off += slot) {
-    p.sync_all();  // every peer is done reading its scratch
-    for (uint32_t q = 0; q < n; ++q) {
-      if (q != r && sc[q] > off)
-        p.copy(slot_of(p, q, r, slot, es), at(send, sd[q] + off, es), std::min(slot, sc[q] - off) * es);
-    }
-    p.sync_all();
+    push_slice(p, send, sc, sd, off, slot, es);
     for (uint32_t q = 0; q < n; ++q) {
       if (q != r && rc[q] > off)
         p.copy(at(recv, rd[q] + off, es), slot_of(p, r, q, slot, es), std::min(slot, rc[q] - off) * es);

@@ -254,6 +254,51 @@ void all_reduce_case(Rank& k, HcclDataType t, HcclReduceOp op, uint64_t count, b
       t, (in_place ? send : recv).h(), 0, count, [&](uint64_t i) { return reduced(t, op, k.n, i, salt); }, "AllReduce");
 }
 
+// AlltoAll tests: the value rank s sends rank d as element i.
+double a2a_value(uint32_t s, uint32_t d, uint64_t i) {
+  return double((s * 13 + d * 5 + i) % 97);
+}
+
+// AlltoAll with blocks of c elements of type t, checked on this rank.
+void alltoall_case(Rank& k, HcclDataType t, uint64_t c) {
+  const size_t es = size_of(t);
+  Buf send(c * k.n * es), recv(c * k.n * es);
+  for (uint32_t d = 0; d < k.n; ++d)
+    for (uint64_t i = 0; i < c; ++i) put(t, send.h() + (d * c + i) * es, a2a_value(k.r, d, i));
+  send.upload(k.stream);
+  ASSERT_EQ(HcclAlltoAll(send.dev, c, t, recv.dev, c, t, k.comm, k.stream), HCCL_SUCCESS);
+  recv.download(k.stream);
+  ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+  for (uint32_t s = 0; s < k.n; ++s)
+    expect_range(
+        t, recv.h(), s * c, c, [&](uint64_t i) { return a2a_value(s, k.r, i); }, "AlltoAll");
+}
+
+// AlltoAllVC with the n x n matrix M (M[s * n + d]: elements rank s sends rank d), packed buffers.
+void alltoallvc_case(Rank& k, HcclDataType t, const std::vector<uint64_t>& M) {
+  const uint32_t n = k.n;
+  const size_t es = size_of(t);
+  uint64_t st = 0, rt = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    st += M[k.r * n + j];
+    rt += M[j * n + k.r];
+  }
+  Buf send(st * es), recv(rt * es);
+  uint64_t o = 0;
+  for (uint32_t d = 0; d < n; ++d)
+    for (uint64_t i = 0; i < M[k.r * n + d]; ++i) put(t, send.h() + (o++) * es, a2a_value(k.r, d, i));
+  send.upload(k.stream);
+  ASSERT_EQ(HcclAlltoAllVC(send.dev, M.data(), t, recv.dev, t, k.comm, k.stream), HCCL_SUCCESS);
+  recv.download(k.stream);
+  ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
+  o = 0;
+  for (uint32_t s = 0; s < n; ++s) {
+    expect_range(
+        t, recv.h(), o, M[s * n + k.r], [&](uint64_t i) { return a2a_value(s, k.r, i); }, "AlltoAllVC");
+    o += M[s * n + k.r];
+  }
+}
+
 class Ranks : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(Ranks, AllReduceEveryTypeAndOp) {
@@ -313,47 +358,12 @@ TEST_P(Ranks, ReduceScatterAndAlltoAllAcrossSlices) {
           [&](uint64_t i) { return reduced(HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, n, k.r * rc + i, 9); },
           "ReduceScatter");
     }
-    auto v = [&](uint32_t s, uint32_t d, uint64_t i) { return double((s * 13 + d * 5 + i) % 97); };
-    {  // AlltoAll, equal blocks
-      const uint64_t c = 200003;
-      Buf send(c * n * es), recv(c * n * es);
-      for (uint32_t d = 0; d < n; ++d)
-        for (uint64_t i = 0; i < c; ++i) put(HCCL_DATA_TYPE_FP32, send.h() + (d * c + i) * es, v(k.r, d, i));
-      send.upload(k.stream);
-      ASSERT_EQ(HcclAlltoAll(send.dev, c, HCCL_DATA_TYPE_FP32, recv.dev, c, HCCL_DATA_TYPE_FP32, k.comm, k.stream),
-                HCCL_SUCCESS);
-      recv.download(k.stream);
-      ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-      for (uint32_t s = 0; s < n; ++s)
-        expect_range(
-            HCCL_DATA_TYPE_FP32, recv.h(), s * c, c, [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAll");
-    }
-    {  // AlltoAllVC, blocks of very different sizes (some empty, some across slices)
-      std::vector<uint64_t> M(size_t(n) * n);
-      for (uint32_t s = 0; s < n; ++s)
-        for (uint32_t d = 0; d < n; ++d) M[s * n + d] = ((s + d) % 3) * 150001;
-      uint64_t st = 0, rt = 0;
-      for (uint32_t j = 0; j < n; ++j) {
-        st += M[k.r * n + j];
-        rt += M[j * n + k.r];
-      }
-      Buf send(st * es), recv(rt * es);
-      uint64_t o = 0;
-      for (uint32_t d = 0; d < n; ++d)
-        for (uint64_t i = 0; i < M[k.r * n + d]; ++i) put(HCCL_DATA_TYPE_FP32, send.h() + (o++) * es, v(k.r, d, i));
-      send.upload(k.stream);
-      ASSERT_EQ(
-          HcclAlltoAllVC(send.dev, M.data(), HCCL_DATA_TYPE_FP32, recv.dev, HCCL_DATA_TYPE_FP32, k.comm, k.stream),
-          HCCL_SUCCESS);
-      recv.download(k.stream);
-      ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-      o = 0;
-      for (uint32_t s = 0; s < n; ++s) {
-        expect_range(
-            HCCL_DATA_TYPE_FP32, recv.h(), o, M[s * n + k.r], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllVC");
-        o += M[s * n + k.r];
-      }
-    }
+    alltoall_case(k, HCCL_DATA_TYPE_FP32, 200003);
+    // AlltoAllVC, blocks of very different sizes (some empty, some across slices).
+    std::vector<uint64_t> M(size_t(n) * n);
+    for (uint32_t s = 0; s < n; ++s)
+      for (uint32_t d = 0; d < n; ++d) M[s * n + d] = ((s + d) % 3) * 150001;
+    alltoallvc_case(k, HCCL_DATA_TYPE_FP32, M);
   });
 }
 
@@ -533,21 +543,7 @@ TEST_P(Ranks, AlltoAllFamily) {
     const uint32_t n = k.n;
     for (HcclDataType t : {HCCL_DATA_TYPE_INT8, HCCL_DATA_TYPE_BFP16, HCCL_DATA_TYPE_FP32, HCCL_DATA_TYPE_UINT64}) {
       const size_t es = size_of(t);
-      // value sent by rank s to rank d, element i
-      auto v = [&](uint32_t s, uint32_t d, uint64_t i) { return double((s * 13 + d * 5 + i) % 97); };
-      {  // AlltoAll, equal blocks
-        const uint64_t c = 5;
-        Buf send(c * n * es), recv(c * n * es);
-        for (uint32_t d = 0; d < n; ++d)
-          for (uint64_t i = 0; i < c; ++i) put(t, send.h() + (d * c + i) * es, v(k.r, d, i));
-        send.upload(k.stream);
-        ASSERT_EQ(HcclAlltoAll(send.dev, c, t, recv.dev, c, t, k.comm, k.stream), HCCL_SUCCESS);
-        recv.download(k.stream);
-        ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-        for (uint32_t s = 0; s < n; ++s)
-          expect_range(
-              t, recv.h(), s * c, c, [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAll");
-      }
+      alltoall_case(k, t, 5);
       // counts rank s sends to rank d
       auto cnt = [&](uint32_t s, uint32_t d) { return uint64_t((s + 2 * d) % 4); };
       {  // AlltoAllV, displacements with gaps
@@ -563,7 +559,7 @@ TEST_P(Ranks, AlltoAllFamily) {
         }
         Buf send(so * es), recv(ro * es);
         for (uint32_t d = 0; d < n; ++d)
-          for (uint64_t i = 0; i < sc[d]; ++i) put(t, send.h() + (sd[d] + i) * es, v(k.r, d, i));
+          for (uint64_t i = 0; i < sc[d]; ++i) put(t, send.h() + (sd[d] + i) * es, a2a_value(k.r, d, i));
         send.upload(k.stream);
         ASSERT_EQ(HcclAlltoAllV(send.dev, sc.data(), sd.data(), t, recv.dev, rc.data(), rd.data(), t, k.comm, k.stream),
                   HCCL_SUCCESS);
@@ -571,32 +567,13 @@ TEST_P(Ranks, AlltoAllFamily) {
         ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
         for (uint32_t s = 0; s < n; ++s)
           expect_range(
-              t, recv.h(), rd[s], rc[s], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllV");
+              t, recv.h(), rd[s], rc[s], [&](uint64_t i) { return a2a_value(s, k.r, i); }, "AlltoAllV");
       }
-      {  // AlltoAllVC: one global matrix, packed buffers
-        std::vector<uint64_t> M(size_t(n) * n);
-        for (uint32_t s = 0; s < n; ++s)
-          for (uint32_t d = 0; d < n; ++d) M[s * n + d] = cnt(s, d) + 1;
-        uint64_t st = 0, rt = 0;
-        for (uint32_t j = 0; j < n; ++j) {
-          st += M[k.r * n + j];
-          rt += M[j * n + k.r];
-        }
-        Buf send(st * es), recv(rt * es);
-        uint64_t o = 0;
-        for (uint32_t d = 0; d < n; ++d)
-          for (uint64_t i = 0; i < M[k.r * n + d]; ++i) put(t, send.h() + (o++) * es, v(k.r, d, i));
-        send.upload(k.stream);
-        ASSERT_EQ(HcclAlltoAllVC(send.dev, M.data(), t, recv.dev, t, k.comm, k.stream), HCCL_SUCCESS);
-        recv.download(k.stream);
-        ASSERT_EQ(aclrtSynchronizeStream(k.stream), ACL_SUCCESS);
-        o = 0;
-        for (uint32_t s = 0; s < n; ++s) {
-          expect_range(
-              t, recv.h(), o, M[s * n + k.r], [&](uint64_t i) { return v(s, k.r, i); }, "AlltoAllVC");
-          o += M[s * n + k.r];
-        }
-      }
+      // AlltoAllVC: one global matrix, packed buffers.
+      std::vector<uint64_t> M(size_t(n) * n);
+      for (uint32_t s = 0; s < n; ++s)
+        for (uint32_t d = 0; d < n; ++d) M[s * n + d] = cnt(s, d) + 1;
+      alltoallvc_case(k, t, M);
     }
   });
 }
