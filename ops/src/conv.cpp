@@ -3,6 +3,10 @@
 // column tile), float16 staged through float in the block's scratch; a float32 1x1 stride-1
 // unpadded convolution skips the im2col and multiplies the input directly. Items are spread over
 // the blocks like MatMul's tiles.
+// FusedConv is Conv with what the model loader fused into it (model/src/fuse_conv.cpp): an optional
+// fourth input Z added to the result (a residual Add) and then an activation ("Relu", "LeakyRelu"
+// with activation_params [alpha], "Clip" with [min, max]), applied to each output tile right after
+// its sgemm or as oneDNN post-ops, so the output is written once.
 // ConvTranspose (1-D, 2-D and 3-D, float32 and float16; group, dilations, output_padding,
 // output_shape, auto_pad) is a direct gather per output element, accumulated in double.
 #include <cblas.h>
@@ -76,12 +80,44 @@ Status window_nd(const OpCall& call, int rank, const int64_t* in, const int64_t*
 
 namespace {
 
+// The fused tail of FusedConv: z (the residual, shaped as y) is added first, then the activation.
+struct ConvPost {
+  ConvAct act = ConvAct::none;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+// v[i] = act(v[i] + bias + z[i]) over one row of n outputs (z may be null); the im2col path's epilogue.
+template <class Z>
+void finish_row(float* v, int64_t n, float bias, const Z* z, const ConvPost& post) {
+  if (z != nullptr) {
+    for (int64_t i = 0; i < n; ++i) v[i] = v[i] + bias + Compute<Z>::load(z[i]);
+  } else if (bias != 0.0f) {
+    for (int64_t i = 0; i < n; ++i) v[i] += bias;
+  }
+  switch (post.act) {
+    case ConvAct::none:
+      break;
+    case ConvAct::relu:
+      if (post.alpha == 0.0f) {
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? 0.0f : v[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? post.alpha * v[i] : v[i];
+      }
+      break;
+    case ConvAct::clip:
+      for (int64_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], post.alpha), post.beta);
+      break;
+  }
+}
+
 template <class T>
 struct ConvParams {
   const T* x;
   const T* w;
   const T* bias;  // may be null
   T* y;
+  const T* z;  // FusedConv's residual, shaped as y; may be null
+  ConvPost post;
   int64_t n, c;      // input images, channels
   int64_t m, group;  // output channels, groups
   Window win;
@@ -106,6 +142,7 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
   const T* wsrc = blk.map(p.w, p.m * kc).data();
   const T* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
   T* y = blk.map(p.y, p.n * p.m * plane).data();
+  const T* z = p.z != nullptr ? blk.map(p.z, p.n * p.m * plane).data() : nullptr;
   // float16 weights are widened a group at a time (the items of a block mostly share one group);
   // the product lands in `acc` before rounding.
   std::vector<float> wf, acc;
@@ -158,10 +195,11 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
                   static_cast<int>(kc), 1.0f, wsrc + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
                   static_cast<int>(plane));
-      if (bias != nullptr) {
+      if (bias != nullptr || z != nullptr || p.post.act != ConvAct::none) {
         for (int64_t oc = 0; oc < mg; ++oc) {
-          const float bv = bias[g * mg + oc];
-          for (int64_t o = 0; o < cols; ++o) out[oc * plane + o] += bv;
+          const float bv = bias != nullptr ? bias[g * mg + oc] : 0.0f;
+          const float* zr = z != nullptr ? z + (out - y) + oc * plane : nullptr;
+          finish_row(out + oc * plane, cols, bv, zr, p.post);
         }
       }
     } else {
@@ -177,17 +215,19 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
                   static_cast<int>(cols));
       for (int64_t oc = 0; oc < mg; ++oc) {
         const float bv = bias != nullptr ? C::load(bias[g * mg + oc]) : 0.0f;
-        T* out = y + (img * p.m + g * mg + oc) * plane + c0;
-        for (int64_t o = 0; o < cols; ++o) out[o] = C::store(acc[oc * cols + o] + bv);
+        const int64_t at = (img * p.m + g * mg + oc) * plane + c0;
+        float* v = acc.data() + oc * cols;
+        finish_row(v, cols, bv, z != nullptr ? z + at : nullptr, p.post);
+        for (int64_t o = 0; o < cols; ++o) y[at + o] = C::store(v[o]);
       }
     }
   }
 }
 
 // Input count, dtypes (float32 / float16, all alike) and ranks (X and W alike, 3 to 5) of Conv and
-// ConvTranspose. `spatial` is the number of spatial dims.
-Status check_conv_inputs(const OpCall& call, int* spatial) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
+// ConvTranspose (FusedConv: up to `max_inputs`, Z too). `spatial` is the number of spatial dims.
+Status check_conv_inputs(const OpCall& call, int* spatial, size_t max_inputs = 3) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, max_inputs));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
   const Tensor& x = call.inputs[0];
@@ -216,7 +256,7 @@ Status check_kernel_shape(const OpCall& call, const Tensor& w) {
 
 // B, when present, must be [m]; returns it or null.
 Status conv_bias(const OpCall& call, int64_t m, const Tensor** bias) {
-  *bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  *bias = call.inputs.size() >= 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
   if (*bias != nullptr && (*bias)->shape != Shape{m}) {
     return call.input_error("B " + shape_text((*bias)->shape) + " must be [" + std::to_string(m) + "]");
   }
@@ -231,6 +271,7 @@ struct OneDnnConvParams {
   const float* w;
   const float* bias;
   float* y;
+  const float* z;  // FusedConv's residual: copied into the item's slice of y for the sum post-op
   int64_t n;
   OneDnnConv2d whole;  // one image, all channels
   int64_t chunk;       // output channels (group == 1) or groups per item
@@ -273,10 +314,16 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
   const float* w = blk.map(p.w, s.m * (s.c / s.group) * s.kh * s.kw).data();
   const float* bias = p.bias != nullptr ? blk.map(p.bias, s.m).data() : nullptr;
   float* y = blk.map(p.y, p.n * out_img).data();
+  const float* z = p.z != nullptr ? blk.map(p.z, p.n * out_img).data() : nullptr;
   for (size_t item = r.first; item < r.last; ++item) {
     const int64_t img = static_cast<int64_t>(item) / p.chunks, k = static_cast<int64_t>(item) % p.chunks;
     int64_t xo, wo, yo, bo;
     const OneDnnConv2d sub = chunk_shape(p, k, &xo, &wo, &yo, &bo);
+    // oneDNN's sum adds what y holds; the copy is of the slice the primitive reads next, so it is
+    // still in cache then (the Add it replaces read both operands and wrote a third tensor).
+    if (z != nullptr) {
+      std::copy_n(z + img * out_img + yo, sub.m * s.oh * s.ow, y + img * out_img + yo);
+    }
     // The op function created this shape's primitive: it cannot be missing here.
     if (!onednn_conv2d(sub, x + img * in_img + xo, w + wo, bias != nullptr ? bias + bo : nullptr,
                        y + img * out_img + yo)) {
@@ -289,12 +336,13 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
 // blocks will run (false otherwise: the caller takes the im2col + sgemm path). About one item per
 // core; output-channel chunks are multiples of 16 floats, oneDNN's vector width.
 bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_t c, int64_t m, int64_t group,
-                        int64_t cores, const Tensor* bias, Status* st) {
+                        int64_t cores, const Tensor* bias, const Tensor* z, const ConvPost& post, Status* st) {
   if (!onednn_conv_enabled() || win.rank > 2 || call.inputs[0].dtype != ACL_FLOAT) return false;
   OneDnnConvParams q{ptr<float>(call.inputs[0]),
                      ptr<float>(call.inputs[1]),
                      bias != nullptr ? ptr<float>(*bias) : nullptr,
                      ptr<float>(call.outputs[0]),
+                     z != nullptr ? ptr<float>(*z) : nullptr,
                      n,
                      {},
                      1,
@@ -317,7 +365,11 @@ bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_
              win.pad_end[2],
              win.out[1],
              win.out[2],
-             bias != nullptr};
+             bias != nullptr,
+             z != nullptr,
+             post.act,
+             post.alpha,
+             post.beta};
   const int64_t per_image = std::max<int64_t>(1, (cores + n - 1) / n);
   if (group == 1) {
     q.chunk = std::min(m, ((m + per_image - 1) / per_image + 15) / 16 * 16);
@@ -334,9 +386,35 @@ bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_
   return true;
 }
 
+// FusedConv's activation attributes; `none` for a plain Conv.
+Status conv_post(const OpCall& call, ConvPost* post) {
+  *post = ConvPost{};
+  if (call.op != "FusedConv") return Status::Ok();
+  std::string act;
+  std::vector<float> params;
+  ARUN_RETURN_IF_ERROR(call.attr_string("activation", "", &act));
+  ARUN_RETURN_IF_ERROR(call.attr_floats("activation_params", {}, &params));
+  if (act.empty() && params.empty()) return Status::Ok();
+  if (act == "Relu" && params.empty()) {
+    post->act = ConvAct::relu;
+  } else if (act == "LeakyRelu" && params.size() == 1) {
+    post->act = ConvAct::relu;
+    post->alpha = params[0];
+  } else if (act == "Clip" && params.size() == 2 && params[0] <= params[1]) {
+    post->act = ConvAct::clip;
+    post->alpha = params[0];
+    post->beta = params[1];
+  } else {
+    return call.attr_error("activation \"" + act + "\" with " + std::to_string(params.size()) +
+                           " activation_params: expected Relu [], LeakyRelu [alpha] or Clip [min, max] (min <= max)");
+  }
+  return Status::Ok();
+}
+
 Status run_conv(const OpCall& call) {
+  const bool fused = call.op == "FusedConv";
   int spatial = 0;
-  ARUN_RETURN_IF_ERROR(check_conv_inputs(call, &spatial));
+  ARUN_RETURN_IF_ERROR(check_conv_inputs(call, &spatial, fused ? 4 : 3));
   const Tensor& x = call.inputs[0];
   const Tensor& w = call.inputs[1];
   int64_t group = 1;
@@ -358,6 +436,13 @@ Status run_conv(const OpCall& call) {
   Window win;
   ARUN_RETURN_IF_ERROR(window_nd(call, spatial, x.shape.data() + 2, w.shape.data() + 2, false, &win));
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, win.out_shape(x.shape[0], m)));
+  ConvPost post;
+  ARUN_RETURN_IF_ERROR(conv_post(call, &post));
+  const Tensor* z = call.inputs.size() == 4 && call.inputs[3].present() ? &call.inputs[3] : nullptr;
+  if (z != nullptr && (z->dtype != x.dtype || z->shape != call.outputs[0].shape)) {
+    return call.input_error("Z " + shape_text(z->shape) + " " + dtype_name(z->dtype) + " must be the output's " +
+                            shape_text(call.outputs[0].shape) + " " + dtype_name(x.dtype));
+  }
   const int64_t n = x.shape[0], plane = win.out_count();
   if (n * m * plane == 0) return Status::Ok();
   const int64_t kc = c / group * win.kernel_count();
@@ -378,7 +463,7 @@ Status run_conv(const OpCall& call) {
     direct = direct && win.stride[d] == 1 && win.pad_begin[d] == 0 && win.pad_end[d] == 0;
   }
   Status st;
-  if (launch_onednn_conv(call, win, n, c, m, group, cores, bias, &st)) return st;
+  if (launch_onednn_conv(call, win, n, c, m, group, cores, bias, z, post, &st)) return st;
   pin_blas_threads();
   dispatch_float(x.dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -386,6 +471,8 @@ Status run_conv(const OpCall& call) {
                     ptr<T>(w),
                     bias != nullptr ? ptr<T>(*bias) : nullptr,
                     ptr<T>(call.outputs[0]),
+                    z != nullptr ? ptr<T>(*z) : nullptr,
+                    post,
                     n,
                     c,
                     m,
@@ -561,6 +648,11 @@ Status run_conv_transpose(const OpCall& call) {
 
 void register_conv(std::vector<OpDef>& defs) {
   defs.push_back({"Conv", &run_conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
+  // Made by the model loader only (ONNX shape inference knows no FusedConv in the default domain).
+  defs.push_back(
+      {"FusedConv",
+       &run_conv,
+       {"activation", "activation_params", "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
   defs.push_back(
       {"ConvTranspose",
        &run_conv_transpose,
