@@ -5,13 +5,16 @@
 // the blocks like MatMul's tiles.
 // FusedConv is Conv with what the model loader fused into it (model/src/fuse_conv.cpp): an optional
 // fourth input Z added to the result (a residual Add) and then an activation ("Relu", "LeakyRelu"
-// with activation_params [alpha], "Clip" with [min, max]), applied to each output tile right after
-// its sgemm or as oneDNN post-ops, so the output is written once.
+// with activation_params [alpha], "Clip" with [min, max]), applied in the same task to each output
+// slice right after it is computed (sgemm tile, depthwise row, oneDNN chunk): no task and no
+// tensor of its own. Depthwise float32 1-D / 2-D convolutions take a direct kernel.
 // ConvTranspose (1-D, 2-D and 3-D, float32 and float16; group, dilations, output_padding,
 // output_shape, auto_pad) is a direct gather per output element, accumulated in double.
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "conv_geometry.hpp"
 #include "onednn_conv.hpp"
@@ -81,6 +84,11 @@ Status window_nd(const OpCall& call, int rank, const int64_t* in, const int64_t*
 namespace {
 
 // The fused tail of FusedConv: z (the residual, shaped as y) is added first, then the activation.
+enum class ConvAct : uint8_t {
+  none,
+  relu,  // x < 0 ? alpha * x : x (Relu: alpha 0; LeakyRelu)
+  clip,  // min(max(x, alpha), beta), alpha <= beta
+};
 struct ConvPost {
   ConvAct act = ConvAct::none;
   float alpha = 0.0f, beta = 0.0f;
@@ -271,7 +279,8 @@ struct OneDnnConvParams {
   const float* w;
   const float* bias;
   float* y;
-  const float* z;  // FusedConv's residual: copied into the item's slice of y for the sum post-op
+  const float* z;  // FusedConv's residual; may be null
+  ConvPost post;
   int64_t n;
   OneDnnConv2d whole;  // one image, all channels
   int64_t chunk;       // output channels (group == 1) or groups per item
@@ -319,15 +328,84 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
     const int64_t img = static_cast<int64_t>(item) / p.chunks, k = static_cast<int64_t>(item) % p.chunks;
     int64_t xo, wo, yo, bo;
     const OneDnnConv2d sub = chunk_shape(p, k, &xo, &wo, &yo, &bo);
-    // oneDNN's sum adds what y holds; the copy is of the slice the primitive reads next, so it is
-    // still in cache then (the Add it replaces read both operands and wrote a third tensor).
-    if (z != nullptr) {
-      std::copy_n(z + img * out_img + yo, sub.m * s.oh * s.ow, y + img * out_img + yo);
-    }
     // The op function created this shape's primitive: it cannot be missing here.
     if (!onednn_conv2d(sub, x + img * in_img + xo, w + wo, bias != nullptr ? bias + bo : nullptr,
                        y + img * out_img + yo)) {
       blk.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "Conv: the oneDNN primitive of a checked shape is missing");
+    }
+    // FusedConv's tail on the slice just written, in the same task. Not as oneDNN post-ops: its
+    // gemm:jit NCHW convolution applies those element by element through the reference eltwise
+    // (measured: a 16->96 1x1 at 112x112 with Clip took 8.5 ms against 0.3 ms without).
+    if (z != nullptr || p.post.act != ConvAct::none) {
+      const int64_t at = img * out_img + yo;
+      finish_row(y + at, sub.m * s.oh * s.ow, 0.0f, z != nullptr ? z + at : nullptr, p.post);
+    }
+  }
+}
+
+// Depthwise 1-D / 2-D float32 convolution (group == channels in == channels out: MobileNetV2's 3x3,
+// ShuffleNet's), direct: each output row accumulates kh * kw shifted, scaled input rows, then gets
+// the fused epilogue. oneDNN has no plain-layout depthwise kernel, and its gemm path runs a tiny
+// im2col + sgemm per channel. Items are (image, channel) planes.
+struct DepthwiseParams {
+  const float* x;
+  const float* w;
+  const float* bias;  // may be null
+  const float* z;     // FusedConv's residual; may be null
+  float* y;
+  int64_t n, c;
+  Window win;
+  ConvPost post;
+};
+
+// y[i] += k * x[i * stride] over n outputs: the inner loop, built for AVX2 + FMA where the CPU has
+// them (the library is compiled for the baseline x86-64 otherwise).
+__attribute__((target_clones("arch=haswell", "default"))) void axpy_row(float* __restrict y, const float* __restrict x,
+                                                                        int64_t n, int64_t stride, float k) {
+  if (stride == 1) {
+    for (int64_t i = 0; i < n; ++i) y[i] += k * x[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] += k * x[i * stride];
+  }
+}
+
+void depthwise_kernel(arun::Block blk, const DepthwiseParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n * p.c));
+  if (r.size() == 0) return;
+  const Window& wn = p.win;
+  const int64_t ih = wn.in[1], iw = wn.in[2], oh = wn.out[1], ow = wn.out[2];
+  const int64_t kh = wn.kernel[1], kw = wn.kernel[2], sh = wn.stride[1], sw = wn.stride[2];
+  const int64_t dh = wn.dilation[1], dw = wn.dilation[2], ph = wn.pad_begin[1], pw = wn.pad_begin[2];
+  const float* x = blk.map(p.x, p.n * p.c * ih * iw).data();
+  const float* w = blk.map(p.w, p.c * kh * kw).data();
+  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.c).data() : nullptr;
+  const float* z = p.z != nullptr ? blk.map(p.z, p.n * p.c * oh * ow).data() : nullptr;
+  float* y = blk.map(p.y, p.n * p.c * oh * ow).data();
+  // Per kernel column: the outputs whose tap lands inside the row, [lo, hi).
+  std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+  for (int64_t kx = 0; kx < kw; ++kx) {
+    const int64_t off = kx * dw - pw;  // ix = ox * sw + off
+    lo[kx] = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    hi[kx] = off > iw - 1 ? 0 : std::min(ow, (iw - 1 - off) / sw + 1);
+  }
+  for (size_t item = r.first; item < r.last; ++item) {
+    const int64_t ch = static_cast<int64_t>(item) % p.c;
+    const float* xc = x + static_cast<int64_t>(item) * ih * iw;
+    const float* wc = w + ch * kh * kw;
+    const int64_t at = static_cast<int64_t>(item) * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      float* yr = y + at + oy * ow;
+      std::fill_n(yr, ow, 0.0f);
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const int64_t iy = oy * sh + ky * dh - ph;
+        if (iy < 0 || iy >= ih) continue;
+        const float* xr = xc + iy * iw;
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          if (hi[kx] <= lo[kx]) continue;
+          axpy_row(yr + lo[kx], xr + lo[kx] * sw + kx * dw - pw, hi[kx] - lo[kx], sw, wc[ky * kw + kx]);
+        }
+      }
+      finish_row(yr, ow, bias != nullptr ? bias[ch] : 0.0f, z != nullptr ? z + at + oy * ow : nullptr, p.post);
     }
   }
 }
@@ -343,6 +421,7 @@ bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_
                      bias != nullptr ? ptr<float>(*bias) : nullptr,
                      ptr<float>(call.outputs[0]),
                      z != nullptr ? ptr<float>(*z) : nullptr,
+                     post,
                      n,
                      {},
                      1,
@@ -365,11 +444,7 @@ bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_
              win.pad_end[2],
              win.out[1],
              win.out[2],
-             bias != nullptr,
-             z != nullptr,
-             post.act,
-             post.alpha,
-             post.beta};
+             bias != nullptr};
   const int64_t per_image = std::max<int64_t>(1, (cores + n - 1) / n);
   if (group == 1) {
     q.chunk = std::min(m, ((m + per_image - 1) / per_image + 15) / 16 * 16);
@@ -384,6 +459,16 @@ bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_
   }
   *st = launch_op(call, static_cast<uint32_t>(std::clamp<int64_t>(n * q.chunks, 1, cores)), onednn_conv_kernel, q);
   return true;
+}
+
+// Whether depthwise convolutions take the direct kernel (ARUN_DEPTHWISE=engine: the engines' path,
+// for the comparison); read once.
+bool depthwise_direct() {
+  static const bool on = [] {
+    const char* v = std::getenv("ARUN_DEPTHWISE");
+    return v == nullptr || std::strcmp(v, "engine") != 0;
+  }();
+  return on;
 }
 
 // FusedConv's activation attributes; `none` for a plain Conv.
@@ -463,6 +548,18 @@ Status run_conv(const OpCall& call) {
     direct = direct && win.stride[d] == 1 && win.pad_begin[d] == 0 && win.pad_end[d] == 0;
   }
   Status st;
+  if (x.dtype == ACL_FLOAT && win.rank <= 2 && group == c && m == c && depthwise_direct()) {
+    DepthwiseParams q{ptr<float>(x),
+                      ptr<float>(w),
+                      bias != nullptr ? ptr<float>(*bias) : nullptr,
+                      z != nullptr ? ptr<float>(*z) : nullptr,
+                      ptr<float>(call.outputs[0]),
+                      n,
+                      c,
+                      win,
+                      post};
+    return launch_op(call, static_cast<uint32_t>(std::clamp<int64_t>(n * c, 1, cores)), depthwise_kernel, q);
+  }
   if (launch_onednn_conv(call, win, n, c, m, group, cores, bias, z, post, &st)) return st;
   pin_blas_threads();
   dispatch_float(x.dtype, [&](auto tag) {

@@ -21,19 +21,10 @@ namespace arun::ops {
 
 namespace {
 
-int64_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 struct ShapeHash {
   size_t operator()(const OneDnnConv2d& s) const {
-    const int64_t v[] = {s.c,           s.h,         s.w,        s.m,        s.group,
-                         s.kh,          s.kw,        s.stride_h, s.stride_w, s.dil_h,
-                         s.dil_w,       s.pad_t,     s.pad_l,    s.pad_b,    s.pad_r,
-                         s.oh,          s.ow,        s.bias,     s.sum,      static_cast<int64_t>(s.act),
-                         bits(s.alpha), bits(s.beta)};
+    const int64_t v[] = {s.c,     s.h,     s.w,     s.m,     s.group, s.kh,    s.kw, s.stride_h, s.stride_w,
+                         s.dil_h, s.dil_w, s.pad_t, s.pad_l, s.pad_b, s.pad_r, s.oh, s.ow,       s.bias};
     size_t h = 1469598103934665603ull;
     for (int64_t x : v) h = (h ^ static_cast<size_t>(x)) * 1099511628211ull;
     return h;
@@ -80,12 +71,6 @@ std::shared_ptr<const Entry> primitive_for(const OneDnnConv2d& s) {
     // for the thread that created it.
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    // A fused Add / activation runs on the output block while it is still in cache: no extra pass.
-    dnnl::post_ops ops;
-    if (s.sum) ops.append_sum(1.0f);
-    if (s.act == ConvAct::relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, s.alpha, 0.0f);
-    if (s.act == ConvAct::clip) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, s.alpha, s.beta);
-    if (ops.len() > 0) attr.set_post_ops(ops);
     // oneDNN plans a primitive's work for the threads OpenMP offers the creating thread: plan for
     // the one thread it will run on (a plan for more, run on one, measured 2.5x slower), and give
     // the caller's thread its setting back.

@@ -10,14 +10,6 @@
 
 namespace arun::ops {
 
-// What a fused convolution applies to its result (FusedConv, model/src/fuse_conv.cpp), in this
-// order: + the residual already in y (`sum`), then the activation.
-enum class ConvAct : uint8_t {
-  none,
-  relu,  // x < 0 ? alpha * x : x (Relu: alpha 0; LeakyRelu)
-  clip,  // min(max(x, alpha), beta), alpha <= beta
-};
-
 // One image's convolution: x [c, h, w], weights [m, c / group, kh, kw], optional bias [m], y [m, oh, ow],
 // all contiguous. pads: top, left, bottom, right; dilations >= 1 (ONNX's meaning).
 struct OneDnnConv2d {
@@ -26,9 +18,6 @@ struct OneDnnConv2d {
   int64_t pad_t = 0, pad_l = 0, pad_b = 0, pad_r = 0;
   int64_t oh = 0, ow = 0;
   bool bias = false;
-  bool sum = false;  // y += conv: y holds the residual on entry
-  ConvAct act = ConvAct::none;
-  float alpha = 0.0f, beta = 0.0f;
 
   bool operator==(const OneDnnConv2d&) const = default;
 };
@@ -43,7 +32,6 @@ bool onednn_conv2d_supported(const OneDnnConv2d& shape);
 // Runs `shape` on the calling thread (oneDNN's OpenMP threading pinned to one thread: the AI cores
 // are the threads). The primitive is created on first use of a shape and cached. False when oneDNN
 // has no implementation for the shape (the caller uses its own path); nothing is written then.
-// With shape.sum, y holds the residual on entry.
 bool onednn_conv2d(const OneDnnConv2d& shape, const float* x, const float* weights, const float* bias, float* y);
 
 }  // namespace arun::ops
