@@ -3,11 +3,18 @@
 // column tile), float16 staged through float in the block's scratch; a float32 1x1 stride-1
 // unpadded convolution skips the im2col and multiplies the input directly. Items are spread over
 // the blocks like MatMul's tiles.
+// FusedConv is Conv with what the model loader fused into it (model/src/fuse_conv.cpp): an optional
+// fourth input Z added to the result (a residual Add) and then an activation ("Relu", "LeakyRelu"
+// with activation_params [alpha], "Clip" with [min, max]), applied in the same task to each output
+// slice right after it is computed (sgemm tile, depthwise row, oneDNN chunk): no task and no
+// tensor of its own. Depthwise float32 1-D / 2-D convolutions take a direct kernel.
 // ConvTranspose (1-D, 2-D and 3-D, float32 and float16; group, dilations, output_padding,
 // output_shape, auto_pad) is a direct gather per output element, accumulated in double.
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "conv_geometry.hpp"
 #include "onednn_conv.hpp"
@@ -76,12 +83,49 @@ Status window_nd(const OpCall& call, int rank, const int64_t* in, const int64_t*
 
 namespace {
 
+// The fused tail of FusedConv: z (the residual, shaped as y) is added first, then the activation.
+enum class ConvAct : uint8_t {
+  none,
+  relu,  // x < 0 ? alpha * x : x (Relu: alpha 0; LeakyRelu)
+  clip,  // min(max(x, alpha), beta), alpha <= beta
+};
+struct ConvPost {
+  ConvAct act = ConvAct::none;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+// v[i] = act(v[i] + bias + z[i]) over one row of n outputs (z may be null); the im2col path's epilogue.
+template <class Z>
+void finish_row(float* v, int64_t n, float bias, const Z* z, const ConvPost& post) {
+  if (z != nullptr) {
+    for (int64_t i = 0; i < n; ++i) v[i] = v[i] + bias + Compute<Z>::load(z[i]);
+  } else if (bias != 0.0f) {
+    for (int64_t i = 0; i < n; ++i) v[i] += bias;
+  }
+  switch (post.act) {
+    case ConvAct::none:
+      break;
+    case ConvAct::relu:
+      if (post.alpha == 0.0f) {
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? 0.0f : v[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? post.alpha * v[i] : v[i];
+      }
+      break;
+    case ConvAct::clip:
+      for (int64_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], post.alpha), post.beta);
+      break;
+  }
+}
+
 template <class T>
 struct ConvParams {
   const T* x;
   const T* w;
   const T* bias;  // may be null
   T* y;
+  const T* z;  // FusedConv's residual, shaped as y; may be null
+  ConvPost post;
   int64_t n, c;      // input images, channels
   int64_t m, group;  // output channels, groups
   Window win;
@@ -106,6 +150,7 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
   const T* wsrc = blk.map(p.w, p.m * kc).data();
   const T* bias = p.bias != nullptr ? blk.map(p.bias, p.m).data() : nullptr;
   T* y = blk.map(p.y, p.n * p.m * plane).data();
+  const T* z = p.z != nullptr ? blk.map(p.z, p.n * p.m * plane).data() : nullptr;
   // float16 weights are widened a group at a time (the items of a block mostly share one group);
   // the product lands in `acc` before rounding.
   std::vector<float> wf, acc;
@@ -158,10 +203,11 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
                   static_cast<int>(kc), 1.0f, wsrc + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
                   static_cast<int>(plane));
-      if (bias != nullptr) {
+      if (bias != nullptr || z != nullptr || p.post.act != ConvAct::none) {
         for (int64_t oc = 0; oc < mg; ++oc) {
-          const float bv = bias[g * mg + oc];
-          for (int64_t o = 0; o < cols; ++o) out[oc * plane + o] += bv;
+          const float bv = bias != nullptr ? bias[g * mg + oc] : 0.0f;
+          const float* zr = z != nullptr ? z + (out - y) + oc * plane : nullptr;
+          finish_row(out + oc * plane, cols, bv, zr, p.post);
         }
       }
     } else {
@@ -177,17 +223,19 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
                   static_cast<int>(cols));
       for (int64_t oc = 0; oc < mg; ++oc) {
         const float bv = bias != nullptr ? C::load(bias[g * mg + oc]) : 0.0f;
-        T* out = y + (img * p.m + g * mg + oc) * plane + c0;
-        for (int64_t o = 0; o < cols; ++o) out[o] = C::store(acc[oc * cols + o] + bv);
+        const int64_t at = (img * p.m + g * mg + oc) * plane + c0;
+        float* v = acc.data() + oc * cols;
+        finish_row(v, cols, bv, z != nullptr ? z + at : nullptr, p.post);
+        for (int64_t o = 0; o < cols; ++o) y[at + o] = C::store(v[o]);
       }
     }
   }
 }
 
 // Input count, dtypes (float32 / float16, all alike) and ranks (X and W alike, 3 to 5) of Conv and
-// ConvTranspose. `spatial` is the number of spatial dims.
-Status check_conv_inputs(const OpCall& call, int* spatial) {
-  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, 3));
+// ConvTranspose (FusedConv: up to `max_inputs`, Z too). `spatial` is the number of spatial dims.
+Status check_conv_inputs(const OpCall& call, int* spatial, size_t max_inputs = 3) {
+  ARUN_RETURN_IF_ERROR(call.expect_inputs(2, max_inputs));
   ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
   const Tensor& x = call.inputs[0];
@@ -216,7 +264,7 @@ Status check_kernel_shape(const OpCall& call, const Tensor& w) {
 
 // B, when present, must be [m]; returns it or null.
 Status conv_bias(const OpCall& call, int64_t m, const Tensor** bias) {
-  *bias = call.inputs.size() == 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
+  *bias = call.inputs.size() >= 3 && call.inputs[2].present() ? &call.inputs[2] : nullptr;
   if (*bias != nullptr && (*bias)->shape != Shape{m}) {
     return call.input_error("B " + shape_text((*bias)->shape) + " must be [" + std::to_string(m) + "]");
   }
@@ -231,6 +279,8 @@ struct OneDnnConvParams {
   const float* w;
   const float* bias;
   float* y;
+  const float* z;  // FusedConv's residual; may be null
+  ConvPost post;
   int64_t n;
   OneDnnConv2d whole;  // one image, all channels
   int64_t chunk;       // output channels (group == 1) or groups per item
@@ -273,6 +323,7 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
   const float* w = blk.map(p.w, s.m * (s.c / s.group) * s.kh * s.kw).data();
   const float* bias = p.bias != nullptr ? blk.map(p.bias, s.m).data() : nullptr;
   float* y = blk.map(p.y, p.n * out_img).data();
+  const float* z = p.z != nullptr ? blk.map(p.z, p.n * out_img).data() : nullptr;
   for (size_t item = r.first; item < r.last; ++item) {
     const int64_t img = static_cast<int64_t>(item) / p.chunks, k = static_cast<int64_t>(item) % p.chunks;
     int64_t xo, wo, yo, bo;
@@ -282,6 +333,80 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
                        y + img * out_img + yo)) {
       blk.fail(ACL_ERROR_RT_AICORE_EXCEPTION, "Conv: the oneDNN primitive of a checked shape is missing");
     }
+    // FusedConv's tail on the slice just written, in the same task. Not as oneDNN post-ops: its
+    // gemm:jit NCHW convolution applies those element by element through the reference eltwise
+    // (measured: a 16->96 1x1 at 112x112 with Clip took 8.5 ms against 0.3 ms without).
+    if (z != nullptr || p.post.act != ConvAct::none) {
+      const int64_t at = img * out_img + yo;
+      finish_row(y + at, sub.m * s.oh * s.ow, 0.0f, z != nullptr ? z + at : nullptr, p.post);
+    }
+  }
+}
+
+// Depthwise 1-D / 2-D float32 convolution (group == channels in == channels out: MobileNetV2's 3x3,
+// ShuffleNet's), direct: each output row accumulates kh * kw shifted, scaled input rows, then gets
+// the fused epilogue. oneDNN has no plain-layout depthwise kernel, and its gemm path runs a tiny
+// im2col + sgemm per channel. Items are (image, channel) planes.
+struct DepthwiseParams {
+  const float* x;
+  const float* w;
+  const float* bias;  // may be null
+  const float* z;     // FusedConv's residual; may be null
+  float* y;
+  int64_t n, c;
+  Window win;
+  ConvPost post;
+};
+
+// y[i] += k * x[i * stride] over n outputs: the inner loop, built for AVX2 + FMA where the CPU has
+// them (the library is compiled for the baseline x86-64 otherwise).
+__attribute__((target_clones("arch=haswell", "default"))) void axpy_row(float* __restrict y, const float* __restrict x,
+                                                                        int64_t n, int64_t stride, float k) {
+  if (stride == 1) {
+    for (int64_t i = 0; i < n; ++i) y[i] += k * x[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] += k * x[i * stride];
+  }
+}
+
+void depthwise_kernel(arun::Block blk, const DepthwiseParams& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n * p.c));
+  if (r.size() == 0) return;
+  const Window& wn = p.win;
+  const int64_t ih = wn.in[1], iw = wn.in[2], oh = wn.out[1], ow = wn.out[2];
+  const int64_t kh = wn.kernel[1], kw = wn.kernel[2], sh = wn.stride[1], sw = wn.stride[2];
+  const int64_t dh = wn.dilation[1], dw = wn.dilation[2], ph = wn.pad_begin[1], pw = wn.pad_begin[2];
+  const float* x = blk.map(p.x, p.n * p.c * ih * iw).data();
+  const float* w = blk.map(p.w, p.c * kh * kw).data();
+  const float* bias = p.bias != nullptr ? blk.map(p.bias, p.c).data() : nullptr;
+  const float* z = p.z != nullptr ? blk.map(p.z, p.n * p.c * oh * ow).data() : nullptr;
+  float* y = blk.map(p.y, p.n * p.c * oh * ow).data();
+  // Per kernel column: the outputs whose tap lands inside the row, [lo, hi).
+  std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+  for (int64_t kx = 0; kx < kw; ++kx) {
+    const int64_t off = kx * dw - pw;  // ix = ox * sw + off
+    lo[kx] = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    hi[kx] = off > iw - 1 ? 0 : std::min(ow, (iw - 1 - off) / sw + 1);
+  }
+  for (size_t item = r.first; item < r.last; ++item) {
+    const int64_t ch = static_cast<int64_t>(item) % p.c;
+    const float* xc = x + static_cast<int64_t>(item) * ih * iw;
+    const float* wc = w + ch * kh * kw;
+    const int64_t at = static_cast<int64_t>(item) * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      float* yr = y + at + oy * ow;
+      std::fill_n(yr, ow, 0.0f);
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const int64_t iy = oy * sh + ky * dh - ph;
+        if (iy < 0 || iy >= ih) continue;
+        const float* xr = xc + iy * iw;
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          if (hi[kx] <= lo[kx]) continue;
+          axpy_row(yr + lo[kx], xr + lo[kx] * sw + kx * dw - pw, hi[kx] - lo[kx], sw, wc[ky * kw + kx]);
+        }
+      }
+      finish_row(yr, ow, bias != nullptr ? bias[ch] : 0.0f, z != nullptr ? z + at + oy * ow : nullptr, p.post);
+    }
   }
 }
 
@@ -289,12 +414,14 @@ void onednn_conv_kernel(arun::Block blk, const OneDnnConvParams& p) {
 // blocks will run (false otherwise: the caller takes the im2col + sgemm path). About one item per
 // core; output-channel chunks are multiples of 16 floats, oneDNN's vector width.
 bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_t c, int64_t m, int64_t group,
-                        int64_t cores, const Tensor* bias, Status* st) {
+                        int64_t cores, const Tensor* bias, const Tensor* z, const ConvPost& post, Status* st) {
   if (!onednn_conv_enabled() || win.rank > 2 || call.inputs[0].dtype != ACL_FLOAT) return false;
   OneDnnConvParams q{ptr<float>(call.inputs[0]),
                      ptr<float>(call.inputs[1]),
                      bias != nullptr ? ptr<float>(*bias) : nullptr,
                      ptr<float>(call.outputs[0]),
+                     z != nullptr ? ptr<float>(*z) : nullptr,
+                     post,
                      n,
                      {},
                      1,
@@ -334,9 +461,45 @@ bool launch_onednn_conv(const OpCall& call, const Window& win, int64_t n, int64_
   return true;
 }
 
+// Whether depthwise convolutions take the direct kernel (ARUN_DEPTHWISE=engine: the engines' path,
+// for the comparison); read once.
+bool depthwise_direct() {
+  static const bool on = [] {
+    const char* v = std::getenv("ARUN_DEPTHWISE");
+    return v == nullptr || std::strcmp(v, "engine") != 0;
+  }();
+  return on;
+}
+
+// FusedConv's activation attributes; `none` for a plain Conv.
+Status conv_post(const OpCall& call, ConvPost* post) {
+  *post = ConvPost{};
+  if (call.op != "FusedConv") return Status::Ok();
+  std::string act;
+  std::vector<float> params;
+  ARUN_RETURN_IF_ERROR(call.attr_string("activation", "", &act));
+  ARUN_RETURN_IF_ERROR(call.attr_floats("activation_params", {}, &params));
+  if (act.empty() && params.empty()) return Status::Ok();
+  if (act == "Relu" && params.empty()) {
+    post->act = ConvAct::relu;
+  } else if (act == "LeakyRelu" && params.size() == 1) {
+    post->act = ConvAct::relu;
+    post->alpha = params[0];
+  } else if (act == "Clip" && params.size() == 2 && params[0] <= params[1]) {
+    post->act = ConvAct::clip;
+    post->alpha = params[0];
+    post->beta = params[1];
+  } else {
+    return call.attr_error("activation \"" + act + "\" with " + std::to_string(params.size()) +
+                           " activation_params: expected Relu [], LeakyRelu [alpha] or Clip [min, max] (min <= max)");
+  }
+  return Status::Ok();
+}
+
 Status run_conv(const OpCall& call) {
+  const bool fused = call.op == "FusedConv";
   int spatial = 0;
-  ARUN_RETURN_IF_ERROR(check_conv_inputs(call, &spatial));
+  ARUN_RETURN_IF_ERROR(check_conv_inputs(call, &spatial, fused ? 4 : 3));
   const Tensor& x = call.inputs[0];
   const Tensor& w = call.inputs[1];
   int64_t group = 1;
@@ -358,6 +521,13 @@ Status run_conv(const OpCall& call) {
   Window win;
   ARUN_RETURN_IF_ERROR(window_nd(call, spatial, x.shape.data() + 2, w.shape.data() + 2, false, &win));
   ARUN_RETURN_IF_ERROR(call.expect_output(0, x.dtype, win.out_shape(x.shape[0], m)));
+  ConvPost post;
+  ARUN_RETURN_IF_ERROR(conv_post(call, &post));
+  const Tensor* z = call.inputs.size() == 4 && call.inputs[3].present() ? &call.inputs[3] : nullptr;
+  if (z != nullptr && (z->dtype != x.dtype || z->shape != call.outputs[0].shape)) {
+    return call.input_error("Z " + shape_text(z->shape) + " " + dtype_name(z->dtype) + " must be the output's " +
+                            shape_text(call.outputs[0].shape) + " " + dtype_name(x.dtype));
+  }
   const int64_t n = x.shape[0], plane = win.out_count();
   if (n * m * plane == 0) return Status::Ok();
   const int64_t kc = c / group * win.kernel_count();
@@ -378,7 +548,19 @@ Status run_conv(const OpCall& call) {
     direct = direct && win.stride[d] == 1 && win.pad_begin[d] == 0 && win.pad_end[d] == 0;
   }
   Status st;
-  if (launch_onednn_conv(call, win, n, c, m, group, cores, bias, &st)) return st;
+  if (x.dtype == ACL_FLOAT && win.rank <= 2 && group == c && m == c && depthwise_direct()) {
+    DepthwiseParams q{ptr<float>(x),
+                      ptr<float>(w),
+                      bias != nullptr ? ptr<float>(*bias) : nullptr,
+                      z != nullptr ? ptr<float>(*z) : nullptr,
+                      ptr<float>(call.outputs[0]),
+                      n,
+                      c,
+                      win,
+                      post};
+    return launch_op(call, static_cast<uint32_t>(std::clamp<int64_t>(n * c, 1, cores)), depthwise_kernel, q);
+  }
+  if (launch_onednn_conv(call, win, n, c, m, group, cores, bias, z, post, &st)) return st;
   pin_blas_threads();
   dispatch_float(x.dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -386,6 +568,8 @@ Status run_conv(const OpCall& call) {
                     ptr<T>(w),
                     bias != nullptr ? ptr<T>(*bias) : nullptr,
                     ptr<T>(call.outputs[0]),
+                    z != nullptr ? ptr<T>(*z) : nullptr,
+                    post,
                     n,
                     c,
                     m,
@@ -561,6 +745,11 @@ Status run_conv_transpose(const OpCall& call) {
 
 void register_conv(std::vector<OpDef>& defs) {
   defs.push_back({"Conv", &run_conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
+  // Made by the model loader only (ONNX shape inference knows no FusedConv in the default domain).
+  defs.push_back(
+      {"FusedConv",
+       &run_conv,
+       {"activation", "activation_params", "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
   defs.push_back(
       {"ConvTranspose",
        &run_conv_transpose,

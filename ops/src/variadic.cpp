@@ -88,6 +88,18 @@ struct PairArgs {
   StridedWalk walk;
 };
 
+// The arguments of a two-input kernel writing call.outputs[0] of `n` elements, shaped `out`.
+template <class T>
+PairArgs<T> pair_args(const OpCall& call, const Tensor& a, const Tensor& b, int64_t n, const Shape& out) {
+  return {ptr<T>(a),
+          ptr<T>(b),
+          ptr<T>(call.outputs[0]),
+          a.count(),
+          b.count(),
+          n,
+          pointwise::make_walk(out, a.shape, &b.shape)};
+}
+
 template <class T, Fold K>
 void pair_kernel(arun::Block blk, const PairArgs<T>& p) {
   const IndexRange r = blk.range(static_cast<size_t>(p.n));
@@ -137,14 +149,7 @@ Status run_variadic(const OpCall& call) {
     if (call.inputs.size() == 2) {
       const Tensor& a = call.inputs[0];
       const Tensor& b = call.inputs[1];
-      PairArgs<T> p{ptr<T>(a),
-                    ptr<T>(b),
-                    ptr<T>(call.outputs[0]),
-                    a.count(),
-                    b.count(),
-                    n,
-                    pointwise::make_walk(out, a.shape, &b.shape)};
-      st = launch_op(call, call.blocks_for(n, 1 << 14), pair_kernel<T, K>, p);
+      st = launch_op(call, call.blocks_for(n, 1 << 14), pair_kernel<T, K>, pair_args<T>(call, a, b, n, out));
       return;
     }
     VariadicArgs<T> p{{}, {}, {}, ptr<T>(call.outputs[0]), n};
@@ -206,13 +211,7 @@ Status run_mod(const OpCall& call) {
   const bool ok = dispatch_reals(a.dtype, [&](auto tag) {
     using T = decltype(tag);
     if (n == 0) return;
-    PairArgs<T> p{ptr<T>(a),
-                  ptr<T>(b),
-                  ptr<T>(call.outputs[0]),
-                  a.count(),
-                  b.count(),
-                  n,
-                  pointwise::make_walk(out, a.shape, &b.shape)};
+    const PairArgs<T> p = pair_args<T>(call, a, b, n, out);
     const uint32_t blocks = call.blocks_for(n, 1 << 14);
     st = fmod != 0 ? launch_op(call, blocks, mod_kernel<T, true>, p) : launch_op(call, blocks, mod_kernel<T, false>, p);
   });

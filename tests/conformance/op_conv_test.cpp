@@ -84,8 +84,12 @@ TEST_P(ConvOpTest, Conv2dMatchesReference) {
   conv({{1, 4, 12, 10}, {3, 2}, {2, 1}, {2, 3}, {2, 0, 1, 3}}, 4, false);
   conv({{2, 8, 7, 7}, {3, 3}, {1, 2}, {}, {1, 1, 1, 1}, {}, {}, "", 4}, 8);        // groups
   conv({{1, 6, 10, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, {}, {}, "", 6}, 12);  // depthwise, multiplier 2
-  conv({{2, 16, 6, 6}, {1, 1}}, 8);                                                // the direct 1x1 path
-  conv({{1, 64, 20, 20}, {3, 3}, {}, {}, {1, 1, 1, 1}}, 32);                       // big enough to tile over blocks
+  // Depthwise, multiplier 1 (the direct kernel): stride 1 and 2, dilation, asymmetric pads, 1-wide rows.
+  conv({{2, 6, 11, 10}, {3, 3}, {}, {}, {1, 1, 1, 1}, {}, {}, "", 6}, 6);
+  conv({{1, 5, 9, 12}, {3, 5}, {2, 2}, {2, 1}, {0, 3, 2, 1}, {}, {}, "", 5}, 5, false);
+  conv({{1, 3, 7, 1}, {3, 1}, {1, 1}, {}, {1, 0, 1, 0}, {}, {}, "", 3}, 3);
+  conv({{2, 16, 6, 6}, {1, 1}}, 8);                           // the direct 1x1 path
+  conv({{1, 64, 20, 20}, {3, 3}, {}, {}, {1, 1, 1, 1}}, 32);  // big enough to tile over blocks
 }
 
 TEST_P(ConvOpTest, Conv3dMatchesReference) {

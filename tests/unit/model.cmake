@@ -10,7 +10,8 @@ if(TARGET arun_model)
   find_package(Protobuf REQUIRED)
   find_package(ONNX REQUIRED CONFIG)
   add_executable(model_import_validation_test ${CMAKE_CURRENT_LIST_DIR}/model/import_validation_test.cpp
-                                             ${CMAKE_CURRENT_LIST_DIR}/model/fold_test.cpp)
+                                             ${CMAKE_CURRENT_LIST_DIR}/model/fold_test.cpp
+                                             ${CMAKE_CURRENT_LIST_DIR}/model/fuse_conv_test.cpp)
   target_link_libraries(model_import_validation_test PRIVATE arun_model ascendcl onnx_proto protobuf::libprotobuf
                                                              GTest::gtest_main)
   add_test(NAME model_import_validation COMMAND model_import_validation_test)
@@ -33,4 +34,16 @@ if(TARGET arun_model)
   arun_add_runtime_deps(model_import_opset_test arun_device_ascend arun_configs)
   add_test(NAME model_import_opset COMMAND model_import_opset_test)
   set_tests_properties(model_import_opset PROPERTIES LABELS model TIMEOUT 120)
+endif()
+
+# Conv fusion at load: fused and unfused models give the same results, on oneDNN and on the
+# OpenBLAS fallback.
+if(TARGET arun_model)
+  add_executable(model_fuse_conv_run_test ${CMAKE_CURRENT_LIST_DIR}/model/fuse_conv_run_test.cpp)
+  target_link_libraries(model_fuse_conv_run_test PRIVATE ascendcl onnx_proto protobuf::libprotobuf GTest::gtest_main)
+  arun_add_runtime_deps(model_fuse_conv_run_test arun_device_ascend arun_configs)
+  add_test(NAME model_fuse_conv_run COMMAND model_fuse_conv_run_test)
+  add_test(NAME model_fuse_conv_run_openblas COMMAND model_fuse_conv_run_test)
+  set_tests_properties(model_fuse_conv_run_openblas PROPERTIES ENVIRONMENT ARUN_CONV_ENGINE=openblas)
+  set_tests_properties(model_fuse_conv_run model_fuse_conv_run_openblas PROPERTIES LABELS model TIMEOUT 120)
 endif()

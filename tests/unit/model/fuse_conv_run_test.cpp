@@ -1,0 +1,224 @@
+// Fused convolutions compute what the nodes they replace compute: each model is loaded twice
+// through aclmdlLoadFromMem, with the fusion (default) and without it (ARUN_MODEL_FUSE=0), run on
+// the same inputs, and the outputs compared. ctest runs this on oneDNN and again with
+// ARUN_CONV_ENGINE=openblas (the im2col + sgemm epilogue).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+
+namespace {
+
+using onnx::TensorProto;
+
+void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
+               const std::vector<int64_t>& dims) {
+  onnx::ValueInfoProto* v = list->Add();
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
+                          const std::string& out) {
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(out);
+  for (const auto& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
+void add_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+// Deterministic values in [-1, 1).
+std::vector<float> values(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>(seed >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return v;
+}
+
+void add_floats(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims, uint32_t seed,
+                float scale = 1.0f) {
+  TensorProto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(TensorProto::FLOAT);
+  size_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= static_cast<size_t>(d);
+  }
+  for (float v : values(n, seed)) t->add_float_data(v * scale);
+}
+
+struct Case {
+  std::string bytes;
+  std::vector<std::vector<int64_t>> inputs;  // x, then z where the model has it
+  std::vector<int64_t> output;
+};
+
+// x [n, c, h, w] -> Conv (m outputs, k x k, pads k / 2, group, bias) -> `tail` -> y. tail: "Relu",
+// "Clip" (0, 6 as initializers), "LeakyRelu" (alpha 0.1), "AddRelu" (+ the graph input z, then Relu),
+// "Add" (+ z).
+Case conv_case(int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_t k, int64_t group,
+               const std::string& tail) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* os = model.add_opset_import();
+  os->set_domain("");
+  os->set_version(13);
+  auto* g = model.mutable_graph();
+  g->set_name("fuse_" + tail);
+  Case cs;
+  cs.inputs.push_back({n, c, h, w});
+  cs.output = {n, m, h, w};
+  add_value(g->mutable_input(), "x", cs.inputs[0]);
+  add_floats(g, "w", {m, c / group, k, k}, 7, 1.0f / std::sqrt(static_cast<float>(c / group * k * k)));
+  add_floats(g, "b", {m}, 11, 0.5f);
+  auto* conv = add_node(g, "Conv", {"x", "w", "b"}, "c");
+  add_ints(conv, "pads", {k / 2, k / 2, k / 2, k / 2});
+  auto* ga = conv->add_attribute();
+  ga->set_name("group");
+  ga->set_type(onnx::AttributeProto::INT);
+  ga->set_i(group);
+  if (tail == "Relu") {
+    add_node(g, "Relu", {"c"}, "y");
+  } else if (tail == "Clip") {
+    for (auto [name, v] : {std::pair{"lo", 0.0f}, std::pair{"hi", 0.6f}}) {
+      TensorProto* t = g->add_initializer();
+      t->set_name(name);
+      t->set_data_type(TensorProto::FLOAT);
+      t->add_float_data(v);
+    }
+    add_node(g, "Clip", {"c", "lo", "hi"}, "y");
+  } else if (tail == "LeakyRelu") {
+    auto* a = add_node(g, "LeakyRelu", {"c"}, "y")->add_attribute();
+    a->set_name("alpha");
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(0.1f);
+  } else {
+    cs.inputs.push_back(cs.output);
+    add_value(g->mutable_input(), "z", cs.output);
+    add_node(g, "Add", {"z", "c"}, tail == "Add" ? "y" : "s");
+    if (tail == "AddRelu") add_node(g, "Relu", {"s"}, "y");
+  }
+  add_value(g->mutable_output(), "y", cs.output);
+  cs.bytes = model.SerializeAsString();
+  return cs;
+}
+
+size_t count(const std::vector<int64_t>& dims) {
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+class FuseConvRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  }
+  static void TearDownTestSuite() {
+    aclrtResetDevice(0);
+    aclFinalize();
+  }
+
+  // Loads (fused or not) and runs `cs` once on inputs made from fixed seeds; returns y.
+  static std::vector<float> run(const Case& cs, bool fuse) {
+    if (!fuse) ::setenv("ARUN_MODEL_FUSE", "0", 1);
+    uint32_t id = 0;
+    const aclError rc = aclmdlLoadFromMem(cs.bytes.data(), cs.bytes.size(), &id);
+    ::unsetenv("ARUN_MODEL_FUSE");
+    EXPECT_EQ(rc, ACL_SUCCESS) << aclGetRecentErrMsg();
+    if (rc != ACL_SUCCESS) return {};
+    std::vector<std::vector<float>> host;
+    for (size_t i = 0; i < cs.inputs.size(); ++i) host.push_back(values(count(cs.inputs[i]), 100 + uint32_t(i)));
+    host.emplace_back(count(cs.output));
+    std::vector<void*> dev(host.size(), nullptr);
+    aclmdlDataset* in = aclmdlCreateDataset();
+    aclmdlDataset* out = aclmdlCreateDataset();
+    for (size_t i = 0; i < host.size(); ++i) {
+      const size_t bytes = host[i].size() * sizeof(float);
+      EXPECT_EQ(aclrtMalloc(&dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+      const bool is_in = i + 1 < host.size();
+      if (is_in) {
+        EXPECT_EQ(aclrtMemcpy(dev[i], bytes, host[i].data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+      }
+      EXPECT_EQ(aclmdlAddDatasetBuffer(is_in ? in : out, aclCreateDataBuffer(dev[i], bytes)), ACL_SUCCESS);
+    }
+    EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << aclGetRecentErrMsg();
+    std::vector<float>& y = host.back();
+    EXPECT_EQ(aclrtMemcpy(y.data(), y.size() * 4, dev.back(), y.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    for (aclmdlDataset* set : {in, out}) {
+      for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(set); ++i) aclDestroyDataBuffer(aclmdlGetDatasetBuffer(set, i));
+      aclmdlDestroyDataset(set);
+    }
+    for (void* p : dev) aclrtFree(p);
+    EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
+    return y;
+  }
+
+  // Fused and unfused agree to float rounding (the same sums, added in the same order, except
+  // where oneDNN's post-ops round differently).
+  static std::vector<float> expect_same(const Case& cs) {
+    const std::vector<float> fused = run(cs, true), plain = run(cs, false);
+    EXPECT_EQ(fused.size(), plain.size());
+    if (fused.size() != plain.size()) return fused;
+    size_t bad = 0;  // reported: the first few
+    for (size_t i = 0; i < fused.size() && bad < 3; ++i) {
+      const bool ok = std::fabs(fused[i] - plain[i]) <= 1e-5f * (1.0f + std::fabs(plain[i]));
+      EXPECT_TRUE(ok) << "element " << i << ": fused " << fused[i] << ", unfused " << plain[i];
+      bad += ok ? 0 : 1;
+    }
+    return fused;
+  }
+};
+
+TEST_F(FuseConvRun, ActivationsMatchTheUnfusedNodes) {
+  // A small conv (one block) and a larger one (several blocks, oneDNN channel chunks).
+  for (const auto& dims : {std::vector<int64_t>{1, 3, 6, 6, 4}, std::vector<int64_t>{2, 16, 20, 20, 40}}) {
+    const auto y = expect_same(conv_case(dims[0], dims[1], dims[2], dims[3], dims[4], 3, 1, "Relu"));
+    ASSERT_FALSE(y.empty());
+    EXPECT_EQ(*std::min_element(y.begin(), y.end()), 0.0f);
+    const auto clip = expect_same(conv_case(dims[0], dims[1], dims[2], dims[3], dims[4], 3, 1, "Clip"));
+    ASSERT_FALSE(clip.empty());
+    EXPECT_EQ(*std::min_element(clip.begin(), clip.end()), 0.0f);
+    EXPECT_EQ(*std::max_element(clip.begin(), clip.end()), 0.6f);
+    const auto leaky = expect_same(conv_case(dims[0], dims[1], dims[2], dims[3], dims[4], 1, 1, "LeakyRelu"));
+    ASSERT_FALSE(leaky.empty());
+    EXPECT_LT(*std::min_element(leaky.begin(), leaky.end()), 0.0f);
+  }
+}
+
+TEST_F(FuseConvRun, ResidualAddMatchesTheUnfusedNodes) {
+  for (const std::string tail : {"Add", "AddRelu"}) {
+    expect_same(conv_case(1, 4, 5, 5, 4, 3, 1, tail));
+    expect_same(conv_case(2, 32, 14, 14, 32, 1, 1, tail));
+  }
+}
+
+TEST_F(FuseConvRun, DepthwiseWithClipMatchesTheUnfusedNodes) {
+  // MobileNetV2's depthwise 3x3 + ReLU6.
+  const auto y = expect_same(conv_case(1, 32, 12, 12, 32, 3, 32, "Clip"));
+  ASSERT_FALSE(y.empty());
+  EXPECT_EQ(*std::max_element(y.begin(), y.end()), 0.6f);
+}
+
+}  // namespace
