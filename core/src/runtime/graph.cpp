@@ -584,8 +584,12 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
         replay->ended.fetch_add(1, std::memory_order_seq_cst);
         return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
       }
-      auto* t = new Task();
-      t->task_kind = TaskKind::GraphLaunch;
+      Task* t = replay->spare_marker.exchange(nullptr, std::memory_order_acquire);
+      if (t == nullptr) {
+        t = new Task();
+        t->task_kind = TaskKind::GraphLaunch;
+        t->pooled = true;  // the scheduler recycles it into spare_marker (a refused one is deleted)
+      }
       t->stream = stream.get();
       t->replay = replay;
       if (prof::on(prof::kTasks)) [[unlikely]]

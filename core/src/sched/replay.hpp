@@ -78,6 +78,9 @@ struct Replay {
   std::atomic<uint64_t> issued{0};
   std::atomic<uint64_t> ended{0};
   std::atomic<bool> closed{false};  // the instance is being destroyed: no execution may start
+  // A retired GraphLaunch marker (`pooled`) kept for the next aclmdlRIExecuteAsync, which takes it
+  // without a lock: an execution costs no allocation. Put back under the scheduler mutex.
+  std::atomic<Task*> spare_marker{nullptr};
   bool idle() const { return ended.load(std::memory_order_acquire) == issued.load(std::memory_order_acquire); }
 
   ~Replay();

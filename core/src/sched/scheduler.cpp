@@ -88,6 +88,8 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
     }
     if (!t->pooled) {
       batch.retired.push_back(t);
+    } else if (t->task_kind == TaskKind::GraphLaunch) {
+      recycle_marker_locked(t, batch);
     } else if (t->observer) [[unlikely]] {  // a fed node: the instance keeps it, its report goes now
       batch.unobserved.push_back({std::move(t->observer), t->observer_cookie, 1});
     }
@@ -108,7 +110,27 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
 
 // ---------------------------------------------------------------- graph replays (sched/replay.hpp)
 
-Replay::~Replay() = default;
+Replay::~Replay() {
+  delete spare_marker.load(std::memory_order_acquire);
+}
+
+void Scheduler::recycle_marker_locked(Task* m, Batch& batch) {
+  if (m->observer) [[unlikely]] {  // dropped before it started: its nodes never will
+    batch.unobserved.push_back({std::move(m->observer), m->observer_cookie, m->observer_count});
+  }
+  m->observer_count = 1;
+  m->prof_enqueue = 0;
+  m->prof_ready = 0;
+  m->prof_name = 0;
+  m->correlation = 0;
+  std::shared_ptr<Replay> r = std::move(m->replay);  // the instance must not own itself through its spare
+  Task* none = nullptr;
+  if (m->san || !r->spare_marker.compare_exchange_strong(none, m, std::memory_order_release)) [[unlikely]] {
+    m->pooled = false;  // a spare is kept already (executions from several threads), or the sanitizer tracks it
+    batch.retired.push_back(m);
+  }
+  batch.released.push_back(std::move(r));
+}
 
 void Scheduler::start_replay_locked(Stream* s, Task* launch, Batch& batch) {
   Replay& r = *launch->replay;
@@ -215,7 +237,8 @@ void Scheduler::end_replay_locked(Replay& r, Batch& batch) {
     r.launch = nullptr;
     Stream* ls = launch->stream;
     ls->head_busy_ = false;
-    finish(ls, launch, batch);  // retires the marker (deleted after the lock); `r` stays alive: the graph holds it
+    finish(ls, launch, batch);  // retires the marker; `r` stays alive: the graph, or batch.released, holds it
+    if (launch->pooled) recycle_marker_locked(launch, batch);
     batch.resumed.push_back(ls);
   }
   r.ended.fetch_add(1, std::memory_order_acq_rel);

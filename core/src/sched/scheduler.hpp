@@ -161,6 +161,7 @@ class Scheduler {
   void feed_locked(Stream* lane_stream, Batch& batch);  // the lane's queue is empty: next task, or the lane ends
   void end_replay_locked(Replay& r, Batch& batch);
   void drop_launch_locked(Stream* s, Task* launch);                   // a GraphLaunch marker discarded from its stream
+  void recycle_marker_locked(Task* launch, Batch& batch);             // a pooled marker retired or dropped
   void drop_lane_locked(Stream* s, std::vector<Stream*>& unblocked);  // a lane discarded: its unfed records complete
 
   plugin::Device* device_;

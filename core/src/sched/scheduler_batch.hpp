@@ -30,6 +30,8 @@ struct Scheduler::Batch {
     uint32_t count;
   };
   std::vector<Unobserved> unobserved;
+  // Instances whose recycled marker held a reference: released after the lock (it may be the last).
+  boost::container::small_vector<std::shared_ptr<Replay>, 1> released;
   bool progressed = false;
   bool room = false;  // a stream with blocked submitters got room (or stopped accepting)
 };
