@@ -74,7 +74,8 @@ class TaskUpdateTest : public AclResourceTest {
     return g;
   }
   // kb_vadd's operands as expectZ expects them (x[i] = i, y[i] = 2), its output and the counter
-  // that build() increments.
+  // that build() increments. Tests copy the fields to locals (clang 14 lambdas cannot capture
+  // structured bindings).
   struct Vadd {
     float* x;
     float* y;
@@ -114,7 +115,9 @@ class TaskUpdateTest : public AclResourceTest {
 
 TEST_P(TaskUpdateTest, KernelTaskGetsANewFunctionAndBlockCount) {
   aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream();
-  auto [x, y, z, count] = vaddOperands();
+  const Vadd v = vaddOperands();
+  float *x = v.x, *y = v.y, *z = v.z;
+  int* count = v.count;
   uint32_t id = 0;
   aclmdlRI g = build(
       bound, count, [&] { return launchVadd(bound, x, y, z, 2); }, &id);
@@ -227,7 +230,9 @@ TEST_P(TaskUpdateTest, RandomTaskGetsNewParameters) {
 
 TEST_P(TaskUpdateTest, Errors) {
   aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream(), plain = stream();
-  [[maybe_unused]] auto [x, y, z, count] = vaddOperands();  // y unused: the kernel adds x to itself
+  const Vadd v = vaddOperands();  // y unused: the kernel adds x to itself
+  float *x = v.x, *z = v.z;
+  int* count = v.count;
   auto* words = dmalloc<uint64_t>(2);
   put(words, std::vector<uint64_t>{7, 2});
   uint32_t id = 0;
@@ -336,7 +341,9 @@ TEST_P(TaskUpdateTest, Errors) {
 // template (the old one's argument block lives until the executions that cloned it ended).
 TEST_P(TaskUpdateTest, UpdatesConcurrentWithExecutionsOfAnotherThread) {
   aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream(), run = stream();
-  auto [x, y, z, count] = vaddOperands();
+  const Vadd v = vaddOperands();
+  float *x = v.x, *y = v.y, *z = v.z;
+  int* count = v.count;
   uint32_t id = 0;
   aclmdlRI g = build(
       bound, count, [&] { return launchVadd(bound, x, y, z, 2); }, &id);
@@ -353,13 +360,17 @@ TEST_P(TaskUpdateTest, UpdatesConcurrentWithExecutionsOfAnotherThread) {
     EXPECT_ACL_OK(aclrtSetCurrentContext(ctx));
     for (int i = 0; i < kRuns; ++i) {
       EXPECT_ACL_OK(aclmdlRIExecuteAsync(g, run));
-      if (i % 16 == 15) EXPECT_ACL_OK(aclrtSynchronizeStream(run));
+      if (i % 16 == 15) {
+        EXPECT_ACL_OK(aclrtSynchronizeStream(run));
+      }
     }
     EXPECT_ACL_OK(aclrtSynchronizeStream(run));
   });
   for (int i = 0; i < 100; ++i) {
     ASSERT_ACL_OK(aclrtTaskUpdateAsync(bound, id, i % 2 == 0 ? &sub : &add, exec));
-    if (i % 8 == 7) ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+    if (i % 8 == 7) {
+      ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+    }
   }
   runner.join();
   ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
