@@ -73,6 +73,23 @@ class TaskUpdateTest : public AclResourceTest {
     EXPECT_ACL_OK(aclmdlRIBuildEnd(g, nullptr));
     return g;
   }
+  // kb_vadd's operands as expectZ expects them (x[i] = i, y[i] = 2), its output and the counter
+  // that build() increments. Tests copy the fields to locals (clang 14 lambdas cannot capture
+  // structured bindings).
+  struct Vadd {
+    float* x;
+    float* y;
+    float* z;
+    int* count;
+  };
+  Vadd vaddOperands() {
+    Vadd v{dmalloc<float>(kN), dmalloc<float>(kN), dmalloc<float>(kN), dmalloc<int>(1)};
+    std::vector<float> hx(kN), hy(kN, 2.0f);
+    for (size_t i = 0; i < kN; ++i) hx[i] = static_cast<float>(i);
+    put(v.x, hx);
+    put(v.y, hy);
+    return v;
+  }
   aclError launchVadd(aclrtStream s, const float* x, const float* y, float* z, uint32_t blocks) {
     VaddArgs a{x, y, z, static_cast<uint32_t>(kN)};
     return aclrtLaunchKernelWithHostArgs(vadd_, blocks, s, nullptr, &a, sizeof a, nullptr, 0);
@@ -98,14 +115,9 @@ class TaskUpdateTest : public AclResourceTest {
 
 TEST_P(TaskUpdateTest, KernelTaskGetsANewFunctionAndBlockCount) {
   aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream();
-  float* x = dmalloc<float>(kN);
-  float* y = dmalloc<float>(kN);
-  float* z = dmalloc<float>(kN);
-  int* count = dmalloc<int>(1);
-  std::vector<float> hx(kN), hy(kN, 2.0f);
-  for (size_t i = 0; i < kN; ++i) hx[i] = static_cast<float>(i);
-  put(x, hx);
-  put(y, hy);
+  const Vadd v = vaddOperands();
+  float *x = v.x, *y = v.y, *z = v.z;
+  int* count = v.count;
   uint32_t id = 0;
   aclmdlRI g = build(
       bound, count, [&] { return launchVadd(bound, x, y, z, 2); }, &id);
@@ -218,9 +230,9 @@ TEST_P(TaskUpdateTest, RandomTaskGetsNewParameters) {
 
 TEST_P(TaskUpdateTest, Errors) {
   aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream(), plain = stream();
-  float* x = dmalloc<float>(kN);
-  float* z = dmalloc<float>(kN);
-  int* count = dmalloc<int>(1);
+  const Vadd v = vaddOperands();  // y unused: the kernel adds x to itself
+  float *x = v.x, *z = v.z;
+  int* count = v.count;
   auto* words = dmalloc<uint64_t>(2);
   put(words, std::vector<uint64_t>{7, 2});
   uint32_t id = 0;
@@ -329,14 +341,9 @@ TEST_P(TaskUpdateTest, Errors) {
 // template (the old one's argument block lives until the executions that cloned it ended).
 TEST_P(TaskUpdateTest, UpdatesConcurrentWithExecutionsOfAnotherThread) {
   aclrtStream bound = stream(ACL_STREAM_PERSISTENT), exec = stream(), run = stream();
-  float* x = dmalloc<float>(kN);
-  float* y = dmalloc<float>(kN);
-  float* z = dmalloc<float>(kN);
-  int* count = dmalloc<int>(1);
-  std::vector<float> hx(kN), hy(kN, 2.0f);
-  for (size_t i = 0; i < kN; ++i) hx[i] = static_cast<float>(i);
-  put(x, hx);
-  put(y, hy);
+  const Vadd v = vaddOperands();
+  float *x = v.x, *y = v.y, *z = v.z;
+  int* count = v.count;
   uint32_t id = 0;
   aclmdlRI g = build(
       bound, count, [&] { return launchVadd(bound, x, y, z, 2); }, &id);
@@ -353,13 +360,17 @@ TEST_P(TaskUpdateTest, UpdatesConcurrentWithExecutionsOfAnotherThread) {
     EXPECT_ACL_OK(aclrtSetCurrentContext(ctx));
     for (int i = 0; i < kRuns; ++i) {
       EXPECT_ACL_OK(aclmdlRIExecuteAsync(g, run));
-      if (i % 16 == 15) EXPECT_ACL_OK(aclrtSynchronizeStream(run));
+      if (i % 16 == 15) {
+        EXPECT_ACL_OK(aclrtSynchronizeStream(run));
+      }
     }
     EXPECT_ACL_OK(aclrtSynchronizeStream(run));
   });
   for (int i = 0; i < 100; ++i) {
     ASSERT_ACL_OK(aclrtTaskUpdateAsync(bound, id, i % 2 == 0 ? &sub : &add, exec));
-    if (i % 8 == 7) ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+    if (i % 8 == 7) {
+      ASSERT_ACL_OK(aclrtSynchronizeStream(exec));
+    }
   }
   runner.join();
   ASSERT_ACL_OK(aclrtSynchronizeStream(exec));

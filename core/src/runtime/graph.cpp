@@ -7,6 +7,8 @@
 
 #include "acl/acl_rt.h"
 #include "arun/runtime/memory.hpp"
+#include "arun/runtime/recorder.hpp"
+#include "arun/runtime/task_observer.hpp"
 #include "base/logging.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_slot.hpp"
@@ -324,6 +326,7 @@ void GraphTable::build_replay(Graph& g) {
   for (const auto& n : g.nodes_)
     if (n.cond) return;
   auto r = std::make_shared<Replay>();
+  r->graph_id = g.id();
   r->lanes.resize(g.exec_lanes_.size());
   for (size_t l = 0; l < g.exec_lanes_.size(); ++l) r->lanes[l].stream = g.exec_lanes_[l].get();
   // One reusable record per private edge event.
@@ -339,6 +342,8 @@ void GraphTable::build_replay(Graph& g) {
       const GraphNode& node = g.nodes_[static_cast<size_t>(step.index)];
       if (node.disabled) continue;
       t.reset(clone_task(*node.task, lane));
+      ++r->nodes;
+      if (t->task_kind == TaskKind::Work) ++r->work_nodes;
     } else if (step.op == Graph::StepOp::Record || step.op == Graph::StepOp::Wait) {
       // The start, done and end events order executions on the launcher path; here the launch
       // marker starts every lane and holds its stream until all lanes ran out.
@@ -542,10 +547,25 @@ Status GraphTable::check_default_stream(const Stream& stream) {
 
 // One execution on the launcher path: owned by its start call's task.
 struct GraphTable::Start {
-  GraphTable* table;
+  GraphTable* table = nullptr;
   Launch launch;
   bool ran = false;
+  // Carried from the launching call to the thread that submits the nodes: the API call's
+  // correlation (0: not profiled) and task observer (aclprofModelSubscribe), and the execution's
+  // profiling record, which the wait for the end record writes.
+  uint64_t correlation = 0;
+  std::shared_ptr<rt::TaskObserver> observer;
+  uint64_t observer_cookie = 0;
+  std::shared_ptr<GraphLaunchProf> prof;
 };
+
+namespace {
+// The profiler's name of an instance (only while a session collects tasks: interning takes a lock).
+uint32_t prof_graph_name(Graph& g) {
+  std::lock_guard lock(g.mu);
+  return prof::intern(g.name.empty() ? "modelRI " + std::to_string(g.id()) : g.name);
+}
+}  // namespace
 
 Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std::shared_ptr<EventRecord>* end_out) {
   if (g.capturing()) {
@@ -564,10 +584,25 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
         replay->ended.fetch_add(1, std::memory_order_seq_cst);
         return Status(Errc::rt_invalid_handle, "modelRI was destroyed");
       }
-      auto* t = new Task();
-      t->task_kind = TaskKind::GraphLaunch;
+      Task* t = replay->spare_marker.exchange(nullptr, std::memory_order_acquire);
+      if (t == nullptr) {
+        t = new Task();
+        t->task_kind = TaskKind::GraphLaunch;
+        t->pooled = true;  // the scheduler recycles it into spare_marker (a refused one is deleted)
+      }
       t->stream = stream.get();
       t->replay = replay;
+      if (prof::on(prof::kTasks)) [[unlikely]]
+        t->prof_name = prof_graph_name(g);
+      uint64_t cookie = 0;
+      if (rt::TaskObserver* observer = rt::current_task_observer(&cookie); observer && replay->work_nodes != 0)
+          [[unlikely]] {
+        // One report per node, as if each were submitted here (~Task settles them if it never runs).
+        for (uint32_t i = 0; i < replay->work_nodes; ++i) observer->task_submitted(cookie);
+        t->observer = observer->shared_from_this();
+        t->observer_cookie = cookie;
+        t->observer_count = replay->work_nodes;
+      }
       Status refused;
       if (stream->scheduler()->submit(t, &refused) == 0) {
         replay->ended.fetch_add(1, std::memory_order_acq_rel);  // never enqueued
@@ -586,7 +621,9 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
   }
   // The start call clones and submits the graph when it reaches the stream's head; the wait for
   // the end record keeps later work on the stream behind the graph.
-  auto* start = new Start{this, {std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()}};
+  auto* start = new Start();
+  start->table = this;
+  start->launch = {std::move(self), std::make_shared<EventRecord>(), std::make_shared<EventRecord>()};
   std::shared_ptr<EventRecord> end_record = start->launch.end;
   auto* call = new Task();
   call->task_kind = TaskKind::HostCall;
@@ -594,6 +631,23 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
   call->host_fn = &GraphTable::run_start;
   call->host_user = start;
   call->host_blocking = true;
+  if (prof::on(prof::kTasks)) [[unlikely]] {
+    start->correlation = prof::current_correlation();
+    start->prof = std::make_shared<GraphLaunchProf>();
+    start->prof->name = prof_graph_name(g);
+    start->prof->graph_id = g.id();
+    call->graph_prof = start->prof;  // not a task record of its own: the launch record stands for it
+  }
+  uint64_t cookie = 0;
+  if (rt::TaskObserver* observer = rt::current_task_observer(&cookie)) [[unlikely]] {
+    // The start call counts as one task of the observed operation until the nodes it submits
+    // (observed on the start thread) are counted: ~Task reports it, after run_start returned.
+    start->observer = observer->shared_from_this();
+    start->observer_cookie = cookie;
+    observer->task_submitted(cookie);
+    call->observer = start->observer;
+    call->observer_cookie = cookie;
+  }
   {
     std::lock_guard lock(launch_mu_);
     call->host_queue = start_worker_->queue();
@@ -603,6 +657,7 @@ Status GraphTable::execute(Graph& g, const std::shared_ptr<Stream>& stream, std:
   call->free_user_args = &GraphTable::free_start;
   Task* end = marker(TaskKind::EventWait, stream.get(), g.end_event_);
   end->record = end_record;
+  end->graph_prof = start->prof;
   ARUN_RETURN_IF_ERROR(stream->scheduler()->submit_batch({call, end}));
   if (end_out != nullptr) *end_out = std::move(end_record);
   return Status::Ok();
@@ -614,7 +669,19 @@ void GraphTable::run_start(void* p) {
   GraphTable& table = *start.table;
   Graph& g = *start.launch.graph;
   start.launch.start->done.store(true);  // the call is at the stream's head: the work before it is done
-  table.submit_launch(start.launch);
+  {
+    // The nodes link to the launching call and report to its observer, as if submitted there.
+    const uint64_t saved_correlation = prof::current_correlation();
+    prof::set_current_correlation(start.correlation);
+    rt::TaskObserverScope observe(start.observer.get(), start.observer_cookie);
+    if (start.prof) {
+      // Written before the nodes are submitted: the end wait reads it under the scheduler lock.
+      start.prof->start_ticks = prof::ticks();
+      start.prof->start_device_ns = lane_scheduler(g)->device()->now_ns();
+    }
+    table.submit_launch(start.launch, start.prof.get());
+    prof::set_current_correlation(saved_correlation);
+  }
   std::lock_guard lock(table.launch_mu_);
   --g.pending_;
   table.drained_cv_.notify_all();
@@ -644,7 +711,7 @@ void GraphTable::sweep_retired_locked(Graph& g) {
   g.retired_.erase(std::remove_if(g.retired_.begin(), g.retired_.end(), over), g.retired_.end());
 }
 
-void GraphTable::submit_launch(Launch& launch) {
+void GraphTable::submit_launch(Launch& launch, GraphLaunchProf* prof) {
   Graph& g = *launch.graph;
   std::shared_lock exec(g.exec_mu);
   {
@@ -699,6 +766,15 @@ void GraphTable::submit_launch(Launch& launch) {
     tasks.push_back(t);
   }
   tmpl.unlock();
+  if (prof != nullptr) {
+    std::vector<const Stream*> lanes;
+    for (const Task* t : tasks) {
+      if (t->task_kind == TaskKind::EventRecord || t->task_kind == TaskKind::EventWait) continue;
+      ++prof->nodes;
+      if (std::find(lanes.begin(), lanes.end(), t->stream) == lanes.end()) lanes.push_back(t->stream);
+    }
+    prof->lanes = static_cast<uint32_t>(lanes.size());
+  }
   Status st = lane_scheduler(g)->submit_batch(tasks);
   if (!st.ok()) log().warn("execution of model runtime instance {}: {}", g.id(), st.message());
 }

@@ -435,7 +435,7 @@ class GraphTable {
   struct Start;
   static void run_start(void* start);
   static void free_start(void* start);  // the task is destroyed: a start that never ran is dropped
-  void submit_launch(Launch& launch);
+  void submit_launch(Launch& launch, GraphLaunchProf* prof = nullptr);  // prof: gets the node and lane counts
   void sweep_retired_locked(Graph& g);
 
   std::mutex launch_mu_;

@@ -25,6 +25,7 @@ class Event;
 struct EventRecord;
 struct NotifyState;
 struct Replay;
+struct GraphLaunchProf;
 
 // NotifyRecord / NotifyWait (aclrtRecordNotify, aclrtWaitAndResetNotify), ValueWrite / ValueWait
 // (aclrtValueWrite, aclrtValueWait) are device-side markers too: a wait that does not hold when it
@@ -105,6 +106,7 @@ struct Task : plugin::Work {
   // task completes, or here when it is destroyed unrun.
   std::shared_ptr<rt::TaskObserver> observer;
   uint64_t observer_cookie = 0;
+  uint32_t observer_count = 1;  // reports owed to `observer`: a GraphLaunch marker owes one per node
   // IPC events (runtime/ipc_event.hpp): an EventRecord of an exported event publishes record
   // number ipc_n on the page when the task is destroyed (retired, dropped or refused alike); an
   // IpcWait waits until the page's completed count reaches ipc_n.
@@ -117,12 +119,16 @@ struct Task : plugin::Work {
   // scheduler reuses instead of deleting when it retires.
   std::shared_ptr<Replay> replay;
   bool pooled = false;
+  // A launcher-path execution (runtime/graph.cpp), while profiled: its start call (no record of its
+  // own) and the wait for its end record, which writes the RecordKind::GraphLaunch record.
+  std::shared_ptr<GraphLaunchProf> graph_prof;
 
   Task() = default;
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
   ~Task() {
-    if (observer) observer->task_finished(observer_cookie, false, 0, 0);
+    if (observer)
+      for (uint32_t i = 0; i < observer_count; ++i) observer->task_finished(observer_cookie, false, 0, 0);
     if (free_user_args != nullptr) free_user_args(user_args);
     if (ipc && task_kind == TaskKind::EventRecord) ipc->complete(ipc_n);
     if (san) [[unlikely]]

@@ -86,7 +86,13 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
       for (Stream* w : r.blocked) unblocked.push_back(w);
       r.blocked.clear();
     }
-    if (!t->pooled) batch.retired.push_back(t);
+    if (!t->pooled) {
+      batch.retired.push_back(t);
+    } else if (t->task_kind == TaskKind::GraphLaunch) {
+      recycle_marker_locked(t, batch);
+    } else if (t->observer) [[unlikely]] {  // a fed node: the instance keeps it, its report goes now
+      batch.unobserved.push_back({std::move(t->observer), t->observer_cookie, 1});
+    }
   }
   if (!head_running) s->head_busy_ = false;
   uint64_t last = head_running ? s->queue_.front()->seq : s->submitted_.load();
@@ -104,15 +110,45 @@ bool Scheduler::discard_locked(Stream* s, Batch& batch) {
 
 // ---------------------------------------------------------------- graph replays (sched/replay.hpp)
 
-Replay::~Replay() = default;
+Replay::~Replay() {
+  delete spare_marker.load(std::memory_order_acquire);
+}
+
+void Scheduler::recycle_marker_locked(Task* m, Batch& batch) {
+  if (m->observer) [[unlikely]] {  // dropped before it started: its nodes never will
+    batch.unobserved.push_back({std::move(m->observer), m->observer_cookie, m->observer_count});
+  }
+  m->observer_count = 1;
+  m->prof_enqueue = 0;
+  m->prof_ready = 0;
+  m->prof_name = 0;
+  m->correlation = 0;
+  std::shared_ptr<Replay> r = std::move(m->replay);  // the instance must not own itself through its spare
+  Task* none = nullptr;
+  if (m->san || !r->spare_marker.compare_exchange_strong(none, m, std::memory_order_release)) [[unlikely]] {
+    m->pooled = false;  // a spare is kept already (executions from several threads), or the sanitizer tracks it
+    batch.retired.push_back(m);
+  }
+  batch.released.push_back(std::move(r));
+}
 
 void Scheduler::start_replay_locked(Stream* s, Task* launch, Batch& batch) {
-  (void)s;
   Replay& r = *launch->replay;
   r.running = true;
   r.launch = launch;
   r.prof_correlation = launch->correlation;
   r.prof_enqueue = launch->prof_enqueue;
+  if (r.prof_enqueue != 0) [[unlikely]] {
+    r.prof_thread = launch->submitter_tid;
+    r.prof_stream = s->id();
+    r.prof = GraphLaunchProf{launch->prof_name, r.graph_id, r.nodes, 0, prof::ticks(), device_->now_ns()};
+    for (const auto& lane : r.lanes) r.prof.lanes += lane.tasks.empty() ? 0 : 1;
+  }
+  if (launch->observer) [[unlikely]] {  // the execution owes the marker's reports from now on
+    r.observer = std::move(launch->observer);
+    r.observer_cookie = launch->observer_cookie;
+    r.observer_left = launch->observer_count;
+  }
   // The previous execution is over, so nothing waits on these records any more.
   for (auto& rec : r.records) {
     rec->done.store(false, std::memory_order_relaxed);
@@ -166,6 +202,11 @@ void Scheduler::feed_locked(Stream* ls, Batch& batch) {
   t->submitter_tid = r.launch != nullptr ? r.launch->submitter_tid : 0;
   t->prof_enqueue = 0;
   t->prof_ready = 0;
+  if (r.observer && t->task_kind == TaskKind::Work) [[unlikely]] {
+    t->observer = r.observer;  // complete() reports and releases it
+    t->observer_cookie = r.observer_cookie;
+    --r.observer_left;
+  }
   if (r.prof_enqueue != 0 && prof::on(prof::kTasks)) [[unlikely]] {
     t->prof_enqueue = prof::ticks();
     t->correlation = r.prof_correlation;
@@ -182,11 +223,22 @@ void Scheduler::feed_locked(Stream* ls, Batch& batch) {
 
 void Scheduler::end_replay_locked(Replay& r, Batch& batch) {
   r.running = false;
+  if (r.prof_enqueue != 0) [[unlikely]] {
+    emit_graph_record(r.prof, r.prof_thread, r.prof_stream, r.prof_correlation, r.prof_enqueue);
+    r.prof_enqueue = 0;
+  }
+  if (r.observer) [[unlikely]] {
+    // Nodes a stopped or aborted lane never fed: dropped unrun, as far as the observer knows.
+    if (r.observer_left != 0) batch.unobserved.push_back({std::move(r.observer), r.observer_cookie, r.observer_left});
+    r.observer.reset();
+    r.observer_left = 0;
+  }
   if (Task* launch = r.launch) {
     r.launch = nullptr;
     Stream* ls = launch->stream;
     ls->head_busy_ = false;
-    finish(ls, launch, batch);  // retires the marker (deleted after the lock); `r` stays alive: the graph holds it
+    finish(ls, launch, batch);  // retires the marker; `r` stays alive: the graph, or batch.released, holds it
+    if (launch->pooled) recycle_marker_locked(launch, batch);
     batch.resumed.push_back(ls);
   }
   r.ended.fetch_add(1, std::memory_order_acq_rel);
@@ -517,6 +569,8 @@ void Scheduler::advance(Stream* first, Batch& batch) {
           } else {
             if (t->event) --t->event->pending_waits;
             if (t->prof_enqueue != 0) emit_marker_record(*t, plugin::RecordKind::EventWait);
+            if (t->graph_prof && t->prof_enqueue != 0) [[unlikely]]  // a launcher-path execution ended
+              emit_graph_record(*t->graph_prof, t->submitter_tid, s->id(), t->correlation, t->prof_enqueue);
             finish(s, t, batch);
           }
           break;
@@ -546,7 +600,7 @@ void Scheduler::advance(Stream* first, Batch& batch) {
             san::on_ready(t);
             call.san = t->san;
           }
-          if (t->prof_enqueue != 0) {
+          if (t->prof_enqueue != 0 && !t->graph_prof) {
             call.prof_enqueue = t->prof_enqueue;
             call.prof_posted = prof::ticks();
             call.correlation = t->correlation;
@@ -635,6 +689,8 @@ void Scheduler::flush(Batch& batch) {
   if (batch.progressed) notifier_.notify();
   if (batch.room) room_.notify_all();
   for (Task* t : batch.retired) delete t;
+  for (auto& u : batch.unobserved)
+    for (uint32_t i = 0; i < u.count; ++i) u.observer->task_finished(u.cookie, false, 0, 0);
 }
 
 void Scheduler::on_complete(plugin::Work* work, const plugin::WorkResult& result) {
@@ -779,13 +835,18 @@ const char* task_type_name(plugin::TaskType type) {
 }
 }  // namespace
 
-void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& result) {
-  if (!prof::on(prof::kTasks)) return;  // the session ended while the task ran
+uint64_t Scheduler::prof_clock_offset() {
   uint64_t offset = prof_clock_offset_.load(std::memory_order_relaxed);
   if (offset == 0) {
     uint64_t measured = prof::now_ns() - device_->now_ns();
     if (prof_clock_offset_.compare_exchange_strong(offset, measured, std::memory_order_relaxed)) offset = measured;
   }
+  return offset;
+}
+
+void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& result) {
+  if (!prof::on(prof::kTasks)) return;  // the session ended while the task ran
+  const uint64_t offset = prof_clock_offset();
   plugin::Record r{};
   r.kind = plugin::RecordKind::Task;
   plugin::TaskType type = plugin::TaskType::Kernel;
@@ -837,6 +898,27 @@ void Scheduler::emit_task_record(const Task& task, const plugin::WorkResult& res
     h.unit = static_cast<uint32_t>(__builtin_ctzll(helpers));
     prof::emit(h);
   }
+}
+
+void Scheduler::emit_graph_record(const GraphLaunchProf& p, uint32_t thread, int32_t stream, uint64_t correlation,
+                                  uint64_t enqueue_ticks) {
+  if (!prof::on(prof::kTasks) || p.start_ticks == 0) return;  // the session ended, or it never started
+  const uint64_t offset = prof_clock_offset();
+  plugin::Record r{};
+  r.kind = plugin::RecordKind::GraphLaunch;
+  r.name = p.name;
+  r.thread = thread;
+  r.device = device_id_;
+  r.stream = stream;
+  r.correlation = correlation;
+  r.t0 = prof::ticks_to_ns(enqueue_ticks);
+  r.t1 = prof::ticks_to_ns(p.start_ticks);
+  r.t2 = p.start_device_ns + offset;
+  r.t3 = std::max(device_->now_ns(), p.start_device_ns) + offset;
+  r.value0 = p.nodes;
+  r.value1 = p.graph_id;
+  r.value2 = p.lanes;
+  prof::emit(r);
 }
 
 void Scheduler::emit_marker_record(const Task& task, plugin::RecordKind kind) {

@@ -146,6 +146,10 @@ class Scheduler {
   void complete(Task* task, const plugin::WorkResult& result);
   void emit_task_record(const Task& task, const plugin::WorkResult& result);
   void emit_marker_record(const Task& task, plugin::RecordKind kind);
+  // RecordKind::GraphLaunch: one execution of a model runtime instance, ended now.
+  void emit_graph_record(const GraphLaunchProf& p, uint32_t thread, int32_t stream, uint64_t correlation,
+                         uint64_t enqueue_ticks);
+  uint64_t prof_clock_offset();  // record clock minus device clock (measured on first use)
   // Device-side waits (sched/device_waits.cpp), all under mu_.
   int check_device_wait_locked(Task* task, bool* satisfied);  // 0, or the code the wait fails with
   void run_device_marker_locked(Stream* s, Task* task, Batch& batch);
@@ -160,6 +164,7 @@ class Scheduler {
   void feed_locked(Stream* lane_stream, Batch& batch);  // the lane's queue is empty: next task, or the lane ends
   void end_replay_locked(Replay& r, Batch& batch);
   void drop_launch_locked(Stream* s, Task* launch);                   // a GraphLaunch marker discarded from its stream
+  void recycle_marker_locked(Task* launch, Batch& batch);             // a pooled marker retired or dropped
   void drop_lane_locked(Stream* s, std::vector<Stream*>& unblocked);  // a lane discarded: its unfed records complete
 
   plugin::Device* device_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <boost/container/small_vector.hpp>
 
@@ -21,6 +22,16 @@ struct Scheduler::Batch {
   boost::container::small_vector<Task*, 4> retired;
   boost::container::small_vector<Stream*, 4> resumed;
   std::shared_ptr<Stream> dropped;  // a detached stream whose last task completed
+  // Replayed node tasks dropped unrun that an observer still expects to hear of: (observer,
+  // cookie, how many), told after the lock (TaskObserver::task_finished must not run under it).
+  struct Unobserved {
+    std::shared_ptr<rt::TaskObserver> observer;
+    uint64_t cookie;
+    uint32_t count;
+  };
+  std::vector<Unobserved> unobserved;
+  // Instances whose recycled marker held a reference: released after the lock (it may be the last).
+  boost::container::small_vector<std::shared_ptr<Replay>, 1> released;
   bool progressed = false;
   bool room = false;  // a stream with blocked submitters got room (or stopped accepting)
 };

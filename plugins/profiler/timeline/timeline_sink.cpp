@@ -2,7 +2,8 @@
 //
 // Tracks: the host process has one track per host thread (API spans, user marks and ranges, step
 // tags); each device is a process with one track per stream (the tasks in stream order, event
-// records and satisfied waits) and one per execution unit (what each AI core and copy engine ran).
+// records and satisfied waits; a graph replay is one "graph" slice there, its nodes are tasks of the
+// instance's hidden streams) and one per execution unit (what each AI core and copy engine ran).
 // Flow arrows join each API call to the task it launched and each event record to the waits it
 // released. Counter tracks: queue depth per stream, busy units per kind, device memory.
 // Timestamps are microseconds since the session began (otherData.base_unix_ns gives that instant).
@@ -110,6 +111,9 @@ class TimelineSink final : public plugin::ProfilerSink {
         if (r.kind == RecordKind::Task && r.correlation != 0) threads[r.thread] = true;
       } else if (r.kind == RecordKind::Blocks) {
         units[{r.device, r.unit}] = true;
+      } else if (r.kind == RecordKind::GraphLaunch) {
+        streams[{r.device, r.stream}] = true;
+        if (r.correlation != 0) threads[r.thread] = true;
       } else if (r.kind != RecordKind::MemAlloc && r.kind != RecordKind::MemFree && r.kind != RecordKind::Dropped) {
         threads[r.thread] = true;
       }
@@ -247,6 +251,24 @@ class TimelineSink final : public plugin::ProfilerSink {
                 "\"type\":\"blocks\",\"stream\":" + std::to_string(r.stream) +
                     ",\"block_dim\":" + std::to_string(r.value1));
           break;
+        case RecordKind::GraphLaunch: {  // a replay: one slice on its stream; its nodes are Task records
+          const uint32_t pid = device_pid(r.device);
+          std::string args = "\"type\":\"graph\",\"stream\":" + std::to_string(r.stream) +
+                             ",\"model_ri\":" + std::to_string(r.value1) + ",\"nodes\":" + std::to_string(r.value0) +
+                             ",\"lanes\":" + std::to_string(r.value2);
+          if (options_.slice_args) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.3f", r.t1 > r.t0 ? double(r.t1 - r.t0) / 1000.0 : 0.0);
+            args += ",\"correlation\":" + std::to_string(r.correlation) + ",\"queued_us\":" + buf;
+          }
+          slice(out, session_.name(r.name), "graph", pid, kStreamTid + r.stream, r.t2, r.t3, args);
+          if (r.correlation != 0 && api_by_correlation.count(r.correlation) != 0) {
+            ++flow_id;
+            flow(out, 's', "launch", flow_id, host_pid(), r.thread, r.t0);
+            flow(out, 'f', "launch", flow_id, pid, kStreamTid + r.stream, r.t2);
+          }
+          break;
+        }
         case RecordKind::EventRecord:
           slice(out, "event record", "event", device_pid(r.device), kStreamTid + r.stream, r.t1, r.t1,
                 options_.slice_args ? "\"record\":" + std::to_string(r.value0) : std::string());

@@ -9,7 +9,10 @@
 #include <thread>
 
 #include "arun/runtime/extensions.hpp"
+#include "arun/runtime/graphs.hpp"
 #include "arun/runtime/hooks.hpp"
+#include "arun/runtime/streams.hpp"
+#include "arun/runtime/task_observer.hpp"
 #include "runtime/runtime.hpp"
 
 using namespace arun;
@@ -319,4 +322,89 @@ TEST_F(RuntimeTest, ReportEscapesControlCharactersFromTheConfig) {
   EXPECT_EQ(report.find('\x1b'), std::string::npos) << report;
   EXPECT_EQ(report.find('\r'), std::string::npos) << report;
   EXPECT_TRUE(contains(report, "/nonexistent/evil\\x1b[2Jdir\\x0dx")) << report;
+}
+
+namespace {
+// Counts what a task observer (aclprofModelSubscribe's interface) hears under one cookie.
+struct CountingObserver : rt::TaskObserver {
+  static constexpr uint64_t kCookie = 42;
+  std::atomic<int> submitted{0}, ran{0}, dropped{0}, other_cookie{0}, bad_times{0};
+  void task_submitted(uint64_t cookie) override { (cookie == kCookie ? submitted : other_cookie)++; }
+  void task_finished(uint64_t cookie, bool did_run, uint64_t start_ns, uint64_t end_ns) override {
+    if (cookie != kCookie) {
+      ++other_cookie;
+    } else if (!did_run) {
+      ++dropped;
+    } else {
+      ++ran;
+      if (start_ns == 0 || end_ns < start_ns) ++bad_times;
+    }
+  }
+  // Every submitted task was reported (a retired launcher's start call is reported after its
+  // stream moved on, so a synchronize may return just before).
+  bool settled() const {
+    for (int i = 0; i < 5000; ++i) {
+      if (submitted.load() == ran.load() + dropped.load()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  }
+};
+
+void count_up(void* p) {
+  static_cast<std::atomic<int>*>(p)->fetch_add(1);
+}
+}  // namespace
+
+// An execution launched inside a TaskObserverScope reports every node it runs to the observer,
+// with device times, on the prebuilt-task path of captured instances and on the launcher path of
+// built ones alike.
+TEST_F(RuntimeTest, ATaskObserverHearsOfEveryReplayedNode) {
+  std::string cfg = write_config("observer.toml", null_config(1));
+  ASSERT_TRUE(Runtime::initialize(cfg.c_str()).ok());
+  ASSERT_TRUE(Runtime::instance()->set_device(0).ok());
+  constexpr int kNodes = 3, kBuiltNodes = 2, kRuns = 4;
+  std::atomic<int> ran{0};
+  aclrtStream s = nullptr, bound = nullptr;
+  ASSERT_TRUE(rt::create_stream(0, 0, &s).ok());
+  ASSERT_TRUE(rt::create_stream(0, ACL_STREAM_PERSISTENT, &bound).ok());
+  aclmdlRI captured = nullptr, built = nullptr;
+  ASSERT_TRUE(rt::capture_begin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED).ok());
+  for (int i = 0; i < kNodes; ++i) ASSERT_TRUE(rt::launch_device_task(&count_up, &ran, s).ok());
+  ASSERT_TRUE(rt::capture_end(s, &captured).ok());
+  ASSERT_TRUE(rt::graph_build_begin(&built).ok());
+  ASSERT_TRUE(rt::graph_bind_stream(built, bound, ACL_MODEL_STREAM_FLAG_HEAD).ok());
+  for (int i = 0; i < kBuiltNodes; ++i) ASSERT_TRUE(rt::launch_device_task(&count_up, &ran, bound).ok());
+  ASSERT_TRUE(rt::graph_end_task(built, bound).ok());
+  ASSERT_TRUE(rt::graph_build_end(built).ok());
+
+  auto captured_obs = std::make_shared<CountingObserver>();
+  {
+    rt::TaskObserverScope scope(captured_obs.get(), CountingObserver::kCookie);
+    for (int i = 0; i < kRuns; ++i) ASSERT_TRUE(rt::graph_execute_async(captured, s).ok());
+  }
+  ASSERT_TRUE(rt::graph_execute_async(captured, s).ok());  // outside the scope: not observed
+  ASSERT_TRUE(rt::synchronize_stream(s, -1).ok());
+  EXPECT_EQ(ran.load(), kNodes * (kRuns + 1));
+  ASSERT_TRUE(captured_obs->settled());
+  EXPECT_EQ(captured_obs->ran.load(), kNodes * kRuns);
+  EXPECT_EQ(captured_obs->dropped.load(), 0);
+  EXPECT_EQ(captured_obs->bad_times.load(), 0);
+  EXPECT_EQ(captured_obs->other_cookie.load(), 0);
+
+  auto built_obs = std::make_shared<CountingObserver>();
+  {
+    rt::TaskObserverScope scope(built_obs.get(), CountingObserver::kCookie);
+    for (int i = 0; i < kRuns; ++i) ASSERT_TRUE(rt::graph_execute_async(built, s).ok());
+  }
+  ASSERT_TRUE(rt::synchronize_stream(s, -1).ok());
+  EXPECT_EQ(ran.load(), kNodes * (kRuns + 1) + kBuiltNodes * kRuns);
+  ASSERT_TRUE(built_obs->settled());
+  EXPECT_EQ(built_obs->ran.load(), kBuiltNodes * kRuns);
+  EXPECT_EQ(built_obs->bad_times.load(), 0);
+  EXPECT_EQ(built_obs->other_cookie.load(), 0);
+  ASSERT_TRUE(rt::graph_destroy(captured).ok());
+  ASSERT_TRUE(rt::graph_destroy(built).ok());
+  ASSERT_TRUE(rt::destroy_stream(bound, false).ok());
+  ASSERT_TRUE(rt::destroy_stream(s, false).ok());
 }

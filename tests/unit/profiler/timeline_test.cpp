@@ -565,5 +565,87 @@ TEST(Timeline, AManyBlockKernelAppearsOnTheCoresThatRanItsBlocks) {
   fs::remove_all(dir);
 }
 
+// A replay is one "graph" slice on the stream it was launched on, named after its instance and
+// linked to its aclmdlRIExecuteAsync call; its nodes are tasks of the instance's hidden stream
+// with the same correlation, inside the replay's span, on the AI cores that ran them. Captured
+// instances (prebuilt tasks) and built ones (the launcher path) alike.
+TEST(Timeline, AGraphReplayIsOneLaunchWithItsNodesOnTheirUnits) {
+  fs::path dir = fresh_dir("graph");
+  aclrtStream s = nullptr, bound = nullptr;
+  ASSERT_NO_FATAL_FAILURE(start_timeline_session(dir, &s));
+  constexpr int kNodes = 4, kRuns = 3, kBuiltNodes = 2;
+  int ran = 0;
+  aclmdlRI captured = nullptr, built = nullptr;
+  ASSERT_EQ(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED), ACL_SUCCESS);
+  for (int i = 0; i < kNodes; ++i) ASSERT_EQ(arunLaunchDeviceTask(&bump, &ran, s), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRICaptureEnd(s, &captured), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRISetName(captured, "replayed"), ACL_SUCCESS);
+  ASSERT_EQ(aclrtCreateStreamWithConfig(&bound, 0, ACL_STREAM_PERSISTENT), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIBuildBegin(&built, 0), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIBindStream(built, bound, ACL_MODEL_STREAM_FLAG_HEAD), ACL_SUCCESS);
+  for (int i = 0; i < kBuiltNodes; ++i) ASSERT_EQ(arunLaunchDeviceTask(&bump, &ran, bound), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIEndTask(built, bound), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIBuildEnd(built, nullptr), ACL_SUCCESS);
+  for (int i = 0; i < kRuns; ++i) ASSERT_EQ(aclmdlRIExecuteAsync(captured, s), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIExecuteAsync(built, s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+  EXPECT_EQ(ran, kNodes * kRuns + kBuiltNodes);
+  uint32_t captured_id = 0, built_id = 0;
+  int32_t stream_id = -1;
+  ASSERT_EQ(aclmdlRIGetId(captured, &captured_id), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIGetId(built, &built_id), ACL_SUCCESS);
+  ASSERT_EQ(aclrtStreamGetId(s, &stream_id), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIDestroy(captured), ACL_SUCCESS);
+  ASSERT_EQ(aclmdlRIDestroy(built), ACL_SUCCESS);
+  ASSERT_EQ(aclrtDestroyStream(bound), ACL_SUCCESS);
+  ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+  ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+
+  json doc = load_single_timeline(dir / "out");
+  check_structure(doc);
+  std::map<uint64_t, std::string> api;
+  for (auto& a : events_where(doc, "X", "api")) api[a["args"]["correlation"]] = a["name"];
+  const auto tasks = events_where(doc, "X", "task");
+  const auto units = events_where(doc, "X", "unit");
+  const auto graphs = events_where(doc, "X", "graph");
+  ASSERT_EQ(graphs.size(), size_t(kRuns + 1)) << "one slice per execution";
+  constexpr double kSlack = 0.0011;  // 3 printed decimals of a microsecond
+  int named = 0;
+  for (const auto& g : graphs) {
+    const bool is_built = g["args"]["model_ri"].get<uint32_t>() == built_id;
+    const int nodes = is_built ? kBuiltNodes : kNodes;
+    named += g["name"] == "replayed";
+    EXPECT_EQ(g["name"], is_built ? "modelRI " + std::to_string(built_id) : "replayed");
+    EXPECT_EQ(g["args"]["model_ri"].get<uint32_t>(), is_built ? built_id : captured_id);
+    EXPECT_EQ(g["args"]["nodes"].get<int>(), nodes);
+    EXPECT_EQ(g["args"]["lanes"].get<int>(), 1);
+    EXPECT_EQ(g["tid"].get<int64_t>(), 1000 + stream_id) << "on the launching stream's track";
+    const uint64_t c = g["args"]["correlation"];
+    EXPECT_EQ(api[c], "aclmdlRIExecuteAsync") << g.dump();
+    const double begin = g["ts"], end = begin + g["dur"].get<double>();
+    int on_stream = 0, on_cores = 0;
+    for (const auto& t : tasks) {
+      if (t["args"]["correlation"].get<uint64_t>() != c) continue;
+      ++on_stream;
+      EXPECT_EQ(t["args"]["type"], "DEVICE_TASK") << t.dump();
+      EXPECT_NE(t["tid"], g["tid"]) << "a node on a hidden stream, not the launching one";
+      EXPECT_GE(t["ts"].get<double>(), begin - kSlack) << t.dump();
+      EXPECT_LE(t["ts"].get<double>() + t["dur"].get<double>(), end + kSlack) << t.dump();
+    }
+    for (const auto& u : units) {
+      if (u["args"]["correlation"].get<uint64_t>() != c) continue;
+      ++on_cores;
+      EXPECT_GE(u["tid"].get<int64_t>(), 100000) << "an AI core track";
+      EXPECT_LT(u["tid"].get<int64_t>(), 200000) << "an AI core track";
+    }
+    EXPECT_EQ(on_stream, nodes);
+    EXPECT_EQ(on_cores, nodes);
+  }
+  EXPECT_EQ(named, kRuns);
+  EXPECT_EQ(tasks.size(), size_t(kNodes * kRuns + kBuiltNodes)) << "the built instance's start call is no task";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace arun::test

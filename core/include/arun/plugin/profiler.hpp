@@ -43,6 +43,15 @@ enum class RecordKind : uint16_t {
   // span. One record per helping unit, emitted right after the Task record; sinks that count tasks
   // ignore it, timelines draw it on the unit's track.
   Blocks = 13,
+  // One execution of a model runtime instance (aclmdlRIExecuteAsync, aclmdlRIExecute), on the stream
+  // it was launched on: name = the instance's name (aclmdlRISetName), else "modelRI <id>"; thread and
+  // correlation = the launching call's (the Task records of its nodes, on the instance's hidden
+  // streams and the units that ran them, carry the same correlation); t0 enqueued, t1 started (it
+  // reached the head of its stream), t2..t3 = from its start to the end of its last node (device
+  // time, converted); value0 = node tasks, value1 = the instance's id (aclmdlRIGetId), value2 =
+  // hidden streams used. Added without an ABI minor: a sink that does not know it ignores it, and
+  // sinks that count tasks must ignore it (its nodes are Task records of their own).
+  GraphLaunch = 14,
 };
 
 // What a Task record ran (subkind of RecordKind::Task).
@@ -123,27 +132,27 @@ class StringTable {
 
 struct DeviceInfo {
   int32_t id;
-  const char* name;       // soc name
+  const char* name;  // soc name
   uint32_t compute_units;
   uint32_t copy_units;
 };
 
 // What begin() is told; the pointers stay valid until end() returns.
 struct SessionInfo {
-  const char* output_dir;      // created by the core; the sink writes its files here
-  uint64_t base_ns;            // the session's start on the record clock: sinks print times relative to it
-  int64_t base_unix_ns;        // the same instant as wall-clock time (for file headers)
+  const char* output_dir;  // created by the core; the sink writes its files here
+  uint64_t base_ns;        // the session's start on the record clock: sinks print times relative to it
+  int64_t base_unix_ns;    // the same instant as wall-clock time (for file headers)
   uint32_t pid;
-  uint64_t categories;         // the ACL_PROF_* bits being collected
+  uint64_t categories;  // the ACL_PROF_* bits being collected
   const DeviceInfo* devices;
   uint32_t device_count;
   const StringTable* strings;
 };
 
 struct SessionTotals {
-  uint64_t records;   // delivered to the sinks
-  uint64_t dropped;   // lost because a thread's buffer was full (also sent as Dropped records)
-  uint64_t end_ns;    // the session's stop on the record clock
+  uint64_t records;  // delivered to the sinks
+  uint64_t dropped;  // lost because a thread's buffer was full (also sent as Dropped records)
+  uint64_t end_ns;   // the session's stop on the record clock
 };
 
 class ProfilerSink : public PluginObject {
