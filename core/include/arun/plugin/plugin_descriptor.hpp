@@ -29,6 +29,7 @@ inline constexpr uint16_t kAbiMajor = 1;
 // Minor 9: Work::helper_units (the compute units that ran blocks of a kernel besides its own).
 // Minor 10: WorkResult::message (why work failed; the next synchronize of its stream reports it).
 //           The core reads it only from devices of plugins built against minor 10 or later.
+//           Also RecordKind::GraphLaunch (profiler.hpp), which older sinks skip as an unknown kind.
 inline constexpr uint16_t kAbiMinor = 10;
 
 enum class PluginKind : uint32_t {
