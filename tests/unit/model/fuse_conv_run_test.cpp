@@ -13,36 +13,11 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "onnx_proto.hpp"
 
 namespace {
 
-using onnx::TensorProto;
-
-void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
-               const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto* v = list->Add();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(TensorProto::FLOAT);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
-                          const std::string& out) {
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(out);
-  for (const auto& i : in) n->add_input(i);
-  n->add_output(out);
-  return n;
-}
-
-void add_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
+using namespace onnx_test;  // add_value, add_node, add_ints, ...
 
 // Deterministic values in [-1, 1).
 std::vector<float> values(size_t n, uint32_t seed) {

@@ -11,50 +11,15 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "onnx_proto.hpp"
 
 namespace {
 
-using onnx::TensorProto;
+using namespace onnx_test;  // add_value, add_node, add_ints, ...
 
-void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::string& name,
-               const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto* v = list->Add();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(TensorProto::FLOAT);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
-                          const std::string& out) {
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(op);
-  for (const auto& i : in) n->add_input(i);
-  n->add_output(out);
-  return n;
-}
-
-void add_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-void add_int(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-
+// A 1-D int64 initializer.
 void add_axes(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& v) {
-  TensorProto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(TensorProto::INT64);
-  t->add_dims(static_cast<int64_t>(v.size()));
-  for (int64_t x : v) t->add_int64_data(x);
+  add_int64s(g, name, {static_cast<int64_t>(v.size())}, v);
 }
 
 std::string squeeze_sum_model(int opset) {
