@@ -358,15 +358,33 @@ struct DepthwiseParams {
   ConvPost post;
 };
 
-// y[i] += k * x[i * stride] over n outputs: the inner loop, built for AVX2 + FMA where the CPU has
-// them (the library is compiled for the baseline x86-64 otherwise).
-__attribute__((target_clones("arch=haswell", "default"))) void axpy_row(float* __restrict y, const float* __restrict x,
-                                                                        int64_t n, int64_t stride, float k) {
+// y[i] += k * x[i * stride] over n outputs: the inner loop, compiled twice, for AVX2 + FMA and for
+// the baseline x86-64 the library targets, and picked once by what the CPU has. Not target_clones:
+// its IFUNC resolver runs while the dynamic loader relocates, before a sanitizer runtime is up, and
+// an instrumented resolver crashes the TSan build there.
+__attribute__((always_inline)) inline void axpy_loop(float* __restrict y, const float* __restrict x, int64_t n,
+                                                     int64_t stride, float k) {
   if (stride == 1) {
     for (int64_t i = 0; i < n; ++i) y[i] += k * x[i];
   } else {
     for (int64_t i = 0; i < n; ++i) y[i] += k * x[i * stride];
   }
+}
+
+__attribute__((target("avx2,fma"))) void axpy_row_avx2(float* __restrict y, const float* __restrict x, int64_t n,
+                                                       int64_t stride, float k) {
+  axpy_loop(y, x, n, stride, k);
+}
+
+void axpy_row_baseline(float* __restrict y, const float* __restrict x, int64_t n, int64_t stride, float k) {
+  axpy_loop(y, x, n, stride, k);
+}
+
+void axpy_row(float* __restrict y, const float* __restrict x, int64_t n, int64_t stride, float k) {
+  using Fn = void (*)(float*, const float*, int64_t, int64_t, float);
+  static const Fn fn =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &axpy_row_avx2 : &axpy_row_baseline;
+  fn(y, x, n, stride, k);
 }
 
 void depthwise_kernel(arun::Block blk, const DepthwiseParams& p) {
