@@ -100,6 +100,31 @@ void BM_CopySync(benchmark::State& state, Dir dir, size_t bytes) {
   run_copy(state, bytes, [&] { BENCH_CHECK(aclrtMemcpy(e.dst, bytes, e.src, bytes, e.kind)); });
 }
 
+// Direct submission's threshold (issue 16; ASCEND_RUN_DIRECT_SUBMIT): the host time of the
+// aclrtMemcpyAsync call alone (the copy is synchronized outside the timed region), whose median is
+// issue_p50_us. With direct submission a copy up to the threshold runs inside the call, so this is
+// what a program that overlaps host work with its copies pays; without it the call only queues.
+void BM_CopyIssue(benchmark::State& state, Dir dir, size_t bytes) {
+  Globals& s = g();
+  const Ends e = ends(dir);
+  BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+  std::vector<double> issue;
+  issue.reserve(4096);
+  for (auto _ : state) {
+    const int64_t t0 = now_ns();
+    BENCH_CHECK(aclrtMemcpyAsync(e.dst, bytes, e.src, bytes, e.kind, s.stream));
+    const int64_t t1 = now_ns();
+    BENCH_CHECK(aclrtSynchronizeStream(s.stream));
+    state.SetIterationTime(double(t1 - t0) / 1e9);
+    issue.push_back(double(t1 - t0));
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+  if (!issue.empty()) {
+    std::nth_element(issue.begin(), issue.begin() + std::ptrdiff_t(issue.size() / 2), issue.end());
+    state.counters["issue_p50_us"] = issue[issue.size() / 2] / 1e3;
+  }
+}
+
 std::string size_name(int64_t bytes) {
   return bytes >= (1 << 20) ? std::to_string(bytes >> 20) + "MiB" : std::to_string(bytes >> 10) + "KiB";
 }
@@ -123,6 +148,23 @@ const bool registered = [] {
       benchmark::RegisterBenchmark((prefix + name + "_sync").c_str(), BM_CopySync, dir, size_t(size))
           ->UseManualTime()
           ->MinTime(min_time)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  // The crossover sizes of direct submission: the round trip (x_memcpy_p50, copy_p50_us) and the
+  // issue cost (issue_p50_us) of an H2D and a D2D copy, run with ASCEND_RUN_DIRECT_SUBMIT=0 and
+  // with it on (bench/README.md, "Direct submission").
+  for (int64_t size : {int64_t(4) << 10, int64_t(16) << 10, int64_t(64) << 10, int64_t(128) << 10, int64_t(256) << 10,
+                       int64_t(512) << 10, int64_t(1) << 20}) {
+    const std::string prefix = "Direct/" + size_name(size) + "/";
+    for (auto [dir, name] : {std::pair{Dir::H2D, "H2D"}, std::pair{Dir::D2D, "D2D"}}) {
+      benchmark::RegisterBenchmark((prefix + name + "_roundtrip").c_str(), BM_CopyAsync, dir, size_t(size))
+          ->UseManualTime()
+          ->MinTime(0.05)
+          ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark((prefix + name + "_issue").c_str(), BM_CopyIssue, dir, size_t(size))
+          ->UseManualTime()
+          ->MinTime(0.05)
           ->Unit(benchmark::kMicrosecond);
     }
   }

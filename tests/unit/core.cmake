@@ -3,6 +3,7 @@ add_executable(core_test
   ${CMAKE_CURRENT_LIST_DIR}/core/policy_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/backlog_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/scheduler_stress_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/core/direct_submit_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/primitives_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/runtime_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/core/visible_devices_test.cpp

@@ -176,11 +176,48 @@ Status Runtime::finalize_locked(Runtime* rt) {
   return st;
 }
 
+namespace {
+// ASCEND_RUN_DIRECT_SUBMIT (issue 16; Scheduler::set_direct_submit): unset, empty, "1" or "on":
+// tiny copies and memsets up to Scheduler::kDirectSubmitBytes run on the submitting thread when
+// their stream is idle; "0" or "off": never (every task goes to a device thread, as before); a
+// byte count N (a number, optionally followed by K, KiB, M or MiB, at least 2): up to N bytes.
+Status choose_direct_submit() {
+  uint64_t bytes = Scheduler::kDirectSubmitBytes;
+  const char* env = std::getenv("ASCEND_RUN_DIRECT_SUBMIT");
+  const std::string text = env != nullptr ? env : "";
+  if (text == "0" || text == "off") {
+    bytes = 0;
+  } else if (!text.empty() && text != "1" && text != "on") {
+    size_t used = 0;
+    uint64_t n = 0;
+    try {
+      n = std::stoull(text, &used, 10);
+    } catch (...) {
+      used = 0;
+    }
+    const std::string unit = text.substr(used);
+    uint64_t scale = 0;
+    if (unit.empty()) scale = 1;
+    if (unit == "K" || unit == "KiB") scale = 1u << 10;
+    if (unit == "M" || unit == "MiB") scale = 1u << 20;
+    if (used == 0 || text[0] == '-' || scale == 0 || n > (UINT64_MAX >> 20) || n * scale < 2) {
+      return Status(Errc::invalid_param, "ASCEND_RUN_DIRECT_SUBMIT=\"" + text +
+                                             "\" is not valid (valid: on, off, 1, 0, or a byte count such as 65536 "
+                                             "or 64KiB)");
+    }
+    bytes = n * scale;
+  }
+  Scheduler::set_direct_submit_default(bytes);
+  return Status::Ok();
+}
+}  // namespace
+
 Status Runtime::setup(RuntimeConfig config) {
   config_ = std::move(config);  // moved: TOML++ keeps source positions only in the original tables
   ARUN_RETURN_IF_ERROR(choose_scheduler());
   ARUN_RETURN_IF_ERROR(choose_allocator());
   ARUN_RETURN_IF_ERROR(choose_stream_sanitizer());
+  ARUN_RETURN_IF_ERROR(choose_direct_submit());
   // Devices check every access against the blocks the program holds, not only their own
   // allocations: a policy may carve many blocks out of one chunk, and even `direct` keeps a freed
   // chunk until the work in flight that may use it is done.
@@ -465,7 +502,8 @@ void Runtime::teardown(LeakReport* leaks) {
   // Every stream is drained: no work touches mapped virtual memory any more. Physical memory goes
   // back to its device (whose hold it drops) before the devices close.
   vmm_.clear();
-  san::disable();  // before pinned memory goes: no page stays protected
+  san::disable();                           // before pinned memory goes: no page stays protected
+  Scheduler::set_direct_submit_default(0);  // schedulers made without a runtime keep the old path
   host_calls_.shutdown();
   streams_.clear();
   events_.clear();

@@ -20,6 +20,7 @@ namespace arun {
 
 namespace {
 std::atomic<FailureListener> g_failure_listener{nullptr};
+std::atomic<uint64_t> g_direct_submit_default{0};
 
 bool stops_on_failure(const Stream& s) {
   if (s.failure_mode_set.load(std::memory_order_acquire)) return s.failure_mode.load() == 1;  // ACL_STOP_ON_FAILURE
@@ -31,9 +32,21 @@ void Scheduler::set_failure_listener(FailureListener listener) {
   g_failure_listener.store(listener);
 }
 
+void Scheduler::set_direct_submit_default(uint64_t max_bytes) {
+  g_direct_submit_default.store(max_bytes, std::memory_order_relaxed);
+}
+
+uint64_t Scheduler::direct_submit_default() {
+  return g_direct_submit_default.load(std::memory_order_relaxed);
+}
+
 Scheduler::Scheduler(plugin::Device* device, std::unique_ptr<SchedulerPolicy> policy, int32_t device_id,
                      uint32_t queue_depth)
-    : device_(device), policy_(std::move(policy)), device_id_(device_id), queue_depth_(std::max(queue_depth, 1u)) {
+    : device_(device),
+      policy_(std::move(policy)),
+      device_id_(device_id),
+      queue_depth_(std::max(queue_depth, 1u)),
+      direct_max_bytes_(g_direct_submit_default.load(std::memory_order_relaxed)) {
   for (uint32_t k = 0; k < plugin::kUnitKindCount; ++k) {
     uint32_t n = device_->unit_count(static_cast<plugin::UnitKind>(k));
     // Highest index at the back: units are handed out from unit 0 upwards.
@@ -452,6 +465,7 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
   prepare(task);
   uint64_t seq = 0;
   int stop_error = 0;
+  Task* direct = nullptr;
   Batch batch;
   {
     std::unique_lock lock(mu_);
@@ -461,8 +475,11 @@ uint64_t Scheduler::submit(Task* task, Status* refused) {
       seq = task->seq;
     }
     dispatch(batch);
+    // Dispatched in this critical section: it went straight to the head of an idle stream, nothing
+    // orders before it, and the policy gave it a unit. From here on it is running, as on a unit.
+    if (seq != 0 && task->dispatched && direct_candidate_locked(*task)) direct = task;
   }
-  flush(batch);
+  flush(batch, direct);
   if (seq != 0) return seq;
   int32_t id = task->stream->id();
   delete task;
@@ -684,13 +701,55 @@ void Scheduler::dispatch(Batch& batch) {
   }
 }
 
-void Scheduler::flush(Batch& batch) {
-  for (auto& l : batch.launches) device_->launch(l.kind, l.unit, l.task);
+void Scheduler::flush(Batch& batch, Task* direct) {
+  for (auto& l : batch.launches) {
+    if (l.task != direct) device_->launch(l.kind, l.unit, l.task);
+  }
   if (batch.progressed) notifier_.notify();
   if (batch.room) room_.notify_all();
   for (Task* t : batch.retired) delete t;
   for (auto& u : batch.unobserved)
     for (uint32_t i = 0; i < u.count; ++i) u.observer->task_finished(u.cookie, false, 0, 0);
+  if (direct != nullptr) run_direct(direct);
+}
+
+// Direct submission: tiny copies and memsets, which a hand-off to a device thread and back would
+// cost more than the work itself (bench/README.md, "Direct submission"). A sanitized task keeps
+// the device thread (the sanitizer protects pinned pages while queued work uses them).
+bool Scheduler::direct_candidate_locked(const Task& t) const {
+  const uint64_t max = direct_max_bytes_.load(std::memory_order_relaxed);
+  if (max == 0 || t.task_kind != TaskKind::Work || t.san || t.pooled || t.stream->replay_ != nullptr) return false;
+  switch (t.kind) {
+    case plugin::WorkKind::Copy:
+    case plugin::WorkKind::Memset:
+      return t.bytes <= max;
+    case plugin::WorkKind::Copy2D: {
+      uint64_t bytes = 0;
+      return !__builtin_mul_overflow(t.width, t.height, &bytes) && bytes <= max;
+    }
+    case plugin::WorkKind::Kernel:
+      return false;
+  }
+  return false;
+}
+
+// The task holds its unit and its stream's head (dispatched, head_busy_), exactly as if it had
+// been posted: later tasks of the stream, event records included, queue behind it, and a stop or
+// an abort sees it running and asks it to stop through Work::cancel. complete() then does what the
+// device's callback would have done, on this thread and with no lock held.
+void Scheduler::run_direct(Task* task) {
+  // Like a host call's flush: the completion may launch other streams' tasks after publishing
+  // this one, so a device close waits for that (quiesce()).
+  struct Flushing {
+    std::atomic<int>& n;
+    ~Flushing() { n.fetch_sub(1, std::memory_order_release); }
+  };
+  host_flushes_.fetch_add(1, std::memory_order_acq_rel);
+  Flushing guard{host_flushes_};
+  direct_runs_.fetch_add(1, std::memory_order_relaxed);
+  plugin::WorkResult r = device_->execute_now(task);
+  r.unit = task->unit;
+  complete(task, r);
 }
 
 void Scheduler::on_complete(plugin::Work* work, const plugin::WorkResult& result) {

@@ -116,6 +116,25 @@ class Scheduler {
   // The device's plugin fills WorkResult::message (plugin ABI minor 10 or later).
   void set_failure_messages(bool on) { failure_messages_ = on; }
 
+  // Direct submission (issue 16). A copy (1-D or 2-D) or memset of at most `max_bytes` bytes that
+  // submit() appends to an idle stream, and that the policy hands a free unit in the same critical
+  // section, runs on the submitting thread (Device::execute_now) instead of being posted to the unit:
+  // no hand-off to a device thread and none back to a synchronize. The task keeps its stream slot and
+  // its unit while it runs, and completes through complete() as if the device had called back, so
+  // stream order, events, profiling, observers and failure reporting are those of the posted path.
+  // Never for a sanitized task, a graph replay (submit_batch) or a task that has to queue. 0 = off.
+  void set_direct_submit(uint64_t max_bytes) { direct_max_bytes_.store(max_bytes, std::memory_order_relaxed); }
+  uint64_t direct_submit() const { return direct_max_bytes_.load(std::memory_order_relaxed); }
+  // What schedulers created from now on start with (the Runtime sets it at aclInit from
+  // ASCEND_RUN_DIRECT_SUBMIT and puts 0 back at teardown; 0 before, so bare schedulers are off).
+  static void set_direct_submit_default(uint64_t max_bytes);
+  static uint64_t direct_submit_default();
+  // The threshold the Runtime uses unless ASCEND_RUN_DIRECT_SUBMIT says otherwise; measured with
+  // arun_bench's Copy/* and Direct/* benchmarks (bench/README.md, "Direct submission").
+  static constexpr uint64_t kDirectSubmitBytes = 64u << 10;
+  // Tasks this scheduler ran on their submitting thread (tests and the report).
+  uint64_t direct_runs() const { return direct_runs_.load(std::memory_order_relaxed); }
+
   // Event operations (under the scheduler mutex).
   bool record_done(const EventRecord& record) const { return record.done.load(std::memory_order_acquire); }
   std::shared_ptr<EventRecord> latest_record(const Event& event);
@@ -141,7 +160,11 @@ class Scheduler {
   void advance(Stream* stream, Batch& batch);
   void dispatch(Batch& batch);
   void finish(Stream* stream, Task* task, Batch& batch);
-  void flush(Batch& batch);
+  // `direct`: a task of batch.launches that runs here, on the calling thread, after the others were
+  // posted (submit() only).
+  void flush(Batch& batch, Task* direct = nullptr);
+  bool direct_candidate_locked(const Task& task) const;
+  void run_direct(Task* task);
   static void on_complete(plugin::Work* work, const plugin::WorkResult& result);
   void complete(Task* task, const plugin::WorkResult& result);
   void emit_task_record(const Task& task, const plugin::WorkResult& result);
@@ -177,6 +200,8 @@ class Scheduler {
   Notifier notifier_;
   uint32_t queue_depth_;
   bool failure_messages_ = false;
+  std::atomic<uint64_t> direct_max_bytes_{0};
+  std::atomic<uint64_t> direct_runs_{0};
   std::condition_variable room_;  // a full stream got room, or was stopped / aborted
   // Stream heads blocked in a device-side wait (NotifyWait, ValueWait), oldest first.
   std::vector<Task*> device_waits_;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <string>
 #include <thread>
 
 namespace arun::ascend {
@@ -186,7 +187,13 @@ WorkResult AscendDevice::execute_now(Work* work) {
     r.status = static_cast<int>(Errc::rt_param_invalid);
     return r;
   }
-  return executor_.run(*work);
+  // A failure's explanation (ABI minor 10), as a unit's completion carries it: valid until this
+  // thread's next execute_now (the core copies it while it reports the failure).
+  thread_local std::string why;
+  why.clear();
+  WorkResult r = executor_.run(*work, nullptr, &why);
+  if (r.status != 0 && !why.empty()) r.message = why.c_str();
+  return r;
 }
 
 }  // namespace arun::ascend

@@ -169,8 +169,10 @@ class Device {
   virtual uint32_t unit_count(UnitKind kind) const = 0;
   virtual void launch(UnitKind kind, uint32_t unit, Work* work) = 0;
 
-  // Runs the work on the calling thread (synchronous aclrtMemcpy / aclrtMemset). Returns the status
-  // the work would have completed with.
+  // Runs the work on the calling thread (synchronous aclrtMemcpy / aclrtMemset, and the core's
+  // direct submission of tiny copies and memsets to an idle stream, which may poll Work::cancel as
+  // a unit does). Returns the status the work would have completed with. Minor 10: a failure's
+  // WorkResult::message stays valid until the calling thread's next execute_now.
   virtual WorkResult execute_now(Work* work) = 0;
 
   // ABI minor 6: the device's physical memory for virtual memory management, or nullptr when it
