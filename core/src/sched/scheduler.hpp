@@ -131,7 +131,7 @@ class Scheduler {
   static uint64_t direct_submit_default();
   // The threshold the Runtime uses unless ASCEND_RUN_DIRECT_SUBMIT says otherwise; measured with
   // arun_bench's Copy/* and Direct/* benchmarks (bench/README.md, "Direct submission").
-  static constexpr uint64_t kDirectSubmitBytes = 64u << 10;
+  static constexpr uint64_t kDirectSubmitBytes = 256u << 10;
   // Tasks this scheduler ran on their submitting thread (tests and the report).
   uint64_t direct_runs() const { return direct_runs_.load(std::memory_order_relaxed); }
 

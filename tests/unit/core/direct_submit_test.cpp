@@ -69,7 +69,7 @@ class ThreadDevice final : public plugin::Device {
       std::lock_guard lock(mu_);
       queue_.push_back({unit, work});
     }
-    cv_.notify_one();
+    cv_.notify_all();
   }
   plugin::WorkResult execute_now(plugin::Work* work) override {
     thread_local std::string why;
@@ -89,6 +89,12 @@ class ThreadDevice final : public plugin::Device {
       held_ = false;
     }
     cv_.notify_all();
+  }
+  // Waits until the worker has returned from every completion callback (a scheduler may be
+  // destroyed only then: the callback still touches it after publishing the completion).
+  void quiesce() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
   }
   std::vector<int32_t> order() const {
     std::lock_guard lock(log_mu_);
@@ -127,12 +133,18 @@ class ThreadDevice final : public plugin::Device {
         if (queue_.empty()) return;
         item = queue_.front();
         queue_.pop_front();
+        busy_ = true;
       }
       std::string why;
       plugin::WorkResult r = run(*item.second, &why);
       r.unit = item.first;
       ++worker_runs;
       item.second->on_complete(item.second, r);
+      {
+        std::lock_guard lock(mu_);
+        busy_ = false;
+      }
+      cv_.notify_all();
     }
   }
 
@@ -142,6 +154,7 @@ class ThreadDevice final : public plugin::Device {
   std::condition_variable cv_;
   std::deque<std::pair<uint32_t, plugin::Work*>> queue_;
   bool held_ = false;
+  bool busy_ = false;
   bool stop_ = false;
   mutable std::mutex log_mu_;
   std::vector<int32_t> order_;
@@ -157,6 +170,7 @@ struct DirectSubmit : ::testing::TestWithParam<bool> {
   void TearDown() override {
     device.release_worker();
     for (auto& s : streams) sched->remove_stream(s, false);
+    device.quiesce();
   }
   bool on() const { return GetParam(); }
 
