@@ -1098,18 +1098,12 @@ TEST(AscendUnits, PollWindowWidensForQuickRelaunchesAndNarrowsWhenIdle) {
   EXPECT_EQ(pool.poll_window_ns(), 5000u);
   // The rule: work that came within 16 x 5 us of the end of the last widens the window to twice
   // that gap (at least 5 us, at most 80 us); later work halves it, down to 5 us.
-  pool.adapt_window(1000);
-  EXPECT_EQ(pool.poll_window_ns(), 5000u);
-  pool.adapt_window(12000);
-  EXPECT_EQ(pool.poll_window_ns(), 24000u);
-  pool.adapt_window(79000);
-  EXPECT_EQ(pool.poll_window_ns(), 80000u);
-  pool.adapt_window(81000);
-  EXPECT_EQ(pool.poll_window_ns(), 40000u);
-  pool.adapt_window(3000);
-  EXPECT_EQ(pool.poll_window_ns(), 6000u);
-  pool.adapt_window(50000);
-  EXPECT_EQ(pool.poll_window_ns(), 80000u);
+  const std::pair<uint64_t, uint64_t> steps[] = {{1000, 5000},   {12000, 24000}, {79000, 80000},
+                                                 {81000, 40000}, {3000, 6000},   {50000, 80000}};
+  for (const auto& [gap, want] : steps) {
+    pool.adapt_window(gap);
+    EXPECT_EQ(pool.poll_window_ns(), want) << "after a gap of " << gap << " ns";
+  }
   // Wired to the park: launches 20 ms apart always find the workers parked, and each wake-up
   // halves the window back to unit_spin_ns.
   for (int i = 0; i < 6; ++i) {
@@ -1121,6 +1115,14 @@ TEST(AscendUnits, PollWindowWidensForQuickRelaunchesAndNarrowsWhenIdle) {
     ASSERT_TRUE(w.wait());
   }
   EXPECT_EQ(pool.poll_window_ns(), 5000u);
+}
+
+TEST(AscendUnits, PollWindowNeverExceeds200Microseconds) {
+  AscendConfig cfg = small_config(64 * MiB, 2, 1);
+  cfg.unit_spin_ns = 50000;  // 16 x 50 us would be 800 us
+  OpenDevice od(cfg);
+  od.device.pool().adapt_window(150000);
+  EXPECT_EQ(od.device.pool().poll_window_ns(), 200000u);
 }
 
 TEST(AscendUnits, SleepingWorkOnEveryUnitStillRunsConcurrently) {
