@@ -84,6 +84,16 @@ int main(int argc, char** argv) {
           [&] { CHECK(aclrtMemcpyAsync(dev, 64, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, s)); });
   measure("memset_async_64B", s, n, [&] { CHECK(aclrtMemsetAsync(dev, 64, 0, 64, s)); });
   measure("record_event", s, n, [&] { CHECK(aclrtRecordEvent(ev, s)); });
+  // One replay of a captured graph of 100 empty kernels (issue 18: against 100 x kernel_launch).
+  aclrtStream cap = nullptr;
+  CHECK(aclrtCreateStream(&cap));
+  CHECK(aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+  for (int i = 0; i < 100; ++i) CHECK(arun::launch(cap, 1, empty_kernel));
+  aclmdlRI graph = nullptr;
+  CHECK(aclmdlRICaptureEnd(cap, &graph));
+  measure("graph_replay_100", s, n, [&] { CHECK(aclmdlRIExecuteAsync(graph, s)); });
+  CHECK(aclmdlRIDestroy(graph));
+  CHECK(aclrtDestroyStream(cap));
   measure("op_add_16", s, n, [&] {
     CHECK(aclopExecuteV2("Add", 2, const_cast<aclTensorDesc**>(in_desc), const_cast<aclDataBuffer**>(in_buf), 1,
                          out_desc, out_buf, attr, s));

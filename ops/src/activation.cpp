@@ -1,52 +1,10 @@
 // Unary float kernels (float32 and float16): Relu, LeakyRelu, Gelu (exact or tanh), Sigmoid, Tanh,
 // Erf, Sqrt, Exp, Log (Neg and Abs: pointwise.cpp). Computed in float, one contiguous share of the tensor per block.
 #include "kernel_common.hpp"
+#include "unary_math.hpp"
 
 namespace arun::ops {
 namespace {
-
-enum class Unary { Relu, LeakyRelu, Gelu, GeluTanh, Sigmoid, Tanh, Erf, Sqrt, Exp, Log, Neg, Abs };
-
-template <class T>
-struct UnaryParams {
-  const T* in;
-  T* out;
-  int64_t n;
-  Unary kind;
-  float alpha;
-};
-
-inline float apply(Unary kind, float x, float alpha) {
-  switch (kind) {
-    case Unary::Relu: return x < 0.0f ? 0.0f : x;  // a maxss, no branch; NaN stays NaN as in NumPy
-    case Unary::LeakyRelu: return x >= 0.0f ? x : alpha * x;
-    case Unary::Gelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case Unary::GeluTanh: {
-      const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);  // sqrt(2/pi)
-      return 0.5f * x * (1.0f + std::tanh(inner));
-    }
-    case Unary::Sigmoid: return x >= 0.0f ? 1.0f / (1.0f + std::exp(-x)) : std::exp(x) / (1.0f + std::exp(x));
-    case Unary::Tanh: return std::tanh(x);
-    case Unary::Erf: return std::erf(x);
-    case Unary::Sqrt: return std::sqrt(x);
-    case Unary::Exp: return std::exp(x);
-    case Unary::Log: return std::log(x);
-    case Unary::Neg: return -x;
-    case Unary::Abs: return std::fabs(x);
-  }
-  return x;
-}
-
-template <class T, Unary K>
-void unary_kernel(arun::Block blk, const UnaryParams<T>& p) {
-  const IndexRange r = blk.range(static_cast<size_t>(p.n));
-  if (r.size() == 0) return;
-  using C = Compute<T>;
-  const T* in = blk.map(p.in, p.n).data();
-  T* out = blk.map(p.out, p.n).data();
-  // K is a template argument so that each loop is specialised (and vectorisable) for its function.
-  for (size_t i = r.first; i < r.last; ++i) out[i] = C::store(apply(K, static_cast<float>(C::load(in[i])), p.alpha));
-}
 
 template <Unary K>
 Status run_unary_as(const OpCall& call, Unary kind, float alpha) {

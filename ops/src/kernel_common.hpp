@@ -15,6 +15,7 @@
 #include "arun/runtime/launch.hpp"
 #include "arun/runtime/overflow.hpp"
 #include "arun/runtime/recorder.hpp"
+#include "float16_storage.hpp"
 
 namespace arun::ops {
 
@@ -40,25 +41,6 @@ void register_einsum(std::vector<OpDef>& defs);    // einsum.cpp: Einsum
 
 // OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
 void pin_blas_threads();
-
-// IEEE binary16 storage; arithmetic happens in float.
-struct Half {
-  uint16_t bits;
-};
-
-// Loads and stores in the compute type: float16 goes through float, everything else is itself.
-template <class T>
-struct Compute {
-  using type = T;
-  static T load(T v) { return v; }
-  static T store(T v) { return v; }
-};
-template <>
-struct Compute<Half> {
-  using type = float;
-  static float load(Half v) { return half_to_float(v.bits); }
-  static Half store(float v) { return Half{float_to_half(v)}; }
-};
 
 // The highest rank the strided kernels handle (ONNX models stay far below).
 inline constexpr int kMaxRank = 8;

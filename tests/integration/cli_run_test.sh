@@ -36,6 +36,20 @@ assert np.allclose(got, want, rtol=1e-3, atol=1e-4), np.abs(got - want).max()
 PY
 done
 
+# --graph: the step captured once (aclmdlRICapture*) and replayed; the replayed outputs match the
+# references too, and the captured graph holds the step's tasks.
+for stem in cnn_b1 transformer_b1; do
+  ref=$(echo "$models/$stem".out.*.npy)
+  out=${ref#"$models/$stem".out.}
+  out=${out%.npy}
+  expect 0 "$out vs .*: match" "$models/$stem.onnx" --graph --iterations 3 --quiet \
+    --input input="$models/$stem.in.input.npy" --output-dir "$work/g_$stem" --compare "$out=$ref"
+  grep -q 'graph: the step captured as [1-9][0-9]* tasks on [1-9][0-9]* streams' "$work/out" ||
+    fail "$stem --graph: no capture line: $(cat "$work/out")"
+  grep -q 'latency over 3 replays (after 1 warm-up): p50 ' "$work/out" || fail "$stem --graph: no latency line"
+  grep -q 'host cost of a replay (aclmdlRIExecuteAsync): p50 ' "$work/out" || fail "$stem --graph: no host cost line"
+done
+
 # Random inputs, the default output folder (<model>_outputs in the working directory).
 (cd "$work" && "$cli" run "$models/cnn_b1.onnx" --iterations 2 --seed 5 >"$work/out" 2>&1) ||
   fail "random-input run failed: $(cat "$work/out")"

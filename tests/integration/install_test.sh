@@ -398,6 +398,15 @@ if run_logged tool-info "$tool" info; then
 else
   fail "ascend-run info exited non-zero under env -i"
 fi
+# The operator library's kernel binary is installed and passes the loader's checks.
+op_kernels="$lib/ascend-run/kernels/arun_op_kernels.so"
+if run_logged tool-op-kernels "$tool" kernel-info "$op_kernels"; then
+  grep -q "ascend-run kernel binary, ABI 1, 34 kernels" "$scratch/tool-op-kernels.log" \
+    && ok "ascend-run kernel-info lib64/ascend-run/kernels/arun_op_kernels.so: 34 kernels" \
+    || fail "ascend-run kernel-info $op_kernels does not list 34 kernels"
+else
+  fail "ascend-run kernel-info $op_kernels failed"
+fi
 rc=0
 (cd "$scratch" && clean "$tool" info --config /nonexistent.toml) >"$scratch/tool-missing.log" 2>&1 || rc=$?
 if [ "$rc" -eq 0 ]; then

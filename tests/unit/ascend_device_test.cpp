@@ -29,6 +29,7 @@ using arun::ascend::AscendConfig;
 using arun::ascend::AscendDevice;
 using arun::ascend::DeviceMemory;
 using arun::ascend::RangeAllocator;
+using arun::ascend::UnitPool;
 using arun::plugin::DevAddr;
 using arun::plugin::KernelContext;
 using arun::plugin::MemoryUsage;
@@ -1086,6 +1087,42 @@ TEST(AscendUnits, LogicalUnitsCostNoThreadsAndIdleWorkersPark) {
     EXPECT_EQ(d.unit(UnitKind::Compute, u)->completed(), 1u);
   }
   EXPECT_EQ(d.pool().grown(), 0u) << "short work never needs more workers";
+}
+
+TEST(AscendUnits, PollWindowWidensForQuickRelaunchesAndNarrowsWhenIdle) {
+  AscendConfig cfg = small_config(64 * MiB, 2, 1);
+  cfg.executor_threads = 2;
+  cfg.unit_spin_ns = 5000;
+  OpenDevice od(cfg);
+  UnitPool& pool = od.device.pool();
+  EXPECT_EQ(pool.poll_window_ns(), 5000u);
+  // The rule: work that came within 16 x 5 us of the end of the last widens the window to twice
+  // that gap (at least 5 us, at most 80 us); later work halves it, down to 5 us.
+  const std::pair<uint64_t, uint64_t> steps[] = {{1000, 5000},   {12000, 24000}, {79000, 80000},
+                                                 {81000, 40000}, {3000, 6000},   {50000, 80000}};
+  for (const auto& [gap, want] : steps) {
+    pool.adapt_window(gap);
+    EXPECT_EQ(pool.poll_window_ns(), want) << "after a gap of " << gap << " ns";
+  }
+  // Wired to the park: launches 20 ms apart always find the workers parked, and each wake-up
+  // halves the window back to unit_spin_ns.
+  for (int i = 0; i < 6; ++i) {
+    std::this_thread::sleep_for(20ms);
+    TrackedWork w;
+    w.kind = WorkKind::Kernel;
+    w.kernel = &nop_kernel;
+    od.device.launch(UnitKind::Compute, 0, &w);
+    ASSERT_TRUE(w.wait());
+  }
+  EXPECT_EQ(pool.poll_window_ns(), 5000u);
+}
+
+TEST(AscendUnits, PollWindowNeverExceeds200Microseconds) {
+  AscendConfig cfg = small_config(64 * MiB, 2, 1);
+  cfg.unit_spin_ns = 50000;  // 16 x 50 us would be 800 us
+  OpenDevice od(cfg);
+  od.device.pool().adapt_window(150000);
+  EXPECT_EQ(od.device.pool().poll_window_ns(), 200000u);
 }
 
 TEST(AscendUnits, SleepingWorkOnEveryUnitStillRunsConcurrently) {

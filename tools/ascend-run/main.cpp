@@ -296,6 +296,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_flag("--profile", run_options.profile, "write a timeline and a summary (ASCEND_RUN_PROFILING)");
   run_cmd->add_flag("--quiet", run_options.quiet, "no progress line");
+  run_cmd->add_flag("--graph", run_options.graph,
+                    "capture one step as a task graph (aclmdlRICaptureBegin/End) and time its replays "
+                    "(aclmdlRIExecuteAsync): the host pays one call per step instead of one per node");
   add_config(run_cmd, &config);
 
   std::string binary;

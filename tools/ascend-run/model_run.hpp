@@ -21,6 +21,7 @@ struct Options {
   double atol = 1e-4;
   bool profile = false;  // --profile: ASCEND_RUN_PROFILING=timeline,summary
   bool quiet = false;    // no progress line
+  bool graph = false;    // --graph: capture one step (aclmdlRICapture*) and time its replays
 };
 
 // Parses "name=path" into *out; false when there is no '=' or either side is empty.

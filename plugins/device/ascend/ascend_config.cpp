@@ -19,7 +19,8 @@ const OptionSpec kOptionSpecs[kOptionSpecCount] = {
     {"l2_cache", OptionType::Bytes, 0, 4.0 * (1ull << 30), "\"192MiB\"", "L2 cache size the devices report"},
     {"unit_spin_ns", OptionType::Integer, 0, 1000000, "5000",
      "nanoseconds an idle worker polls for work before it parks on a futex (0 = park at once); at most one "
-     "worker polls at a time"},
+     "worker polls at a time, and the window adapts up to 16 times this (200 us at most) while work keeps "
+     "coming soon after the device went idle"},
     {"executor_threads", OptionType::Integer, 0, 256, "0",
      "worker threads that run the AI cores' and copy engines' work, shared by the plugin's devices (0 = the "
      "CPUs the process may use); the pool grows, up to one per unit, only while work is held up by blocked "

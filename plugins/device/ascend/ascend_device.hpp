@@ -65,6 +65,7 @@ class AscendDevice final : public plugin::Device {
   // The unit object behind (kind, unit), or nullptr; for tests and diagnostics.
   const ExecutionUnit* unit(plugin::UnitKind kind, uint32_t unit) const;
   const UnitPool& pool() const { return *pool_; }
+  UnitPool& pool() { return *pool_; }
 
  private:
   void fail_launch(plugin::Work* work, int status, const std::string& why);

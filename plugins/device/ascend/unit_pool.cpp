@@ -87,6 +87,7 @@ UnitPool::UnitPool(const HostLog& log, uint32_t threads, uint32_t max_workers, u
       capacity_(std::max(base_, max_workers)),
       workers_(new Worker[capacity_]) {
   key_ok_ = ::pthread_key_create(&worker_key_, nullptr) == 0;
+  window_ns_.store(spin_ns_, std::memory_order_relaxed);
 }
 
 UnitPool::~UnitPool() {
@@ -301,19 +302,30 @@ void UnitPool::loop(Worker& w) {
   if (key_ok_) ::pthread_setspecific(worker_key_, nullptr);
 }
 
-// Polls for `spin_ns`, then parks. The worker that went idle last polls: it takes the poller's
+// Polls for a window, then parks. The worker that went idle last polls: it takes the poller's
 // role from the one before, which parks, so one worker at most polls, and its window starts when
 // the latest work ended (the next launch of a busy program usually follows within it). A board
 // whose blocks this worker could not join (no free core) does not keep it awake: it parks, and
 // the next publish or leave wakes it.
+//
+// The window adapts, between spin_ns and kMaxWindowFactor * spin_ns (at most kMaxWindowNs, unless
+// spin_ns itself is more): a worker woken from its park
+// measures how long after the pool's latest end of work the new work came. A gap the largest
+// window would have covered (a program that synchronizes and launches again, whose own wake-up
+// from the synchronize takes microseconds on a virtual machine) widens the window to twice the
+// gap, so the next launch finds a poller and pays no futex wake; a longer gap halves it back
+// towards spin_ns. Polling yields the CPU between polls, so the wider window costs only
+// otherwise idle CPU time.
 void UnitPool::idle(Worker& w) {
   auto work_waiting = [this] {
     return queued_.load(std::memory_order_seq_cst) != 0 || stopping_.load(std::memory_order_seq_cst);
   };
+  // The latest end of work in the pool: the moment the gap to the next launch starts.
+  last_idle_ns_.store(steady_ns(), std::memory_order_relaxed);
   if (spin_ns_ > 0) {
     const uint32_t me = w.id + 1;
     spinning_.store(me, std::memory_order_seq_cst);
-    const uint64_t until = steady_ns() + spin_ns_;
+    const uint64_t until = steady_ns() + window_ns_.load(std::memory_order_relaxed);
     bool found = false;
     bool mine = true;
     do {
@@ -334,8 +346,16 @@ void UnitPool::idle(Worker& w) {
   if (!work_waiting()) {
     parks_.fetch_add(1, std::memory_order_relaxed);
     futex_wait(&w.parked, 1);  // returns at once if a poster already cleared the word
+    if (spin_ns_ > 0) adapt_window(steady_ns() - last_idle_ns_.load(std::memory_order_relaxed));
   }
   w.parked.store(0, std::memory_order_relaxed);
+}
+
+void UnitPool::adapt_window(uint64_t gap_ns) {
+  const uint64_t most = std::max(spin_ns_, std::min(kMaxWindowFactor * spin_ns_, kMaxWindowNs));
+  const uint64_t now = window_ns_.load(std::memory_order_relaxed);
+  const uint64_t next = gap_ns <= most ? std::clamp(2 * gap_ns, spin_ns_, most) : std::max(spin_ns_, now / 2);
+  window_ns_.store(next, std::memory_order_relaxed);
 }
 
 void UnitPool::monitor() {

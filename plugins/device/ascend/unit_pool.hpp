@@ -68,6 +68,10 @@ class UnitPool {
   uint32_t base_workers() const { return base_; }
   uint64_t grown() const { return grown_.load(std::memory_order_relaxed); }
   uint64_t parks() const { return parks_.load(std::memory_order_relaxed); }
+  // How long the idle worker polls before it parks now, and what a worker woken from its park
+  // does with the gap between the pool's latest end of work and its wake-up (idle()).
+  uint64_t poll_window_ns() const { return window_ns_.load(std::memory_order_relaxed); }
+  void adapt_window(uint64_t gap_ns);
 
   // Counts completions and blocks run; the device's board adds its blocks (the monitor's measure
   // of whether work moves).
@@ -91,6 +95,9 @@ class UnitPool {
   bool start_worker();  // false at the limit or when the thread cannot start
   void stop_all();
 
+  static constexpr uint64_t kMaxWindowFactor = 16;
+  static constexpr uint64_t kMaxWindowNs = 200000;
+
   const HostLog& log_;
   const uint64_t spin_ns_;
   const uint32_t base_;
@@ -104,6 +111,11 @@ class UnitPool {
   std::atomic<uint64_t> progress_{0};              // completions and blocks run
   std::atomic<uint64_t> parks_{0};
   std::atomic<uint64_t> grown_{0};
+  // The poller's window now: from spin_ns_ up to kMaxWindowFactor * spin_ns_ (capped by
+  // kMaxWindowNs unless spin_ns_ is larger), following how soon
+  // work came after the workers went idle (idle()).
+  std::atomic<uint64_t> window_ns_;
+  std::atomic<uint64_t> last_idle_ns_{0};  // when a worker last went idle (steady clock)
   std::atomic<bool> stopping_{false};
 
   // Boards of open devices (one slot per device a plugin instance may have); idle workers read

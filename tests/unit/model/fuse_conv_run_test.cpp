@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "model_runner.hpp"
 #include "onnx_proto.hpp"
 
 namespace {
@@ -104,50 +105,18 @@ size_t count(const std::vector<int64_t>& dims) {
   return n;
 }
 
-class FuseConvRun : public ::testing::Test {
+class FuseConvRun : public ModelRunTest {
  protected:
-  static void SetUpTestSuite() {
-    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
-    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
-  }
-  static void TearDownTestSuite() {
-    aclrtResetDevice(0);
-    aclFinalize();
-  }
-
   // Loads (fused or not) and runs `cs` once on inputs made from fixed seeds; returns y.
   static std::vector<float> run(const Case& cs, bool fuse) {
     if (!fuse) ::setenv("ARUN_MODEL_FUSE", "0", 1);
-    uint32_t id = 0;
-    const aclError rc = aclmdlLoadFromMem(cs.bytes.data(), cs.bytes.size(), &id);
+    const uint32_t id = load_model(cs.bytes);
     ::unsetenv("ARUN_MODEL_FUSE");
-    EXPECT_EQ(rc, ACL_SUCCESS) << aclGetRecentErrMsg();
-    if (rc != ACL_SUCCESS) return {};
-    std::vector<std::vector<float>> host;
-    for (size_t i = 0; i < cs.inputs.size(); ++i) host.push_back(values(count(cs.inputs[i]), 100 + uint32_t(i)));
-    host.emplace_back(count(cs.output));
-    std::vector<void*> dev(host.size(), nullptr);
-    aclmdlDataset* in = aclmdlCreateDataset();
-    aclmdlDataset* out = aclmdlCreateDataset();
-    for (size_t i = 0; i < host.size(); ++i) {
-      const size_t bytes = host[i].size() * sizeof(float);
-      EXPECT_EQ(aclrtMalloc(&dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-      const bool is_in = i + 1 < host.size();
-      if (is_in) {
-        EXPECT_EQ(aclrtMemcpy(dev[i], bytes, host[i].data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
-      }
-      EXPECT_EQ(aclmdlAddDatasetBuffer(is_in ? in : out, aclCreateDataBuffer(dev[i], bytes)), ACL_SUCCESS);
-    }
-    EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << aclGetRecentErrMsg();
-    std::vector<float>& y = host.back();
-    EXPECT_EQ(aclrtMemcpy(y.data(), y.size() * 4, dev.back(), y.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
-    for (aclmdlDataset* set : {in, out}) {
-      for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(set); ++i) aclDestroyDataBuffer(aclmdlGetDatasetBuffer(set, i));
-      aclmdlDestroyDataset(set);
-    }
-    for (void* p : dev) aclrtFree(p);
-    EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
-    return y;
+    if (id == 0) return {};
+    std::vector<std::vector<float>> inputs;
+    for (size_t i = 0; i < cs.inputs.size(); ++i) inputs.push_back(values(count(cs.inputs[i]), 100 + uint32_t(i)));
+    std::vector<std::vector<float>> got = run_and_unload(id, inputs, {count(cs.output)});
+    return got.empty() ? std::vector<float>{} : got[0];
   }
 
   // Fused and unfused agree to float rounding (the same sums, added in the same order, except

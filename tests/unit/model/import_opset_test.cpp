@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "model_runner.hpp"
 #include "onnx_proto.hpp"
 
 namespace {
@@ -109,47 +110,14 @@ std::string zoo_paths_model() {
   return m.SerializeAsString();
 }
 
-class ImportOpset : public ::testing::Test {
+class ImportOpset : public ModelRunTest {
  protected:
-  static void SetUpTestSuite() {
-    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
-    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
-  }
-  static void TearDownTestSuite() {
-    aclrtResetDevice(0);
-    aclFinalize();
-  }
-
   // Loads and runs the model once; returns its outputs (of `out_counts` floats each).
   static std::vector<std::vector<float>> run(const std::string& bytes, const std::vector<float>& x,
                                              const std::vector<size_t>& out_counts = {6, 2}) {
-    uint32_t id = 0;
-    const aclError rc = aclmdlLoadFromMem(bytes.data(), bytes.size(), &id);
-    EXPECT_EQ(rc, ACL_SUCCESS) << aclGetRecentErrMsg();
-    if (rc != ACL_SUCCESS) return {};
-    std::vector<size_t> sizes{x.size() * 4};
-    for (size_t n : out_counts) sizes.push_back(n * 4);
-    std::vector<void*> dev(sizes.size(), nullptr);
-    aclmdlDataset* in = aclmdlCreateDataset();
-    aclmdlDataset* out = aclmdlCreateDataset();
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      EXPECT_EQ(aclrtMalloc(&dev[i], sizes[i], ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-      EXPECT_EQ(aclmdlAddDatasetBuffer(i == 0 ? in : out, aclCreateDataBuffer(dev[i], sizes[i])), ACL_SUCCESS);
-    }
-    EXPECT_EQ(aclrtMemcpy(dev[0], sizes[0], x.data(), sizes[0], ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
-    EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << aclGetRecentErrMsg();
-    std::vector<std::vector<float>> got;
-    for (size_t n : out_counts) got.emplace_back(n);
-    for (size_t i = 1; i < sizes.size(); ++i) {
-      EXPECT_EQ(aclrtMemcpy(got[i - 1].data(), sizes[i], dev[i], sizes[i], ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
-    }
-    for (aclmdlDataset* set : {in, out}) {
-      for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(set); ++i) aclDestroyDataBuffer(aclmdlGetDatasetBuffer(set, i));
-      aclmdlDestroyDataset(set);
-    }
-    for (void* p : dev) aclrtFree(p);
-    EXPECT_EQ(aclmdlUnload(id), ACL_SUCCESS);
-    return got;
+    const uint32_t id = load_model(bytes);
+    if (id == 0) return {};
+    return run_and_unload(id, {x}, out_counts);
   }
 };
 
