@@ -47,7 +47,9 @@ inline std::vector<std::vector<float>> run_and_unload(uint32_t id, const std::ve
     const size_t bytes = host[i].size() * sizeof(float);
     EXPECT_EQ(aclrtMalloc(&dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     const bool is_in = i < inputs.size();
-    if (is_in) EXPECT_EQ(aclrtMemcpy(dev[i], bytes, host[i].data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    if (is_in) {
+      EXPECT_EQ(aclrtMemcpy(dev[i], bytes, host[i].data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    }
     EXPECT_EQ(aclmdlAddDatasetBuffer(is_in ? in : out, aclCreateDataBuffer(dev[i], bytes)), ACL_SUCCESS);
   }
   EXPECT_EQ(aclmdlExecute(id, in, out), ACL_SUCCESS) << aclGetRecentErrMsg();
