@@ -236,13 +236,16 @@ ExecutionUnit* UnitPool::pop() {
   return u;
 }
 
-bool UnitPool::has_pending() const {
-  if (queued_.load(std::memory_order_seq_cst) != 0) return true;
+bool UnitPool::boards_claimable() const {
   for (const auto& slot : boards_) {
     BlockBoard* b = slot.load(std::memory_order_acquire);
     if (b != nullptr && b->claimable()) return true;
   }
   return false;
+}
+
+bool UnitPool::has_pending() const {
+  return queued_.load(std::memory_order_seq_cst) != 0 || boards_claimable();
 }
 
 bool UnitPool::has_something() const {
@@ -304,9 +307,10 @@ void UnitPool::loop(Worker& w) {
 
 // Polls for a window, then parks. The worker that went idle last polls: it takes the poller's
 // role from the one before, which parks, so one worker at most polls, and its window starts when
-// the latest work ended (the next launch of a busy program usually follows within it). A board
-// whose blocks this worker could not join (no free core) does not keep it awake: it parks, and
-// the next publish or leave wakes it.
+// the latest work ended (the next launch of a busy program usually follows within it). Blocks
+// published meanwhile end the poll (the worker goes to join them); a board whose blocks this
+// worker could not join (no free core) does not keep it awake: it parks, and the next publish or
+// leave wakes it.
 //
 // The window adapts, between spin_ns and kMaxWindowFactor * spin_ns (at most kMaxWindowNs, unless
 // spin_ns itself is more): a worker woken from its park
@@ -317,8 +321,13 @@ void UnitPool::loop(Worker& w) {
 // towards spin_ns. Polling yields the CPU between polls, so the wider window costs only
 // otherwise idle CPU time.
 void UnitPool::idle(Worker& w) {
-  auto work_waiting = [this] {
-    return queued_.load(std::memory_order_seq_cst) != 0 || stopping_.load(std::memory_order_seq_cst);
+  // Blocks published while this worker polls or goes to park are work for it: a publish wakes
+  // nobody while somebody polls. A board already claimable now is one this worker just failed to
+  // join (no free core, or the launch is full): it is not watched, or the worker would spin on it.
+  const bool watch_boards = !boards_claimable();
+  auto work_waiting = [this, watch_boards] {
+    return queued_.load(std::memory_order_seq_cst) != 0 || stopping_.load(std::memory_order_seq_cst) ||
+           (watch_boards && boards_claimable());
   };
   // The latest end of work in the pool: the moment the gap to the next launch starts.
   last_idle_ns_.store(steady_ns(), std::memory_order_relaxed);

@@ -88,6 +88,7 @@ class UnitPool {
   bool help_once(Worker& w);
   void idle(Worker& w);
   ExecutionUnit* pop();
+  bool boards_claimable() const;  // a published launch has blocks an idle worker may join
   bool has_pending() const;
   bool has_something() const;
   void wake_one();
