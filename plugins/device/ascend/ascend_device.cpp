@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <exception>
-#include <string>
 #include <thread>
 
 namespace arun::ascend {
@@ -187,13 +186,9 @@ WorkResult AscendDevice::execute_now(Work* work) {
     r.status = static_cast<int>(Errc::rt_param_invalid);
     return r;
   }
-  // A failure's explanation (ABI minor 10), as a unit's completion carries it: valid until this
-  // thread's next execute_now (the core copies it while it reports the failure).
-  thread_local std::string why;
-  why.clear();
-  WorkResult r = executor_.run(*work, nullptr, &why);
-  if (r.status != 0 && !why.empty()) r.message = why.c_str();
-  return r;
+  // No failure message here: it would need storage per calling thread, and a thread_local in a
+  // plugin (a dlopen'ed module) crashes LeakSanitizer's exit-time scan once the module is closed.
+  return executor_.run(*work);
 }
 
 }  // namespace arun::ascend

@@ -171,8 +171,8 @@ class Device {
 
   // Runs the work on the calling thread (synchronous aclrtMemcpy / aclrtMemset, and the core's
   // direct submission of tiny copies and memsets to an idle stream, which may poll Work::cancel as
-  // a unit does). Returns the status the work would have completed with. Minor 10: a failure's
-  // WorkResult::message stays valid until the calling thread's next execute_now.
+  // a unit does). Returns the status the work would have completed with; WorkResult::message is
+  // not set (it would need per-thread storage in the plugin).
   virtual WorkResult execute_now(Work* work) = 0;
 
   // ABI minor 6: the device's physical memory for virtual memory management, or nullptr when it
