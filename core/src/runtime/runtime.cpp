@@ -180,7 +180,7 @@ namespace {
 // ASCEND_RUN_DIRECT_SUBMIT (issue 16; Scheduler::set_direct_submit): unset, empty, "1" or "on":
 // tiny copies and memsets up to Scheduler::kDirectSubmitBytes run on the submitting thread when
 // their stream is idle; "0" or "off": never (every task goes to a device thread, as before); a
-// byte count N (a number, optionally followed by K, KiB, M or MiB, at least 2): up to N bytes.
+// byte count N (as the config's sizes are written: 65536, 64KiB, ...; at least 2): up to N bytes.
 Status choose_direct_submit() {
   uint64_t bytes = Scheduler::kDirectSubmitBytes;
   const char* env = std::getenv("ASCEND_RUN_DIRECT_SUBMIT");
@@ -188,24 +188,11 @@ Status choose_direct_submit() {
   if (text == "0" || text == "off") {
     bytes = 0;
   } else if (!text.empty() && text != "1" && text != "on") {
-    size_t used = 0;
-    uint64_t n = 0;
-    try {
-      n = std::stoull(text, &used, 10);
-    } catch (...) {
-      used = 0;
-    }
-    const std::string unit = text.substr(used);
-    uint64_t scale = 0;
-    if (unit.empty()) scale = 1;
-    if (unit == "K" || unit == "KiB") scale = 1u << 10;
-    if (unit == "M" || unit == "MiB") scale = 1u << 20;
-    if (used == 0 || text[0] == '-' || scale == 0 || n > (UINT64_MAX >> 20) || n * scale < 2) {
+    if (text[0] == '-' || !parse_byte_size(text, &bytes) || bytes < 2) {
       return Status(Errc::invalid_param, "ASCEND_RUN_DIRECT_SUBMIT=\"" + text +
                                              "\" is not valid (valid: on, off, 1, 0, or a byte count such as 65536 "
                                              "or 64KiB)");
     }
-    bytes = n * scale;
   }
   Scheduler::set_direct_submit_default(bytes);
   return Status::Ok();
