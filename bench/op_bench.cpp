@@ -9,9 +9,12 @@
 //                       aclopExecuteV2("Conv") and through aclnnConvolution: the same kernel
 //   blas_1t/<shape>     cblas_sgemm on one thread (what one block can do)
 //   blas_nt/<shape>     cblas_sgemm with OpenBLAS's own threads, one per CPU (the machine's peak)
+//   onednn_1t/<shape>   oneDNN's dnnl_sgemm on one thread: the engine ops/src/sgemm.hpp picks for all
+//                       but matrix-vector and tiny products
 // Counter GFLOPs = 2*B*M*N*K / time. The AI-core count comes from the configuration
 // (ASCEND_RUN_CONFIG; default 20 cores); it is printed in the context as ai_cores.
 #include <cblas.h>
+#include <dnnl.h>
 
 #include <benchmark/benchmark.h>
 
@@ -234,6 +237,31 @@ void BM_Blas(benchmark::State& state, Shape s, int threads) {
       benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
+// libgomp's (oneDNN's OpenMP runtime): one thread, as inside an AI core's block.
+extern "C" void omp_set_num_threads(int);
+
+void BM_OneDnn(benchmark::State& state, Shape s) {
+  auto a = filled(s.batch * s.m * s.k, 0.5f), b = filled(s.batch * s.k * s.n, -0.25f);
+  std::vector<float> c(s.batch * s.m * s.n);
+  omp_set_num_threads(1);
+  auto once = [&] {
+    for (int64_t i = 0; i < s.batch; ++i) {
+      if (dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, a.data() + i * s.m * s.k, s.k, b.data() + i * s.k * s.n, s.n, 0.0f,
+                     c.data() + i * s.m * s.n, s.n) != dnnl_success) {
+        std::fprintf(stderr, "dnnl_sgemm failed\n");
+        std::exit(2);
+      }
+    }
+  };
+  for (int warm = 0; warm < 3; ++warm) once();
+  for (auto _ : state) {
+    once();
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOPs"] =
+      benchmark::Counter(flops(s) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -250,6 +278,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((std::string("MatMul/aclnn/") + s.name).c_str(), BM_Aclnn, s)->UseRealTime();
     benchmark::RegisterBenchmark((std::string("MatMul/blas_1t/") + s.name).c_str(), BM_Blas, s, 1)->UseRealTime();
     benchmark::RegisterBenchmark((std::string("MatMul/blas_nt/") + s.name).c_str(), BM_Blas, s, cpus)->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("MatMul/onednn_1t/") + s.name).c_str(), BM_OneDnn, s)->UseRealTime();
   }
   benchmark::RegisterBenchmark("Conv/op/resnet_1x64x56x56_k3", BM_ConvOp)->UseRealTime();
   benchmark::RegisterBenchmark("Conv/aclnn/resnet_1x64x56x56_k3", BM_ConvAclnn)->UseRealTime();

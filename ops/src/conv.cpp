@@ -10,14 +10,13 @@
 // tensor of its own. Depthwise float32 1-D / 2-D convolutions take a direct kernel.
 // ConvTranspose (1-D, 2-D and 3-D, float32 and float16; group, dilations, output_padding,
 // output_shape, auto_pad) is a direct gather per output element, accumulated in double.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "conv_geometry.hpp"
 #include "onednn_conv.hpp"
+#include "sgemm.hpp"
 
 namespace arun::ops {
 
@@ -200,9 +199,7 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
     }
     if constexpr (kFloat) {
       float* out = y + (img * p.m + g * mg) * plane + c0;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
-                  static_cast<int>(kc), 1.0f, wsrc + g * mg * kc, static_cast<int>(kc), b, ldb, 0.0f, out,
-                  static_cast<int>(plane));
+      sgemm(false, false, mg, cols, kc, 1.0f, wsrc + g * mg * kc, kc, b, ldb, 0.0f, out, plane);
       if (bias != nullptr || z != nullptr || p.post.act != ConvAct::none) {
         for (int64_t oc = 0; oc < mg; ++oc) {
           const float bv = bias != nullptr ? bias[g * mg + oc] : 0.0f;
@@ -218,9 +215,7 @@ void conv_kernel(arun::Block blk, const ConvParams<T>& p) {
         wf_group = g;
       }
       acc.resize(static_cast<size_t>(mg * cols));
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(cols),
-                  static_cast<int>(kc), 1.0f, wf.data(), static_cast<int>(kc), b, ldb, 0.0f, acc.data(),
-                  static_cast<int>(cols));
+      sgemm(false, false, mg, cols, kc, 1.0f, wf.data(), kc, b, ldb, 0.0f, acc.data(), cols);
       for (int64_t oc = 0; oc < mg; ++oc) {
         const float bv = bias != nullptr ? C::load(bias[g * mg + oc]) : 0.0f;
         const int64_t at = (img * p.m + g * mg + oc) * plane + c0;

@@ -3,18 +3,17 @@
 // "bhid,bhjd->bhij", implicit output = the letters used once, in alphabetical order), float32 /
 // float16. Two operands whose letters are each batch (both operands and the output), M (first
 // operand and output), N (second and output) or K (both operands, summed) run as one sgemm per
-// batch item on gathered float copies (OpenBLAS, as MatMul). Everything else (one operand, a
+// batch item on gathered float copies (sgemm.hpp, as MatMul). Everything else (one operand, a
 // letter summed inside one operand) is a direct contraction loop accumulated in double: one output
 // element at a time, the summed letters walked with a two-operand strided cursor.
 //
 // Ellipsis ("...ij,...jk->...ik") broadcasts the operands' leading dims as numpy does. Refused at
 // the host with an attribute error naming the equation: a letter repeated inside one operand
 // (diagonals), three or more operands, more than 8 output or summed letters.
-#include <cblas.h>
-
 #include <algorithm>
 
 #include "kernel_common.hpp"
+#include "sgemm.hpp"
 
 namespace arun::ops {
 namespace {
@@ -111,9 +110,7 @@ void einsum_gemm_kernel(arun::Block blk, const EinsumGemmParams<T>& p) {
         StridedWalk::Cursor cn = p.n.at(0);
         for (int64_t ni = 0; ni < p.N; ++ni, p.n.next(cn)) bm[ki * p.N + ni] = C::load(b[ob + ck.off[1] + cn.off[0]]);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(p.M), static_cast<int>(p.N),
-                  static_cast<int>(p.K), 1.0f, am.data(), static_cast<int>(p.K), bm.data(), static_cast<int>(p.N), 0.0f,
-                  cm.data(), static_cast<int>(p.N));
+      sgemm(false, false, p.M, p.N, p.K, 1.0f, am.data(), p.K, bm.data(), p.N, 0.0f, cm.data(), p.N);
     }
     StridedWalk::Cursor cmw = p.m.at(0);
     for (int64_t mi = 0; mi < p.M; ++mi, p.m.next(cmw)) {

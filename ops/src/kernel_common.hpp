@@ -39,9 +39,6 @@ void register_reduce(std::vector<OpDef>& defs);    // reduce.cpp: Reduce*, TopK
 void register_resize(std::vector<OpDef>& defs);    // resize.cpp: Resize, Upsample
 void register_einsum(std::vector<OpDef>& defs);    // einsum.cpp: Einsum
 
-// OpenBLAS runs single-threaded inside a block: the AI cores are the threads (matmul.cpp).
-void pin_blas_threads();
-
 // The highest rank the strided kernels handle (ONNX models stay far below).
 inline constexpr int kMaxRank = 8;
 

@@ -1,15 +1,14 @@
 // MatMul (NumPy semantics: batched, broadcast batch dimensions, 1-D operands promoted) and Gemm
-// (transA/transB, alpha, beta, C broadcast to [M, N]) over OpenBLAS's sgemm.
+// (transA/transB, alpha, beta, C broadcast to [M, N]) over sgemm.hpp (oneDNN's or OpenBLAS's sgemm).
 //
-// Each AI core is a thread, so BLAS runs single-threaded inside a block (openblas_set_num_threads(1)
-// once, process-wide) and the parallelism comes from the blocks: the output is cut into
-// batch x row-tile x column-tile items, about one per AI core, and each block calls sgemm on its
-// items' sub-matrices in place (leading dimensions select the tile; nothing is copied).
+// Each AI core is a thread, so the engines run single-threaded inside a block (pin_blas_threads) and
+// the parallelism comes from the blocks: the output is cut into batch x row-tile x column-tile
+// items, about one per AI core, and each block calls sgemm on its items' sub-matrices in place
+// (leading dimensions select the tile; nothing is copied).
 #include <cblas.h>
 
-#include <mutex>
-
 #include "kernel_common.hpp"
+#include "sgemm.hpp"
 
 namespace arun::ops {
 namespace {
@@ -23,7 +22,7 @@ struct GemmParams {
   int64_t m, n, k;
   bool trans_a, trans_b;
   float alpha, beta;
-  int64_t c_stride_m, c_stride_n;   // C read with these strides (0 = broadcast)
+  int64_t c_stride_m, c_stride_n;     // C read with these strides (0 = broadcast)
   std::vector<int64_t> a_off, b_off;  // per batch entry, in elements
   int64_t tiles_m, tiles_n, tile_m, tile_n;
 };
@@ -47,7 +46,8 @@ void gemm_kernel(arun::Block blk, const GemmParams& p) {
     float beta = 0.0f;
     if (c != nullptr && p.beta != 0.0f) {
       for (int64_t i = m0; i < m1; ++i) {
-        for (int64_t j = n0; j < n1; ++j) o[(i - m0) * p.n + (j - n0)] = p.beta * c[i * p.c_stride_m + j * p.c_stride_n];
+        for (int64_t j = n0; j < n1; ++j)
+          o[(i - m0) * p.n + (j - n0)] = p.beta * c[i * p.c_stride_m + j * p.c_stride_n];
       }
       beta = 1.0f;
     }
@@ -60,23 +60,20 @@ void gemm_kernel(arun::Block blk, const GemmParams& p) {
       // small-matrix kernel about 4x slower than sgemv (bench/README.md, models).
       const int inc_a = p.trans_a ? lda : 1;
       if (p.trans_b) {
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n1 - n0), static_cast<int>(p.k), p.alpha, bs, ldb,
-                    as, inc_a, beta, o, 1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n1 - n0), static_cast<int>(p.k), p.alpha, bs, ldb, as,
+                    inc_a, beta, o, 1);
       } else {
-        cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(p.k), static_cast<int>(n1 - n0), p.alpha, bs, ldb,
-                    as, inc_a, beta, o, 1);
+        cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(p.k), static_cast<int>(n1 - n0), p.alpha, bs, ldb, as,
+                    inc_a, beta, o, 1);
       }
       continue;
     }
-    cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans, p.trans_b ? CblasTrans : CblasNoTrans,
-                static_cast<int>(m1 - m0), static_cast<int>(n1 - n0), static_cast<int>(p.k), p.alpha, as, lda, bs,
-                ldb, beta, o, static_cast<int>(p.n));
+    sgemm(p.trans_a, p.trans_b, m1 - m0, n1 - n0, p.k, p.alpha, as, lda, bs, ldb, beta, o, p.n);
   }
 }
 
-
-// Picks the tiling: about one item per usable AI core (OpCall::parallelism), tiles no thinner than 16 rows / 64 columns, and a
-// single block for small products (a launch costs more than a few hundred kiloflops).
+// Picks the tiling: about one item per usable AI core (OpCall::parallelism), tiles no thinner than 16 rows / 64
+// columns, and a single block for small products (a launch costs more than a few hundred kiloflops).
 void plan_tiles(const OpCall& call, int64_t batch, GemmParams& p, uint32_t* blocks) {
   const double flops = 2.0 * double(batch) * double(p.m) * double(p.n) * double(p.k);
   const int64_t cores = flops < 1e6 ? 1 : call.parallelism();
@@ -102,7 +99,8 @@ Status run_matmul(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1}));
   const Tensor& ta = call.inputs[0];
   const Tensor& tb = call.inputs[1];
-  if (ta.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(ta.dtype) + " (float32)");
+  if (ta.dtype != ACL_FLOAT)
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(ta.dtype) + " (float32)");
   if (ta.rank() == 0 || tb.rank() == 0) return call.input_error("operands must have at least one dimension");
   // 1-D operands: A [K] is [1, K] and B [K] is [K, 1]; the added dimension is dropped from the result.
   Shape sa = ta.shape, sb = tb.shape;
@@ -125,8 +123,29 @@ Status run_matmul(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, out));
   if (numel(out) == 0) return Status::Ok();
 
-  GemmParams p{ptr<float>(ta), ptr<float>(tb), nullptr, ptr<float>(call.outputs[0]), ta.count(), tb.count(), 0,
-               numel(out), m, n, k, false, false, 1.0f, 0.0f, 0, 0, {}, {}, 0, 0, 0, 0};
+  GemmParams p{ptr<float>(ta),
+               ptr<float>(tb),
+               nullptr,
+               ptr<float>(call.outputs[0]),
+               ta.count(),
+               tb.count(),
+               0,
+               numel(out),
+               m,
+               n,
+               k,
+               false,
+               false,
+               1.0f,
+               0.0f,
+               0,
+               0,
+               {},
+               {},
+               0,
+               0,
+               0,
+               0};
   // Per batch entry, the offset of its A and B matrices under broadcasting.
   const int64_t batch = numel(batch_shape);
   int64_t stride_a[kMaxRank] = {}, stride_b[kMaxRank] = {};
@@ -157,7 +176,8 @@ Status run_gemm(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.same_dtype({0, 1, 2}));
   const Tensor& ta = call.inputs[0];
   const Tensor& tb = call.inputs[1];
-  if (ta.dtype != ACL_FLOAT) return call.dtype_error(std::string("no kernel for ") + dtype_name(ta.dtype) + " (float32)");
+  if (ta.dtype != ACL_FLOAT)
+    return call.dtype_error(std::string("no kernel for ") + dtype_name(ta.dtype) + " (float32)");
   int64_t trans_a = 0, trans_b = 0;
   float alpha = 1.0f, beta = 1.0f;
   ARUN_RETURN_IF_ERROR(call.attr_int("transA", 0, &trans_a));
@@ -179,8 +199,29 @@ Status run_gemm(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(check_int_range(call, m, n, k));
   const Shape out{m, n};
   ARUN_RETURN_IF_ERROR(call.expect_output(0, ACL_FLOAT, out));
-  GemmParams p{ptr<float>(ta), ptr<float>(tb), nullptr, ptr<float>(call.outputs[0]), ta.count(), tb.count(), 0,
-               m * n, m, n, k, trans_a != 0, trans_b != 0, alpha, beta, 0, 0, {0}, {0}, 0, 0, 0, 0};
+  GemmParams p{ptr<float>(ta),
+               ptr<float>(tb),
+               nullptr,
+               ptr<float>(call.outputs[0]),
+               ta.count(),
+               tb.count(),
+               0,
+               m * n,
+               m,
+               n,
+               k,
+               trans_a != 0,
+               trans_b != 0,
+               alpha,
+               beta,
+               0,
+               0,
+               {0},
+               {0},
+               0,
+               0,
+               0,
+               0};
   if (call.inputs.size() == 3 && call.inputs[2].present()) {
     const Tensor& tc = call.inputs[2];
     Shape joined;
@@ -202,11 +243,6 @@ Status run_gemm(const OpCall& call) {
 }
 
 }  // namespace
-
-void pin_blas_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
-}
 
 void register_matmul(std::vector<OpDef>& defs) {
   defs.push_back({"MatMul", &run_matmul, {}});
