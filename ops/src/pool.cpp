@@ -21,7 +21,6 @@ struct PoolParams {
   Window win;
   bool max;
   bool include_pad;
-  bool inside;                 // every window lies inside the input (no padding reached, no dilation)
   int64_t* indices = nullptr;  // MaxPool's Indices output, or null
   bool per_plane = false;      // indices within the plane (PyTorch) instead of the whole tensor (ONNX)
   bool col_major = false;      // storage_order 1
@@ -50,44 +49,19 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
   const T* x = blk.map(p.x, p.planes * ivol).data();
   T* y = blk.map(p.y, p.planes * ovol).data();
   int64_t* ind = p.indices != nullptr ? blk.map(p.indices, p.planes * ovol).data() : nullptr;
-  if (p.max && p.inside && ind == nullptr) {
-    // The common MaxPool: no bounds checks, no averaging state. Tap by tap over a run of outputs,
-    // with a select instead of a branch: on real activations "v > best" is a coin toss, and the
-    // mispredicted branch of an output-by-output loop cost ~4x. Taps are visited in the same order
-    // per output as below, so ties and NaNs resolve alike.
-    const int64_t kd = wn.kernel[0], kh = wn.kernel[1], kw = wn.kernel[2], sx = wn.stride[2];
-    constexpr int64_t kRun = 64;
-    float best[kRun];
-    for (size_t row = r.first; row < r.last; ++row) {
-      const int64_t plane = static_cast<int64_t>(row) / (od * oh);
-      const int64_t oz = static_cast<int64_t>(row) / oh % od, oy = static_cast<int64_t>(row) % oh;
-      const T* xr = x + plane * ivol + (oz * wn.stride[0] * ih + oy * wn.stride[1]) * iw;
-      T* yr = y + row * ow;
-      for (int64_t ox0 = 0; ox0 < ow; ox0 += kRun) {
-        const int64_t n = std::min(kRun, ow - ox0);
-        const T* xw = xr + ox0 * sx;
-        for (int64_t i = 0; i < n; ++i) best[i] = static_cast<float>(C::load(xw[i * sx]));
-        for (int64_t kz = 0; kz < kd; ++kz) {
-          for (int64_t ky = 0; ky < kh; ++ky) {
-            for (int64_t kx = 0; kx < kw; ++kx) {
-              const T* xk = xw + (kz * ih + ky) * iw + kx;
-              for (int64_t i = 0; i < n; ++i) {
-                const float v = static_cast<float>(C::load(xk[i * sx])), b = best[i];
-                // A NaN already held stays; otherwise a larger value or a NaN replaces it.
-                best[i] = (b != b || !(v > b || v != v)) ? b : v;
-              }
-            }
-          }
-        }
-        for (int64_t i = 0; i < n; ++i) yr[ox0 + i] = pool_store<T>(best[i]);
-      }
-    }
-    return;
-  }
+  const int64_t kw = wn.kernel[2], sx = wn.stride[2], dx = wn.dilation[2], pl = wn.pad_begin[2];
+  // The output columns whose taps along x all lie inside the input: [xa, xb).
+  const int64_t xa = std::min(ow, (pl + sx - 1) / sx);
+  const int64_t last_start = iw - 1 - (kw - 1) * dx + pl;  // the largest ox * sx whose window fits
+  const int64_t xb = last_start < 0 ? xa : std::clamp(last_start / sx + 1, xa, ow);
+  constexpr int64_t kRun = 64;
+  float best_run[kRun];
+  double sum_run[kRun];
   for (size_t row = r.first; row < r.last; ++row) {
     const int64_t plane = static_cast<int64_t>(row) / (od * oh);
     const int64_t oz = static_cast<int64_t>(row) / oh % od, oy = static_cast<int64_t>(row) % oh;
     const T* xp = x + plane * ivol;
+    T* yr = y + row * ow;
     int64_t lo[3], hi[3];
     const int64_t s0 = oz * wn.stride[0] - wn.pad_begin[0], s1 = oy * wn.stride[1] - wn.pad_begin[1];
     window_taps(s0, wn.kernel[0], wn.dilation[0], id, &lo[0], &hi[0]);
@@ -99,9 +73,10 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
       return room <= 0 ? 0.0 : double(std::min<int64_t>(wn.kernel[d], (room + wn.dilation[d] - 1) / wn.dilation[d]));
     };
     const double covered_zy = covered(0, s0) * covered(1, s1);
-    for (int64_t ox = 0; ox < ow; ++ox) {
-      const int64_t s2 = ox * wn.stride[2] - wn.pad_begin[2];
-      window_taps(s2, wn.kernel[2], wn.dilation[2], iw, &lo[2], &hi[2]);
+    // One output, any window: bounds per tap, the index, the divisor.
+    auto one = [&](int64_t ox) {
+      const int64_t s2 = ox * sx - pl;
+      window_taps(s2, kw, dx, iw, &lo[2], &hi[2]);
       float best = -std::numeric_limits<float>::infinity();
       int64_t best_at = -1;
       double sum = 0.0;
@@ -111,7 +86,7 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
           const int64_t iy = s1 + ky * wn.dilation[1];
           const T* xr = xp + (iz * ih + iy) * iw;
           for (int64_t kx = lo[2]; kx < hi[2]; ++kx) {
-            const int64_t ix = s2 + kx * wn.dilation[2];
+            const int64_t ix = s2 + kx * dx;
             const float v = static_cast<float>(C::load(xr[ix]));
             // The first maximum wins; a NaN is the maximum (and the first NaN stays).
             if (best_at < 0 || (!std::isnan(best) && (v > best || std::isnan(v)))) {
@@ -127,9 +102,53 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
                          : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
                                          : double(std::max<int64_t>(valid, 1));
       const float v = p.max ? best : static_cast<float>(sum / div);
-      y[row * ow + ox] = pool_store<T>(v);
+      yr[ox] = pool_store<T>(v);
       if (ind != nullptr) ind[row * ow + ox] = best_at < 0 ? 0 : best_at + (p.per_plane ? 0 : plane * ivol);
+    };
+    if (ind != nullptr || hi[0] == lo[0] || hi[1] == lo[1]) {
+      for (int64_t ox = 0; ox < ow; ++ox) one(ox);
+      continue;
     }
+    for (int64_t ox = 0; ox < xa; ++ox) one(ox);
+    // The inner columns tap by tap over runs of outputs: no bounds per tap, and a select instead of
+    // a branch (on real activations "v > best" is a coin toss; the mispredicted branch of the
+    // output-by-output loop cost ~4x). Each output visits its taps in the order one() does, and
+    // sums in double in that order, so the results are the same bits.
+    const double div = p.divisor != 0  ? double(p.divisor)
+                       : p.include_pad ? std::max(covered_zy * double(kw), 1.0)  // an inner window covers kw along x
+                                       : double((hi[0] - lo[0]) * (hi[1] - lo[1]) * kw);
+    for (int64_t ox0 = xa; ox0 < xb; ox0 += kRun) {
+      const int64_t n = std::min(kRun, xb - ox0);
+      const T* base = xp + (ox0 * sx - pl);
+      if (p.max) {
+        const T* first = base + ((s0 + lo[0] * wn.dilation[0]) * ih + s1 + lo[1] * wn.dilation[1]) * iw;
+        for (int64_t i = 0; i < n; ++i) best_run[i] = static_cast<float>(C::load(first[i * sx]));
+      } else {
+        std::fill(sum_run, sum_run + n, 0.0);
+      }
+      for (int64_t kz = lo[0]; kz < hi[0]; ++kz) {
+        const int64_t iz = s0 + kz * wn.dilation[0];
+        for (int64_t ky = lo[1]; ky < hi[1]; ++ky) {
+          const T* xr = base + (iz * ih + s1 + ky * wn.dilation[1]) * iw;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const T* t = xr + kx * dx;
+            if (p.max) {
+              for (int64_t i = 0; i < n; ++i) {
+                const float v = static_cast<float>(C::load(t[i * sx])), b = best_run[i];
+                // A NaN already held stays; otherwise a larger value or a NaN replaces it.
+                best_run[i] = (b != b || !(v > b || v != v)) ? b : v;
+              }
+            } else {
+              for (int64_t i = 0; i < n; ++i) sum_run[i] += static_cast<float>(C::load(t[i * sx]));
+            }
+          }
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        yr[ox0 + i] = pool_store<T>(p.max ? best_run[i] : static_cast<float>(sum_run[i] / div));
+      }
+    }
+    for (int64_t ox = xb; ox < ow; ++ox) one(ox);
   }
 }
 
@@ -188,12 +207,7 @@ Status run_pool(const OpCall& call) {
   Status st;
   auto launch = [&](auto tag) {
     using T = decltype(tag);
-    bool inside = true;
-    for (int d = 0; d < kMaxSpatial; ++d) {
-      inside = inside && win.dilation[d] == 1 && win.pad_begin[d] == 0 &&
-               (win.out[d] - 1) * win.stride[d] + win.kernel[d] <= win.in[d];
-    }
-    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, win, kMax, include_pad != 0, inside};
+    PoolParams<T> p{ptr<T>(x), ptr<T>(call.outputs[0]), planes, win, kMax, include_pad != 0};
     p.indices = call.outputs.size() == 2 ? ptr<int64_t>(call.outputs[1]) : nullptr;
     p.per_plane = per_plane != 0;
     p.col_major = order == 1;
