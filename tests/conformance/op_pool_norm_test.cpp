@@ -89,6 +89,43 @@ TEST_P(PoolNormOpTest, MaxPoolEveryRankWithIndices) {
   pool({{1, 2, 3, 4, 4}, {2, 2, 2}, {1, 1, 1}}, true);
 }
 
+// Without Indices, MaxPool's inner columns take the kernel's run-at-a-time path (every tap inside
+// along x); with Indices every output takes the per-output path. Both must give the same values,
+// NaN included, for padded, dilated, strided and ceil_mode windows on rows wider than one run (64).
+TEST_P(PoolNormOpTest, MaxPoolWithoutIndicesMatchesThePerOutputPath) {
+  const Spec specs[] = {
+      {{2, 3, 150}, {3}, {2}, {}, {1, 1}},
+      {{1, 2, 9, 140}, {3, 3}, {1, 1}, {1, 2}, {1, 1, 1, 1}},
+      {{1, 2, 11, 133}, {3, 2}, {2, 3}, {2, 1}, {1, 0, 1, 1}, {}, {}, "", 1, true},
+      {{1, 2, 4, 5, 130}, {2, 2, 3}, {1, 2, 2}, {1, 1, 2}, {0, 1, 1, 1, 0, 2}},
+  };
+  for (const Spec& s : specs) {
+    const Dims od = Geo(s.geo()).outDims(s.x[0], s.x[1]);
+    std::vector<double> v = randoms(count(s.x), 11);
+    for (size_t i = 0; i < v.size(); i += 37) v[i] = NAN;
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+      const HostTensor x = make(dt, s.x, v);
+      Attr a;
+      s.apply(a);
+      a.l("kernel_shape", s.k);
+      if (s.ceil) a.i("ceil_mode", 1);
+      std::vector<HostTensor> with{like(dt, od), like(ACL_INT64, od)}, without{like(dt, od)};
+      ASSERT_EQ(ACL_SUCCESS, run("MaxPool", {x}, with, a));
+      ASSERT_EQ(ACL_SUCCESS, run("MaxPool", {x}, without, a));
+      const std::vector<double> want = with[0].values(), got = without[0].values();
+      ASSERT_EQ(want.size(), got.size());
+      size_t nans = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        nans += std::isnan(want[i]) ? 1 : 0;
+        ASSERT_TRUE(std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i])
+            << "x " << testing::PrintToString(s.x) << " dtype " << dt << " at " << i << ": " << got[i] << " vs "
+            << want[i];
+      }
+      EXPECT_GT(nans, 0u);  // the NaN rule was exercised
+    }
+  }
+}
+
 // MaxPool-12 takes int8 / uint8; values are exact, and an all-padding window gives the lowest value.
 TEST_P(PoolNormOpTest, MaxPoolInt8AndUint8) {
   const Spec s{{1, 2, 7, 6}, {3, 2}, {2, 2}, {}, {1, 0, 1, 1}, {}, {}, "", 1, true};
