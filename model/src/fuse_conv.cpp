@@ -84,6 +84,30 @@ bool activation_of(const Graph& g, const Node& act, aclDataType type, std::strin
   return true;
 }
 
+// BatchNormalization -> Relu (pre-activation blocks: DenseNet, ResNet v2) into the normalisation's
+// one pass over the tensor (its fused_relu attribute). Same single-reader rule as the convolutions.
+bool fuse_norm_relu(Graph* g, const std::vector<int>& reads, size_t i, std::vector<bool>* dropped) {
+  std::vector<Node>& nodes = g->nodes;
+  Node& norm = nodes[i];
+  if (norm.outputs.size() != 1 || norm.outputs[0] < 0 || norm.attrs.find("fused_relu") != nullptr) return false;
+  const int t = norm.outputs[0];
+  TensorInfo& y = g->tensors[t];
+  if (y.kind != TensorKind::intermediate || reads[t] != 1 || y.consumers.size() != 1 || !fusable_type(y.dtype)) {
+    return false;
+  }
+  const size_t j = static_cast<size_t>(y.consumers[0]);
+  Node& relu = nodes[j];
+  if (relu.op != "Relu" || relu.inputs.size() != 1 || relu.outputs.size() != 1 || relu.outputs[0] < 0) return false;
+  norm.attrs.set("fused_relu", int64_t{1});
+  norm.outputs[0] = relu.outputs[0];
+  relu = std::move(norm);
+  (*dropped)[i] = true;
+  y.producer = -1;
+  y.consumers.clear();
+  g->tensors[relu.outputs[0]].producer = static_cast<int>(j);
+  return true;
+}
+
 }  // namespace
 
 bool conv_fusion_enabled() {
@@ -103,6 +127,10 @@ int fuse_convs(Graph* g) {
   std::vector<bool> dropped(nodes.size(), false);
   int removed = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].op == "BatchNormalization") {
+      if (fuse_norm_relu(g, reads, i, &dropped)) ++removed;
+      continue;
+    }
     if (nodes[i].op != "Conv" || nodes[i].outputs.size() != 1 || nodes[i].inputs.size() > 3) continue;
     size_t at = i;  // where the fused node is now
     bool has_sum = false, has_act = false;

@@ -14,7 +14,9 @@ bool conv_fusion_enabled();
 // attributes activation / activation_params. A link fuses only when the convolution's output is
 // read by that one node input and is no graph output. The fused node takes the place of the last
 // node it replaces, so the order stays topological; the dropped intermediates are left with no
-// producer and no consumers (the plan gives them no memory). Returns how many nodes were removed.
+// producer and no consumers (the plan gives them no memory). Also BatchNormalization -> Relu, by
+// the same rule, into the normalisation (its fused_relu attribute). Returns how many nodes were
+// removed.
 int fuse_convs(Graph* g);
 
 }  // namespace arun::model::detail

@@ -54,6 +54,7 @@ struct BatchNormParams {
   int64_t n, c, inner;
   float epsilon, momentum;
   bool training, unbiased;
+  bool relu;  // fused_relu: a Relu that read only this output, applied in the same pass
 };
 
 template <class T>
@@ -105,14 +106,21 @@ void batchnorm_kernel(arun::Block blk, const BatchNormParams<T>& p) {
     const float b0 = static_cast<float>(bias[ch] - mean * inv * scale[ch]);
     for (int64_t b = 0; b < p.n; ++b) {
       const int64_t off = (b * p.c + static_cast<int64_t>(ch)) * p.inner;
-      for (int64_t i = 0; i < p.inner; ++i) y[off + i] = C::store(static_cast<float>(C::load(x[off + i])) * a + b0);
+      if (p.relu) {
+        for (int64_t i = 0; i < p.inner; ++i) {
+          const float v = static_cast<float>(C::load(x[off + i])) * a + b0;
+          y[off + i] = C::store(v < 0.0f ? 0.0f : v);  // Relu's select: NaN stays NaN
+        }
+      } else {
+        for (int64_t i = 0; i < p.inner; ++i) y[off + i] = C::store(static_cast<float>(C::load(x[off + i])) * a + b0);
+      }
     }
   }
 }
 
 Status run_batchnorm(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.expect_inputs(5, 5));
-  int64_t opset = 15, training = 0, unbiased = 0, spatial = 1;
+  int64_t opset = 15, training = 0, unbiased = 0, spatial = 1, relu = 0;
   float epsilon = 1e-5f, momentum = 0.9f;
   ARUN_RETURN_IF_ERROR(call.attr_int("opset", 15, &opset));
   if (opset < 7) return call.attr_error("opset " + std::to_string(opset) + " is not supported (7 and later)");
@@ -125,6 +133,9 @@ Status run_batchnorm(const OpCall& call) {
   ARUN_RETURN_IF_ERROR(call.attr_int("spatial", 1, &spatial));
   ARUN_RETURN_IF_ERROR(call.attr_int("training_mode", 0, &training));
   ARUN_RETURN_IF_ERROR(call.attr_int("unbiased", 0, &unbiased));
+  // Ours: set by the model importer's fusion (model/src/fuse_conv.cpp) when a Relu reads only Y.
+  ARUN_RETURN_IF_ERROR(call.attr_int("fused_relu", 0, &relu));
+  if (relu != 0 && relu != 1) return call.attr_error("fused_relu must be 0 or 1");
   ARUN_RETURN_IF_ERROR(call.attr_float("epsilon", 1e-5f, &epsilon));
   ARUN_RETURN_IF_ERROR(call.attr_float("momentum", 0.9f, &momentum));
   if (spatial != 0 && spatial != 1) return call.attr_error("spatial must be 0 or 1");
@@ -186,7 +197,8 @@ Status run_batchnorm(const OpCall& call) {
                          epsilon,
                          momentum,
                          training != 0,
-                         unbiased != 0};
+                         unbiased != 0,
+                         relu != 0};
     st = launch_op(call, call.blocks_for(x.count(), 1 << 14), batchnorm_kernel<T>, p);
   });
   return st;
@@ -409,8 +421,9 @@ Status run_lp_norm(const OpCall& call) {
 }  // namespace
 
 void register_channel_norm(std::vector<OpDef>& defs) {
-  defs.push_back(
-      {"BatchNormalization", &run_batchnorm, {"epsilon", "momentum", "opset", "spatial", "training_mode", "unbiased"}});
+  defs.push_back({"BatchNormalization",
+                  &run_batchnorm,
+                  {"epsilon", "fused_relu", "momentum", "opset", "spatial", "training_mode", "unbiased"}});
   defs.push_back({"InstanceNormalization", &run_instance_norm, {"epsilon"}});
   defs.push_back({"LRN", &run_lrn, {"alpha", "beta", "bias", "size"}});
   defs.push_back({"LpNormalization", &run_lp_norm, {"axis", "p"}});

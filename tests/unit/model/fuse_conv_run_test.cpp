@@ -165,4 +165,42 @@ TEST_F(FuseConvRun, DepthwiseWithClipMatchesTheUnfusedNodes) {
   EXPECT_EQ(*std::max_element(y.begin(), y.end()), 0.6f);
 }
 
+// x [2, c, h, w] -> BatchNormalization (random statistics) -> Relu -> y: the Relu runs inside the
+// normalisation's pass when fused.
+Case norm_relu_case(int64_t c, int64_t h, int64_t w) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* os = model.add_opset_import();
+  os->set_domain("");
+  os->set_version(13);
+  auto* g = model.mutable_graph();
+  g->set_name("fuse_norm_relu");
+  Case cs;
+  cs.inputs.push_back({2, c, h, w});
+  cs.output = cs.inputs[0];
+  add_value(g->mutable_input(), "x", cs.inputs[0]);
+  add_floats(g, "scale", {c}, 3);
+  add_floats(g, "bias", {c}, 5, 0.5f);
+  add_floats(g, "mean", {c}, 9, 0.2f);
+  TensorProto* var = g->add_initializer();
+  var->set_name("var");
+  var->set_data_type(TensorProto::FLOAT);
+  var->add_dims(c);
+  for (float v : values(static_cast<size_t>(c), 13)) var->add_float_data(1.0f + 0.5f * v);  // positive
+  add_node(g, "BatchNormalization", {"x", "scale", "bias", "mean", "var"}, "n");
+  add_node(g, "Relu", {"n"}, "y");
+  add_value(g->mutable_output(), "y", cs.output);
+  cs.bytes = model.SerializeAsString();
+  return cs;
+}
+
+TEST_F(FuseConvRun, BatchNormWithReluMatchesTheUnfusedNodes) {
+  for (const auto& d : {std::vector<int64_t>{3, 5, 5}, std::vector<int64_t>{64, 14, 14}}) {
+    const auto y = expect_same(norm_relu_case(d[0], d[1], d[2]));
+    ASSERT_FALSE(y.empty());
+    EXPECT_EQ(*std::min_element(y.begin(), y.end()), 0.0f);
+    EXPECT_GT(*std::max_element(y.begin(), y.end()), 0.0f);
+  }
+}
+
 }  // namespace

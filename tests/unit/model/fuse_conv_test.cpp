@@ -199,5 +199,53 @@ TEST(FuseConv, TurnedOffByTheEnvironment) {
   EXPECT_EQ(ops_of(g), (std::vector<std::string>{"Conv", "Relu"}));
 }
 
+// x [1, 2, 3, 3] -> BatchNormalization (inference) -> n; the readers added by each test.
+onnx::ModelProto norm_model() {
+  onnx::ModelProto m = new_model(13);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {1, 2, 3, 3});
+  for (const char* name : {"scale", "bias", "mean", "var"}) {
+    TensorProto* t = add_init(g, name, TensorProto::FLOAT, {2});
+    t->add_float_data(0.5f);
+    t->add_float_data(1.5f);
+  }
+  add_node(g, "BatchNormalization", "bn", {"x", "scale", "bias", "mean", "var"}, "n");
+  return m;
+}
+
+int64_t fused_relu_of(const Node& n) {
+  const ops::AttrValue* v = n.attrs.find("fused_relu");
+  return v != nullptr ? std::get<int64_t>(*v) : 0;
+}
+
+TEST(FuseNorm, ReluAfterABatchNormRunsInItsPass) {
+  onnx::ModelProto m = norm_model();
+  add_node(m.mutable_graph(), "Relu", "relu", {"n"}, "y");
+  add_value(m.mutable_graph()->mutable_output(), "y", {1, 2, 3, 3});
+  const Graph g = load(m);
+  ASSERT_EQ(ops_of(g), std::vector<std::string>{"BatchNormalization"});
+  EXPECT_EQ(fused_relu_of(g.nodes[0]), 1);
+  EXPECT_EQ(name_of(g, g.nodes[0].outputs[0]), "y");
+  for (const TensorInfo& t : g.tensors) EXPECT_NE(t.name, "n");
+}
+
+TEST(FuseNorm, ANormOutputWithAnotherReaderOrAGraphOutputStaysApart) {
+  onnx::ModelProto two = norm_model();
+  add_node(two.mutable_graph(), "Relu", "relu", {"n"}, "y");
+  add_node(two.mutable_graph(), "Neg", "neg", {"n"}, "z");
+  add_value(two.mutable_graph()->mutable_output(), "y", {1, 2, 3, 3});
+  add_value(two.mutable_graph()->mutable_output(), "z", {1, 2, 3, 3});
+  Graph g = load(two);
+  EXPECT_EQ(ops_of(g), (std::vector<std::string>{"BatchNormalization", "Relu", "Neg"}));
+  EXPECT_EQ(fused_relu_of(g.nodes[0]), 0);
+
+  onnx::ModelProto out = norm_model();
+  add_node(out.mutable_graph(), "Relu", "relu", {"n"}, "y");
+  add_value(out.mutable_graph()->mutable_output(), "n", {1, 2, 3, 3});
+  add_value(out.mutable_graph()->mutable_output(), "y", {1, 2, 3, 3});
+  g = load(out);
+  EXPECT_EQ(ops_of(g), (std::vector<std::string>{"BatchNormalization", "Relu"}));
+}
+
 }  // namespace
 }  // namespace arun::model
