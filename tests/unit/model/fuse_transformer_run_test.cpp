@@ -1,0 +1,103 @@
+// Fused LayerNorm and GELU compute what the nodes they replace compute: each model is loaded twice
+// through aclmdlLoadFromMem, with the fusion (default) and without it (ARUN_MODEL_FUSE=0), run on
+// the same inputs and the outputs compared: small patterns in float32 and float16 (between Casts),
+// and the test transformer (tests/models/make_models.py).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "model_runner.hpp"
+#include "transformer_patterns.hpp"
+
+namespace {
+
+using namespace onnx_test;
+
+size_t count(const std::vector<int64_t>& dims) {
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+class FuseTransformerRun : public ModelRunTest {
+ protected:
+  // Loads (fused or not) and runs the model once on x made from a fixed seed; returns y.
+  static std::vector<float> run(const std::string& bytes, const std::vector<int64_t>& dims, bool fuse) {
+    if (!fuse) ::setenv("ARUN_MODEL_FUSE", "0", 1);
+    const uint32_t id = load_model(bytes);
+    ::unsetenv("ARUN_MODEL_FUSE");
+    if (id == 0) return {};
+    std::vector<float> x = values(count(dims), 100);
+    for (float& v : x) v *= 3.0f;  // GELU's tails too
+    std::vector<std::vector<float>> got = run_and_unload(id, {x}, {count(dims)});
+    return got.empty() ? std::vector<float>{} : got[0];
+  }
+
+  // |fused - unfused| <= tol * (1 + |unfused|) everywhere (the first few misses are reported).
+  static void expect_same(const std::string& bytes, const std::vector<int64_t>& dims, float tol,
+                          const std::string& what) {
+    const std::vector<float> fused = run(bytes, dims, true), plain = run(bytes, dims, false);
+    ASSERT_EQ(fused.size(), count(dims)) << what;
+    ASSERT_EQ(plain.size(), count(dims)) << what;
+    size_t bad = 0;
+    for (size_t i = 0; i < fused.size() && bad < 3; ++i) {
+      const bool ok = std::fabs(fused[i] - plain[i]) <= tol * (1.0f + std::fabs(plain[i]));
+      EXPECT_TRUE(ok) << what << " element " << i << ": fused " << fused[i] << ", unfused " << plain[i];
+      bad += ok ? 0 : 1;
+    }
+  }
+};
+
+// float16: the unfused chain rounds every intermediate to half, the fused kernel computes in float.
+constexpr float kTol32 = 1e-5f, kTol16 = 4e-3f;
+
+TEST_F(FuseTransformerRun, LayerNormMatchesTheUnfusedNodes) {
+  // One row block and many (rows spread over the blocks of the fused kernel).
+  for (const auto& dims : {std::vector<int64_t>{2, 3, 8}, std::vector<int64_t>{4, 64, 256}}) {
+    for (int type : {TensorProto::FLOAT, TensorProto::FLOAT16}) {
+      for (auto [mul, add] : {std::pair{true, true}, std::pair{false, false}, std::pair{false, true}}) {
+        LayerNormSpec s;
+        s.dims = dims;
+        s.type = type;
+        s.mul = mul;
+        s.add = add;
+        expect_same(layer_norm_model(s).SerializeAsString(), dims, type == TensorProto::FLOAT ? kTol32 : kTol16,
+                    "layer norm " + std::to_string(dims.back()) + " type " + std::to_string(type) + " mul " +
+                        std::to_string(mul) + " add " + std::to_string(add));
+      }
+    }
+  }
+}
+
+TEST_F(FuseTransformerRun, GeluMatchesTheUnfusedNodes) {
+  for (const auto& dims : {std::vector<int64_t>{2, 3, 8}, std::vector<int64_t>{4, 64, 256}}) {
+    for (int type : {TensorProto::FLOAT, TensorProto::FLOAT16}) {
+      for (auto form : {GeluSpec::HalfFirst, GeluSpec::HalfOnErf, GeluSpec::HalfLast}) {
+        GeluSpec s;
+        s.dims = dims;
+        s.type = type;
+        s.form = form;
+        s.mul_by_inverse = form == GeluSpec::HalfOnErf;
+        expect_same(gelu_model(s).SerializeAsString(), dims, type == TensorProto::FLOAT ? kTol32 : kTol16,
+                    "gelu form " + std::to_string(form) + " type " + std::to_string(type));
+      }
+    }
+  }
+}
+
+TEST_F(FuseTransformerRun, TheTestTransformerMatchesTheUnfusedModel) {
+  std::ifstream f(std::string(ARUN_TEST_MODELS_DIR) + "/transformer_b1.onnx", std::ios::binary);
+  ASSERT_TRUE(f) << "run the models.generate test first";
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  expect_same(bytes, {1, 128, 256}, kTol32, "transformer_b1");
+}
+
+}  // namespace
