@@ -67,8 +67,6 @@ struct Fuser {
     }
   }
 
-  const TensorInfo& tensor(int t) const { return g.tensors[t]; }
-
   // The one node that reads intermediate t (once), or -1: a second reader, a graph output, or a
   // node an earlier match already took.
   int sole_reader(int t) const {
@@ -249,32 +247,91 @@ struct Fuser {
     replace(last, std::move(fused), others);
   }
 
-  // x * 0.5 * (1 + erf(x / sqrt(2))), starting at the Erf. The argument is x / sqrt(2) or
-  // x * (1 / sqrt(2)); the 0.5 scales x first (Mul(Mul(x, 0.5), 1 + erf)), the 1 + erf
-  // (Mul(x, Mul(1 + erf, 0.5))) or the product last (Mul(Mul(x, 1 + erf), 0.5)).
+  // The producer of intermediate t when t is read only by node `reader` and the producer is `op`
+  // with two inputs; nullptr otherwise. *n is its index.
+  const Node* feeding(int t, int reader, const char* op, int* n) const {
+    if (sole_reader(t) != reader) return nullptr;
+    *n = g.tensors[t].producer;
+    return node_if(*n, op, 2);
+  }
+
+  // The operand of binary node n beside a constant scalar `want`, or -1.
+  int beside_constant(const Node& n, double want) const {
+    for (int i = 0; i < 2; ++i) {
+      if (is_constant(n.inputs[i], want)) return n.inputs[1 - i];
+    }
+    return -1;
+  }
+
+  // Erf's argument x / sqrt(2) or x * (1 / sqrt(2)): x, or -1. Adds its node to *nodes.
+  int erf_argument(int e, std::vector<int>* nodes) const {
+    const int s = g.nodes[e].inputs[0];
+    int n = -1, x = -1;
+    if (const Node* d = feeding(s, e, "Div", &n); d != nullptr && is_constant(d->inputs[1], std::sqrt(2.0))) {
+      x = d->inputs[0];
+    } else if (const Node* m = feeding(s, e, "Mul", &n)) {
+      x = beside_constant(*m, std::sqrt(0.5));
+    }
+    if (x >= 0) nodes->push_back(n);
+    return x;
+  }
+
+  // Tanh's argument sqrt(2 / pi) * (x + 0.044715 * x^3), x^3 as Pow(x, 3) or x * x * x (either
+  // association): x, or -1. Adds its nodes to *nodes.
+  int tanh_argument(int e, std::vector<int>* nodes) const {
+    int scale_n = -1, add_n = -1, mul_n = -1, cube_n = -1, square_n = -1;
+    const Node* scale = feeding(g.nodes[e].inputs[0], e, "Mul", &scale_n);
+    const int v = scale != nullptr ? beside_constant(*scale, std::sqrt(2.0 / 3.14159265358979323846)) : -1;
+    const Node* add = v >= 0 ? feeding(v, scale_n, "Add", &add_n) : nullptr;
+    if (add == nullptr) return -1;
+    for (int i = 0; i < 2; ++i) {
+      const int x = add->inputs[1 - i];
+      const Node* mul = feeding(add->inputs[i], add_n, "Mul", &mul_n);
+      const int cube = mul != nullptr ? beside_constant(*mul, 0.044715) : -1;
+      if (cube < 0) continue;
+      std::vector<int> found = {scale_n, add_n, mul_n};
+      if (const Node* pow = feeding(cube, mul_n, "Pow", &cube_n)) {
+        const std::optional<double> k = constant_scalar(g.tensors[pow->inputs[1]]);
+        if (pow->inputs[0] != x || !k || *k != 3.0) continue;
+        found.push_back(cube_n);
+      } else if (const Node* m3 = feeding(cube, mul_n, "Mul", &cube_n)) {
+        // Mul(Mul(x, x), x) in either operand order.
+        const int sq = m3->inputs[0] == x ? m3->inputs[1] : m3->inputs[1] == x ? m3->inputs[0] : -1;
+        const Node* m2 = sq >= 0 ? feeding(sq, cube_n, "Mul", &square_n) : nullptr;
+        if (m2 == nullptr || m2->inputs[0] != x || m2->inputs[1] != x) continue;
+        found.insert(found.end(), {cube_n, square_n});
+      } else {
+        continue;
+      }
+      for (int n : found) {
+        if (g.tensors[g.nodes[n].outputs[0]].shape != g.tensors[x].shape) return -1;
+      }
+      nodes->insert(nodes->end(), found.begin(), found.end());
+      return x;
+    }
+    return -1;
+  }
+
+  // x * 0.5 * (1 + f(u)) with f = erf, u = x / sqrt(2) (Gelu "none"), or f = tanh, u = the tanh
+  // approximation's argument (Gelu "tanh"), starting at the Erf / Tanh. The 0.5 scales x first
+  // (Mul(Mul(x, 0.5), 1 + f)), the 1 + f (Mul(x, Mul(1 + f, 0.5))) or the product last
+  // (Mul(Mul(x, 1 + f), 0.5)).
   void gelu(int e) {
     const Node* erf = node_if(e, "Erf", 1);
-    if (erf == nullptr) return;
-    const int s = erf->inputs[0];
-    if (sole_reader(s) != e || g.tensors[s].producer < 0) return;
-    const int scale_n = g.tensors[s].producer;
-    int x = -1;
-    if (const Node* d = node_if(scale_n, "Div", 2); d != nullptr && is_constant(d->inputs[1], std::sqrt(2.0))) {
-      x = d->inputs[0];
-    } else if (const Node* m = node_if(scale_n, "Mul", 2)) {
-      for (int i = 0; i < 2; ++i) {
-        if (is_constant(m->inputs[i], std::sqrt(0.5))) x = m->inputs[1 - i];
-      }
-    }
+    const Node* tanh = erf == nullptr ? node_if(e, "Tanh", 1) : nullptr;
+    if (erf == nullptr && tanh == nullptr) return;
+    std::vector<int> others;
+    const int x = erf != nullptr ? erf_argument(e, &others) : tanh_argument(e, &others);
     if (x < 0) return;
     const TensorInfo& xi = g.tensors[x];
-    if (!fusable_type(xi.dtype) || g.tensors[s].shape != xi.shape) return;
+    const Node& f = g.nodes[e];
+    if (!fusable_type(xi.dtype) || g.tensors[f.inputs[0]].shape != xi.shape) return;
     auto same_shape = [&](const Node* n) { return n != nullptr && g.tensors[n->outputs[0]].shape == xi.shape; };
 
-    const int add_n = sole_reader(erf->outputs[0]);
+    const int add_n = sole_reader(f.outputs[0]);
     const Node* add = node_if(add_n, "Add", 2);
     if (!same_shape(add)) return;
-    const int one = other_operand(*add, erf->outputs[0]);
+    const int one = other_operand(*add, f.outputs[0]);
     if (one < 0 || !is_constant(one, 1.0)) return;
     const int a = add->outputs[0];
     const int m1_n = sole_reader(a);
@@ -282,10 +339,10 @@ struct Fuser {
     if (!same_shape(m1)) return;
     const int o = other_operand(*m1, a);
     if (o < 0) return;
-    std::vector<int> others = {scale_n, e, add_n};
+    others.insert(others.end(), {e, add_n});
     int last = -1;
     if (o == x || is_constant(o, 0.5)) {
-      // Mul(x, 1 + erf) then * 0.5, or Mul(1 + erf, 0.5) then * x.
+      // Mul(x, 1 + f) then * 0.5, or Mul(1 + f, 0.5) then * x.
       const int m2_n = sole_reader(m1->outputs[0]);
       const Node* m2 = node_if(m2_n, "Mul", 2);
       if (!same_shape(m2)) return;
@@ -294,21 +351,21 @@ struct Fuser {
       others.push_back(m1_n);
       last = m2_n;
     } else {
-      // Mul(Mul(x, 0.5), 1 + erf).
-      const int h_n = g.tensors[o].producer;
-      const Node* h = node_if(h_n, "Mul", 2);
-      if (sole_reader(o) != m1_n || !same_shape(h)) return;
+      // Mul(Mul(x, 0.5), 1 + f).
+      int h_n = -1;
+      const Node* h = feeding(o, m1_n, "Mul", &h_n);
+      if (!same_shape(h)) return;
       const int half = other_operand(*h, x);
       if (half < 0 || !is_constant(half, 0.5)) return;
       others.push_back(h_n);
       last = m1_n;
     }
     Node fused;
-    fused.name = g.nodes[e].name;
+    fused.name = f.name;
     fused.op = "Gelu";
     fused.inputs = {x};
     fused.outputs = {g.nodes[last].outputs[0]};
-    fused.attrs.set("approximate", std::string("none"));
+    fused.attrs.set("approximate", std::string(erf != nullptr ? "none" : "tanh"));
     replace(last, std::move(fused), others);
   }
 

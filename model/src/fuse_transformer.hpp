@@ -11,10 +11,11 @@ namespace arun::model::detail {
 //   Sqrt -> Div(c, std) [-> Mul(gamma)] [-> Add(beta)]
 // into one LayerNormalization node (X, Scale = gamma or a ones weight it adds, B = beta; axis = the
 // last axis, epsilon), and x * 0.5 * (1 + erf(x / sqrt(2))) in its usual spellings into one Gelu
-// node (approximate "none"). Every intermediate must be read only inside the pattern and be no
-// graph output; the constants must be scalar weights of the expected values. The fused node takes
-// the place of the pattern's last node (order stays topological); the dropped intermediates are
-// removed. Returns how many nodes were removed. Runs under conv_fusion_enabled() (ARUN_MODEL_FUSE).
+// node (approximate "none"; the tanh approximation: "tanh"). Every intermediate must be read only
+// inside the pattern and be no graph output; the constants must be scalar weights of the expected
+// values. The fused node takes the place of the pattern's last node (order stays topological); the
+// dropped intermediates are removed. Returns how many nodes were removed. Runs under
+// conv_fusion_enabled() (ARUN_MODEL_FUSE).
 int fuse_transformer(Graph* g);
 
 }  // namespace arun::model::detail

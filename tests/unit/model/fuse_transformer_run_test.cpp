@@ -93,6 +93,23 @@ TEST_F(FuseTransformerRun, GeluMatchesTheUnfusedNodes) {
   }
 }
 
+TEST_F(FuseTransformerRun, GeluTanhMatchesTheUnfusedNodes) {
+  for (const auto& dims : {std::vector<int64_t>{2, 3, 8}, std::vector<int64_t>{4, 64, 256}}) {
+    for (int type : {TensorProto::FLOAT, TensorProto::FLOAT16}) {
+      for (bool cube_by_mul : {false, true}) {
+        GeluSpec s;
+        s.tanh = true;
+        s.dims = dims;
+        s.type = type;
+        s.cube_by_mul = cube_by_mul;
+        s.form = cube_by_mul ? GeluSpec::HalfLast : GeluSpec::HalfFirst;
+        expect_same(gelu_model(s).SerializeAsString(), dims, type == TensorProto::FLOAT ? kTol32 : kTol16,
+                    "gelu tanh type " + std::to_string(type) + " cube_by_mul " + std::to_string(cube_by_mul));
+      }
+    }
+  }
+}
+
 TEST_F(FuseTransformerRun, TheTestTransformerMatchesTheUnfusedModel) {
   std::ifstream f(std::string(ARUN_TEST_MODELS_DIR) + "/transformer_b1.onnx", std::ios::binary);
   ASSERT_TRUE(f) << "run the models.generate test first";

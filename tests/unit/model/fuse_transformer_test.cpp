@@ -184,6 +184,52 @@ TEST(FuseTransformer, GeluWithWrongConstantsOrSharedIntermediatesStaysApart) {
   }
 }
 
+TEST(FuseTransformer, GeluTanhSpellingsBecomeOneNode) {
+  for (auto form : {GeluSpec::HalfFirst, GeluSpec::HalfOnErf, GeluSpec::HalfLast}) {
+    for (bool cube_by_mul : {false, true}) {
+      for (bool swap : {false, true}) {
+        GeluSpec s;
+        s.tanh = true;
+        s.form = form;
+        s.cube_by_mul = cube_by_mul;
+        s.swap = swap;
+        const Graph g = load(gelu_model(s));
+        ASSERT_EQ(ops_of(g), std::vector<std::string>{"Gelu"}) << form << cube_by_mul << swap;
+        EXPECT_EQ(std::get<std::string>(*g.nodes[0].attrs.find("approximate")), "tanh");
+      }
+    }
+  }
+  GeluSpec f16;
+  f16.tanh = true;
+  f16.type = TensorProto::FLOAT16;
+  EXPECT_EQ(ops_of(load(gelu_model(f16))), (std::vector<std::string>{"Cast", "Gelu", "Cast"}));
+}
+
+TEST(FuseTransformer, GeluTanhWithWrongConstantsOrSharedIntermediatesStaysApart) {
+  GeluSpec coeff;
+  coeff.tanh = true;
+  coeff.coeff = 0.05;
+  EXPECT_EQ(find_op(load(gelu_model(coeff)), "Gelu"), nullptr);
+  GeluSpec half;
+  half.tanh = true;
+  half.half = 0.6;
+  EXPECT_EQ(find_op(load(gelu_model(half)), "Gelu"), nullptr);
+  for (bool cube_by_mul : {false, true}) {
+    for (const char* t : {"x3", "w", "v", "s", "e", "a"}) {
+      GeluSpec e;
+      e.tanh = true;
+      e.cube_by_mul = cube_by_mul;
+      e.extra_reader = t;
+      EXPECT_EQ(find_op(load(gelu_model(e)), "Gelu"), nullptr) << t;
+    }
+  }
+  GeluSpec x2;
+  x2.tanh = true;
+  x2.cube_by_mul = true;
+  x2.extra_output = "x2";
+  EXPECT_EQ(find_op(load(gelu_model(x2)), "Gelu"), nullptr);
+}
+
 TEST(FuseTransformer, TurnedOffByTheEnvironment) {
   ::setenv("ARUN_MODEL_FUSE", "0", 1);
   const Graph ln = load(layer_norm_model({}));

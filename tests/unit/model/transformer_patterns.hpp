@@ -149,9 +149,13 @@ struct GeluSpec : PatternSpec {
   bool mul_by_inverse = false;  // x * (1 / root) instead of x / root
   bool swap = false;            // the Muls' and the Add's operands in the other order
   double half = 0.5, root = std::sqrt(2.0);
+  // The tanh form: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + coeff * x^3))), x^3 as Pow(x, 3) or
+  // Mul(Mul(x, x), x). mul_by_inverse and root do not apply.
+  bool tanh = false, cube_by_mul = false;
+  double coeff = 0.044715;
 };
 
-// x * 0.5 * (1 + erf(x / sqrt(2))). Intermediates: s, e, a, and h (HalfFirst: x * 0.5),
+// x * 0.5 * (1 + erf(x / sqrt(2))) or the tanh form. Intermediates: s, e, a, and h (HalfFirst: x * 0.5),
 // q (HalfOnErf: a * 0.5) or p (HalfLast: x * a).
 inline onnx::ModelProto gelu_model(const GeluSpec& s) {
   PatternModel pm(s, "gelu");
@@ -162,14 +166,30 @@ inline onnx::ModelProto gelu_model(const GeluSpec& s) {
   };
   add_const(g, "half", s.type, {}, {static_cast<float>(s.half)});
   add_const(g, "one", s.type, {}, {1.0f});
-  if (s.mul_by_inverse) {
+  if (s.tanh) {
+    // Intermediates: x3 (and x2), w = coeff * x3, v = x + w, s = sqrt(2 / pi) * v.
+    if (s.cube_by_mul) {
+      mul(x, x, "x2");
+      mul("x2", x, "x3");
+    } else {
+      add_const(g, "three", s.type, {}, {3.0f});
+      add_node(g, "Pow", {x, "three"}, "x3");
+    }
+    add_const(g, "coeff", s.type, {}, {static_cast<float>(s.coeff)});
+    mul("coeff", "x3", "w");
+    add_node(g, "Add", s.swap ? std::vector<std::string>{"w", x} : std::vector<std::string>{x, "w"}, "v");
+    add_const(g, "k", s.type, {}, {static_cast<float>(std::sqrt(2.0 / 3.14159265358979323846))});
+    mul("v", "k", "s");
+    add_node(g, "Tanh", {"s"}, "e");
+  } else if (s.mul_by_inverse) {
     add_const(g, "root", s.type, {}, {static_cast<float>(1.0 / s.root)});
     mul(x, "root", "s");
+    add_node(g, "Erf", {"s"}, "e");
   } else {
     add_const(g, "root", s.type, {}, {static_cast<float>(s.root)});
     add_node(g, "Div", {x, "root"}, "s");
+    add_node(g, "Erf", {"s"}, "e");
   }
-  add_node(g, "Erf", {"s"}, "e");
   add_node(g, "Add", s.swap ? std::vector<std::string>{"one", "e"} : std::vector<std::string>{"e", "one"}, "a");
   switch (s.form) {
     case GeluSpec::HalfFirst:
