@@ -16,13 +16,37 @@
 
 namespace onnx_test {
 
+// float -> IEEE half, round to nearest even (_Float16 is not on every compiler this builds with).
+inline uint16_t to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const auto sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  const uint32_t e = (x >> 23) & 0xffu;
+  uint32_t mant = x & 0x7fffffu;
+  if (e == 0xffu) return static_cast<uint16_t>(sign | 0x7c00u | (mant != 0 ? 0x200u : 0u));
+  const int exp = static_cast<int>(e) - 127 + 15;
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  int shift = 13;
+  uint32_t h_exp = static_cast<uint32_t>(exp) << 10;
+  if (exp <= 0) {  // a subnormal half
+    if (exp < -10) return sign;
+    mant |= 0x800000u;
+    shift = 14 - exp;
+    h_exp = 0;
+  }
+  uint32_t h = h_exp | (mant >> shift);
+  const uint32_t rem = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+  if (rem > halfway || (rem == halfway && (h & 1u) != 0)) ++h;  // a carry rounds into the exponent
+  return static_cast<uint16_t>(sign | h);
+}
+
 inline void add_const(onnx::GraphProto* g, const std::string& name, int type, const std::vector<int64_t>& dims,
                       const std::vector<float>& v) {
   TensorProto* t = add_init(g, name, type, dims);
   if (type == TensorProto::FLOAT16) {
     std::string raw;
     for (float f : v) {
-      const _Float16 h = static_cast<_Float16>(f);
+      const uint16_t h = to_half(f);
       char b[2];
       std::memcpy(b, &h, 2);
       raw.append(b, 2);
