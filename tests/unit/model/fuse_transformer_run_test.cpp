@@ -110,6 +110,41 @@ TEST_F(FuseTransformerRun, GeluTanhMatchesTheUnfusedNodes) {
   }
 }
 
+// The LayerNormalization kernel itself on long rows (float partial sums added into double every
+// 1024 values; a length that leaves a remainder of the 16 lanes) against a float64 reference.
+TEST_F(FuseTransformerRun, LayerNormalizationKernelKeepsLongRowsAccurate) {
+  const int64_t rows = 3, len = 50003;
+  onnx::ModelProto m = new_model(17);
+  auto* g = m.mutable_graph();
+  add_value(g->mutable_input(), "x", {rows, len});
+  std::vector<float> gamma = values(static_cast<size_t>(len), 3), beta = values(static_cast<size_t>(len), 5);
+  add_const(g, "gamma", TensorProto::FLOAT, {len}, gamma);
+  add_const(g, "beta", TensorProto::FLOAT, {len}, beta);
+  add_node(g, "LayerNormalization", {"x", "gamma", "beta"}, "y");
+  add_value(g->mutable_output(), "y", {rows, len});
+  const uint32_t id = load_model(m.SerializeAsString());
+  ASSERT_NE(id, 0u);
+  std::vector<float> x = values(static_cast<size_t>(rows * len), 100);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 10.0f * static_cast<float>(i / len + 1) + x[i];  // offset rows
+  const std::vector<std::vector<float>> got = run_and_unload(id, {x}, {x.size()});
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x.data() + r * len;
+    double mean = 0.0, var = 0.0;
+    for (int64_t j = 0; j < len; ++j) mean += row[j];
+    mean /= static_cast<double>(len);
+    for (int64_t j = 0; j < len; ++j) var += (row[j] - mean) * (row[j] - mean);
+    const double inv = 1.0 / std::sqrt(var / static_cast<double>(len) + 1e-5);
+    size_t bad = 0;
+    for (int64_t j = 0; j < len && bad < 3; ++j) {
+      const double want = (row[j] - mean) * inv * gamma[j] + beta[j];
+      const bool ok = std::fabs(got[0][r * len + j] - want) <= 1e-5 * (1.0 + std::fabs(want));
+      EXPECT_TRUE(ok) << "row " << r << " element " << j << ": " << got[0][r * len + j] << ", want " << want;
+      bad += ok ? 0 : 1;
+    }
+  }
+}
+
 TEST_F(FuseTransformerRun, TheTestTransformerMatchesTheUnfusedModel) {
   std::ifstream f(std::string(ARUN_TEST_MODELS_DIR) + "/transformer_b1.onnx", std::ios::binary);
   ASSERT_TRUE(f) << "run the models.generate test first";
