@@ -19,6 +19,7 @@
 #include "acl/acl.h"
 #include "arun/model/graph.hpp"
 #include "fuse_conv.hpp"
+#include "fuse_transformer.hpp"
 #include "onnx_checks.hpp"
 
 namespace arun::model {
@@ -514,8 +515,12 @@ Status import_onnx(const void* data, size_t size, const ImportLimits& limits, Gr
     ARUN_RETURN_IF_ERROR(static_type(ti.name, *it->second, &ti.dtype, &ti.shape));
     ARUN_RETURN_IF_ERROR(shape_bytes(ti.name, ti.dtype, ti.shape, limits.max_tensor_bytes, &ti.bytes));
   }
-  // Activations and residual Adds into the convolutions before them (needs the inferred shapes).
-  if (detail::conv_fusion_enabled()) detail::fuse_convs(&g);
+  // Activations and residual Adds into the convolutions before them (needs the inferred shapes),
+  // and the elementwise LayerNorm / GELU of transformers into one node each.
+  if (detail::conv_fusion_enabled()) {
+    detail::fuse_convs(&g);
+    detail::fuse_transformer(&g);
+  }
   *out = std::move(g);
   return Status::Ok();
 }

@@ -3,6 +3,7 @@
 // float32 and float16; sums are accumulated in double so long rows keep float32 accuracy (the
 // Reduce* ops are in reduce.cpp, BatchNormalization in batchnorm.cpp). ArgMax / ArgMin (one axis, int64
 // indices) over float32/16/64 and int32/64.
+#include <algorithm>
 #include <limits>
 
 #include "kernel_common.hpp"
@@ -90,6 +91,33 @@ struct LayerNormParams {
   bool rms = false;  // RMSNormalization: no centring, the variance is the mean square
 };
 
+// A row's sum of (x - centre) or of its square: kLanes independent float partials, which the
+// compiler vectorises (a double accumulator is one serial dependency chain), added into double
+// every kChunk values so long rows keep float32 accuracy.
+template <bool kSquare, class T>
+double row_sum(const T* x, int64_t len, float centre) {
+  using C = Compute<T>;
+  constexpr int64_t kLanes = 16, kChunk = 1024;
+  double total = 0.0;
+  for (int64_t c0 = 0; c0 < len; c0 += kChunk) {
+    const int64_t c1 = std::min(len, c0 + kChunk);
+    float acc[kLanes] = {};
+    int64_t j = c0;
+    for (; j + kLanes <= c1; j += kLanes) {
+      for (int64_t k = 0; k < kLanes; ++k) {
+        const float d = static_cast<float>(C::load(x[j + k])) - centre;
+        acc[k] += kSquare ? d * d : d;
+      }
+    }
+    for (; j < c1; ++j) {
+      const float d = static_cast<float>(C::load(x[j])) - centre;
+      total += kSquare ? d * d : d;
+    }
+    for (float a : acc) total += a;
+  }
+  return total;
+}
+
 template <class T>
 void layernorm_kernel(arun::Block blk, const LayerNormParams<T>& p) {
   const IndexRange r = blk.range(static_cast<size_t>(p.lines));
@@ -104,21 +132,21 @@ void layernorm_kernel(arun::Block blk, const LayerNormParams<T>& p) {
   float* inv_out = p.inv_std != nullptr ? blk.map(p.inv_std, p.lines).data() : nullptr;
   for (size_t line = r.first; line < r.last; ++line) {
     const T* x = in + line * p.len;
-    double sum = 0.0;
-    for (int64_t j = 0; j < p.len; ++j) sum += static_cast<float>(C::load(x[j]));
-    const double mean = p.rms ? 0.0 : sum / double(p.len);
-    double var = 0.0;
-    for (int64_t j = 0; j < p.len; ++j) {
-      const double d = static_cast<float>(C::load(x[j])) - mean;
-      var += d * d;
-    }
-    const float inv = static_cast<float>(1.0 / std::sqrt(var / double(p.len) + p.epsilon));
-    const float m = static_cast<float>(mean);
+    // Two passes over the row (it is in cache for the second): the centred sum of squares does
+    // not cancel as sum(x^2) - n * mean^2 does.
+    const float m = p.rms ? 0.0f : static_cast<float>(row_sum<false>(x, p.len, 0.0f) / double(p.len));
+    const double var = row_sum<true>(x, p.len, m) / double(p.len);
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + p.epsilon));
     T* y = out + line * p.len;
-    for (int64_t j = 0; j < p.len; ++j) {
-      float v = (static_cast<float>(C::load(x[j])) - m) * inv * static_cast<float>(C::load(scale[j]));
-      if (bias != nullptr) v += static_cast<float>(C::load(bias[j]));
-      y[j] = C::store(v);
+    if (bias != nullptr) {
+      for (int64_t j = 0; j < p.len; ++j) {
+        const float v = (static_cast<float>(C::load(x[j])) - m) * inv;
+        y[j] = C::store(v * static_cast<float>(C::load(scale[j])) + static_cast<float>(C::load(bias[j])));
+      }
+    } else {
+      for (int64_t j = 0; j < p.len; ++j) {
+        y[j] = C::store((static_cast<float>(C::load(x[j])) - m) * inv * static_cast<float>(C::load(scale[j])));
+      }
     }
     if (mean_out != nullptr) mean_out[line] = m;
     if (inv_out != nullptr) inv_out[line] = inv;

@@ -47,3 +47,21 @@ if(TARGET arun_model)
   set_tests_properties(model_fuse_conv_run_openblas PROPERTIES ENVIRONMENT ARUN_CONV_ENGINE=openblas)
   set_tests_properties(model_fuse_conv_run model_fuse_conv_run_openblas PROPERTIES LABELS model TIMEOUT 120)
 endif()
+
+# LayerNorm / GELU fusion at load: what fuses (import only), and fused and unfused models give the
+# same results (small patterns in float32 / float16, the test transformer).
+if(TARGET arun_model)
+  add_executable(model_fuse_transformer_test ${CMAKE_CURRENT_LIST_DIR}/model/fuse_transformer_test.cpp)
+  target_link_libraries(model_fuse_transformer_test PRIVATE arun_model ascendcl onnx_proto protobuf::libprotobuf
+                                                            GTest::gtest_main)
+  target_compile_definitions(model_fuse_transformer_test PRIVATE ARUN_TEST_MODELS_DIR="${ARUN_TEST_MODELS_DIR}")
+  add_test(NAME model_fuse_transformer COMMAND model_fuse_transformer_test)
+  add_executable(model_fuse_transformer_run_test ${CMAKE_CURRENT_LIST_DIR}/model/fuse_transformer_run_test.cpp)
+  target_link_libraries(model_fuse_transformer_run_test PRIVATE ascendcl onnx_proto protobuf::libprotobuf
+                                                                GTest::gtest_main)
+  target_compile_definitions(model_fuse_transformer_run_test PRIVATE ARUN_TEST_MODELS_DIR="${ARUN_TEST_MODELS_DIR}")
+  arun_add_runtime_deps(model_fuse_transformer_run_test arun_device_ascend arun_configs)
+  add_test(NAME model_fuse_transformer_run COMMAND model_fuse_transformer_run_test)
+  set_tests_properties(model_fuse_transformer model_fuse_transformer_run PROPERTIES FIXTURES_REQUIRED arun_test_models
+                                                                                   LABELS model TIMEOUT 120)
+endif()
