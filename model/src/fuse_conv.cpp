@@ -8,6 +8,8 @@
 // FusedConv), so every tensor's shape and type are known.
 #include "fuse_conv.hpp"
 
+#include "graph_edit.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -177,54 +179,7 @@ int fuse_convs(Graph* g) {
   }
   if (removed == 0) return 0;
 
-  // Drop the replaced nodes and the tensors only they used, then renumber.
-  std::vector<Node> kept;
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    if (dropped[n]) continue;
-    kept.push_back(std::move(nodes[n]));
-  }
-  nodes = std::move(kept);
-  std::vector<bool> used(g->tensors.size(), false);
-  for (const Node& n : nodes) {
-    for (int t : n.inputs) {
-      if (t >= 0) used[t] = true;
-    }
-    for (int t : n.outputs) {
-      if (t >= 0) used[t] = true;
-    }
-  }
-  std::vector<int> tensor_index(g->tensors.size(), -1);
-  std::vector<TensorInfo> tensors;
-  for (size_t t = 0; t < g->tensors.size(); ++t) {
-    // Graph inputs and weights stay even when unread: the caller binds inputs by position.
-    if (!used[t] && g->tensors[t].kind == TensorKind::intermediate) continue;
-    tensor_index[t] = static_cast<int>(tensors.size());
-    tensors.push_back(std::move(g->tensors[t]));
-  }
-  g->tensors = std::move(tensors);
-  auto remap = [&](std::vector<int>& v) {
-    for (int& t : v) {
-      if (t >= 0) t = tensor_index[t];
-    }
-  };
-  remap(g->inputs);
-  remap(g->outputs);
-  for (TensorInfo& t : g->tensors) {
-    t.producer = -1;
-    t.consumers.clear();
-  }
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    remap(nodes[n].inputs);
-    remap(nodes[n].outputs);
-    for (int t : nodes[n].outputs) {
-      if (t >= 0) g->tensors[t].producer = static_cast<int>(n);
-    }
-    for (int t : nodes[n].inputs) {
-      if (t < 0) continue;
-      auto& c = g->tensors[t].consumers;
-      if (c.empty() || c.back() != static_cast<int>(n)) c.push_back(static_cast<int>(n));
-    }
-  }
+  drop_nodes(g, dropped);
   return removed;
 }
 
