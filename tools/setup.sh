@@ -16,6 +16,7 @@ packages=(
   pybind11-dev python3-dev python3-pytest  # python/: import acl, and its tests
   libopenblas-dev                        # ops/: sgemm behind MatMul, Gemm and Conv
   libdnnl-dev                            # ops/: oneDNN, the convolution engine
+  libsleef-dev                           # ops/: SLEEF, vectorised exp / log / tanh / erf
   libonnx-dev libprotobuf-dev            # model/: ONNX import (aclmdlLoadFromFile & co.)
   clang libclang-rt-14-dev               # tests/fuzz: libFuzzer, ASan and UBSan runtimes for clang
   nodejs                                 # tests/integration/speedscope: speedscope's importer

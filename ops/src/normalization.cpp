@@ -1,12 +1,15 @@
 // Softmax / LogSoftmax (along one axis, opset 13), LayerNormalization (over the trailing axes from
 // `axis`, optional Mean / InvStdDev outputs), RMSNormalization (opset 23, optional InvStdDev).
-// float32 and float16; sums are accumulated in double so long rows keep float32 accuracy (the
-// Reduce* ops are in reduce.cpp, BatchNormalization in batchnorm.cpp). ArgMax / ArgMin (one axis, int64
+// float32 and float16; sums are accumulated in double so long rows keep float32 accuracy; Softmax's
+// contiguous float32 rows take SLEEF's exp (vector_math.hpp). (The Reduce* ops are in reduce.cpp,
+// BatchNormalization in batchnorm.cpp.) ArgMax / ArgMin (one axis, int64
 // indices) over float32/16/64 and int32/64.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "kernel_common.hpp"
+#include "vector_math.hpp"
 
 namespace arun::ops {
 namespace {
@@ -28,6 +31,26 @@ void softmax_kernel(arun::Block blk, const SoftmaxParams<T>& p) {
   using C = Compute<T>;
   const T* in = blk.map(p.in, p.n).data();
   T* out = blk.map(p.out, p.n).data();
+  if constexpr (std::is_same_v<T, float>) {
+    // Contiguous float32 rows (softmax over the last axis, the common case): SLEEF's exp. Each
+    // element is read before its output is written, so in == out stays correct.
+    if (p.inner == 1 && vmath::enabled()) {
+      const size_t len = static_cast<size_t>(p.len);
+      for (size_t line = r.first; line < r.last; ++line) {
+        const float* x = in + line * len;
+        float* y = out + line * len;
+        const float mx = vmath::max_f32(x, len);
+        if (p.log) {
+          const float logsum = static_cast<float>(std::log(vmath::exp_shift_sum(x, nullptr, len, mx)));
+          for (size_t j = 0; j < len; ++j) y[j] = (x[j] - mx) - logsum;
+        } else {
+          const float inv = static_cast<float>(1.0 / vmath::exp_shift_sum(x, y, len, mx));
+          for (size_t j = 0; j < len; ++j) y[j] *= inv;
+        }
+      }
+      return;
+    }
+  }
   for (size_t line = r.first; line < r.last; ++line) {
     const int64_t o = static_cast<int64_t>(line) / p.inner, i = static_cast<int64_t>(line) % p.inner;
     const int64_t base = o * p.len * p.inner + i;
