@@ -3,6 +3,7 @@
 // with broadcast strides (a plain loop when both inputs already have the output's shape). Where
 // (ONNX's select, three-way broadcasting) moves elements by size, so any dtype works.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -105,6 +106,81 @@ Status run_binary(const OpCall& call) {
   return st;
 }
 
+// ---- Pow with an exponent of another type (ONNX Pow-12+: T1 != T) ----
+// ONNX's reference computes NumPy's power of the two types (in double once either is a float or
+// they differ in width) and casts the result to the base's type: so does this kernel. An integer
+// base truncates toward zero, saturating; NaN becomes 0 (a float-to-integer cast of NaN or of an
+// out-of-range value is undefined in C++).
+template <class T, class E>
+struct PowMixedParams {
+  const T* a;
+  const E* b;
+  T* out;
+  int64_t na, nb, n;
+  StridedWalk walk;
+};
+
+template <class T>
+T store_from_double(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(v)) return T(0);
+    if (v <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+  } else {
+    return Compute<T>::store(static_cast<typename Compute<T>::type>(v));
+  }
+}
+
+template <class T, class E>
+void pow_mixed_kernel(arun::Block blk, const PowMixedParams<T, E>& p) {
+  const IndexRange r = blk.range(static_cast<size_t>(p.n));
+  if (r.size() == 0) return;
+  const T* a = blk.map(p.a, p.na).data();
+  const E* b = blk.map(p.b, p.nb).data();
+  T* o = blk.map(p.out, p.n).data();
+  StridedWalk::Cursor c = p.walk.at(static_cast<int64_t>(r.first));
+  for (size_t i = r.first; i < r.last; ++i, p.walk.next(c)) {
+    const double x = static_cast<double>(Compute<T>::load(a[c.off[0]]));
+    const double y = static_cast<double>(Compute<E>::load(b[c.off[1]]));
+    o[i] = store_from_double<T>(std::pow(x, y));
+  }
+}
+
+Status run_pow(const OpCall& call) {
+  if (call.inputs.size() != 2 || call.inputs[0].dtype == call.inputs[1].dtype) return run_binary<PowOp, false>(call);
+  ARUN_RETURN_IF_ERROR(call.expect_outputs(1));
+  const Tensor& a = call.inputs[0];
+  const Tensor& b = call.inputs[1];
+  Shape out;
+  if (!broadcast_shapes(a.shape, b.shape, &out) || out.size() > static_cast<size_t>(kMaxRank)) {
+    return call.input_error("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
+  }
+  ARUN_RETURN_IF_ERROR(call.expect_output(0, a.dtype, out));
+  const int64_t n = numel(out);
+  Status st;
+  bool exponent_ok = true;
+  const bool base_ok = dispatch_numeric(a.dtype, [&](auto base) {
+    using T = decltype(base);
+    exponent_ok = dispatch_dtypes<float, Half, double, int32_t, int64_t, uint32_t, uint64_t>(b.dtype, [&](auto exp) {
+      using E = decltype(exp);
+      if (n == 0) return;
+      PowMixedParams<T, E> p{ptr<T>(a), ptr<E>(b), ptr<T>(call.outputs[0]), a.count(), b.count(), n, {}};
+      p.walk.rank = static_cast<int>(out.size());
+      for (size_t d = 0; d < out.size(); ++d) p.walk.dims[d] = out[d];
+      broadcast_strides(a.shape, out, p.walk.stride[0]);
+      broadcast_strides(b.shape, out, p.walk.stride[1]);
+      st = launch_op(call, call.blocks_for(n, 1 << 14), pow_mixed_kernel<T, E>, p);
+    });
+  });
+  if (!base_ok || !exponent_ok) {
+    return call.dtype_error(std::string("no kernel for a ") + dtype_name(a.dtype) + " base with a " +
+                            dtype_name(b.dtype) +
+                            " exponent (base float32, float16, float64, int32, int64; exponent also uint32, uint64)");
+  }
+  return st;
+}
+
 // ---- Where: out = cond ? x : y, three-way broadcasting, elements moved by size ----
 
 struct WhereParams {
@@ -202,7 +278,7 @@ void register_elementwise(std::vector<OpDef>& defs) {
   defs.push_back({"Sub", &run_binary<SubOp, false>, {}});
   defs.push_back({"Mul", &run_binary<MulOp, false>, {}});
   defs.push_back({"Div", &run_binary<DivOp, false>, {}});
-  defs.push_back({"Pow", &run_binary<PowOp, false>, {}});
+  defs.push_back({"Pow", &run_pow, {}});
   // Max and Min (1..N inputs) are registered by variadic.cpp.
   defs.push_back({"Where", &run_where, {}});
 }

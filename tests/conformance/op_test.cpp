@@ -13,7 +13,7 @@ namespace conformance {
 namespace {
 
 // NumPy broadcasting of `a` against `out`: the index into `a` for output element i.
-size_t bcastIndex(const Dims &a, const Dims &out, size_t i) {
+size_t bcastIndex(const Dims& a, const Dims& out, size_t i) {
   size_t idx = 0, mul = 1;
   for (size_t d = out.size(); d-- > 0;) {
     const size_t o = i % out[d];
@@ -28,9 +28,9 @@ size_t bcastIndex(const Dims &a, const Dims &out, size_t i) {
   return idx;
 }
 
-std::vector<double> binaryRef(const Dims &da, const std::vector<double> &a, const Dims &db,
-                              const std::vector<double> &b, const Dims &out,
-                              const std::function<double(double, double)> &f) {
+std::vector<double> binaryRef(const Dims& da, const std::vector<double>& a, const Dims& db,
+                              const std::vector<double>& b, const Dims& out,
+                              const std::function<double(double, double)>& f) {
   std::vector<double> r(count(out));
   for (size_t i = 0; i < r.size(); ++i) r[i] = f(a[bcastIndex(da, out, i)], b[bcastIndex(db, out, i)]);
   return r;
@@ -50,8 +50,8 @@ TEST_P(OpTest, BinaryOpsBroadcastLikeNumPy) {
   const std::vector<std::pair<Dims, Dims>> cases = {
       {{3, 4}, {3, 4}}, {{2, 3, 4}, {4}}, {{2, 1, 5}, {3, 1}}, {{7}, {}}, {{64, 1, 513}, {1, 130, 513}}};
   uint32_t seed = 1;
-  for (const auto &[name, f] : ops) {
-    for (const auto &[da, db] : cases) {
+  for (const auto& [name, f] : ops) {
+    for (const auto& [da, db] : cases) {
       Dims out;
       for (size_t r = std::max(da.size(), db.size()), d = 0; d < r; ++d) {
         const int64_t x = d + da.size() >= r ? da[d + da.size() - r] : 1;
@@ -99,6 +99,20 @@ TEST_P(OpTest, PowBroadcasts) {
   EXPECT_TRUE(near(got, binaryRef(da, a, db, b, da, [](double x, double y) { return std::pow(x, y); }), 1e-30, 1e-6));
 }
 
+// Pow-12+: the exponent may have another type (T1). The result has the base's type: NumPy's power
+// in double, cast back (an integer base truncates toward zero).
+TEST_P(OpTest, PowTakesAnExponentOfAnotherType) {
+  auto f = runOk("Pow", {f32({4}, {2, 2, -3, 0.5}), i64({4}, {3, -1, 2, 2})}, like(ACL_FLOAT, {4}));
+  EXPECT_EQ(f, (std::vector<double>{8, 0.5, 9, 0.25}));
+  auto i = runOk("Pow", {i32({3}, {2, 9, -8}), f32({3}, {0.5, 0.5, 1})}, like(ACL_INT32, {3}));
+  EXPECT_EQ(i, (std::vector<double>{1, 3, -8})) << "2^0.5 = 1.41 truncates to 1";
+  auto h = runOk("Pow", {f16({2, 2}, {1.5, 2, 3, 4}), f32({2}, {2, 0.5})}, like(ACL_FLOAT16, {2, 2}));
+  EXPECT_EQ(h, (std::vector<double>{2.25, 1.4140625 /* sqrt(2) in float16 */, 9, 2}));
+  std::vector<HostTensor> outs{like(ACL_FLOAT, {2})};
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             run("Pow", {f32({2}, {1, 2}), HostTensor{ACL_INT8, {2}, {1, 2}}}, outs));  // no int8 exponent
+}
+
 TEST_P(OpTest, ActivationsMatchTheirDefinitions) {
   const double s2 = std::sqrt(2.0), c = std::sqrt(2.0 / M_PI);
   const std::map<std::string, std::function<double(double)>> ops = {
@@ -113,7 +127,7 @@ TEST_P(OpTest, ActivationsMatchTheirDefinitions) {
   };
   const Dims d{3, 50001};  // several blocks
   auto x = rounded32(randoms(count(d), 31, -6, 6));
-  for (const auto &[name, f] : ops) {
+  for (const auto& [name, f] : ops) {
     std::vector<double> ref;
     for (double v : x) ref.push_back(f(v));
     // libm's float functions are within a few ulp; 1e-6 absolute covers the results near 0.
@@ -144,8 +158,8 @@ TEST_P(OpTest, ActivationsMatchTheirDefinitions) {
 }
 
 // C = alpha * op(A) * op(B) + beta * C, in float64.
-std::vector<double> gemmRef(const std::vector<double> &a, const std::vector<double> &b, int64_t m, int64_t n,
-                            int64_t k, bool ta, bool tb) {
+std::vector<double> gemmRef(const std::vector<double>& a, const std::vector<double>& b, int64_t m, int64_t n, int64_t k,
+                            bool ta, bool tb) {
   std::vector<double> r(m * n, 0.0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -157,7 +171,9 @@ std::vector<double> gemmRef(const std::vector<double> &a, const std::vector<doub
 }
 
 // float32 dot products of length K with inputs in [-1, 1]: error below K * 2^-24 * (sum |a||b|) <= 6e-8 K.
-double matmulTol(int64_t k) { return 1e-7 * double(k); }
+double matmulTol(int64_t k) {
+  return 1e-7 * double(k);
+}
 
 TEST_P(OpTest, MatMulBatchedWithBroadcastBatches) {
   const int64_t m = 37, k = 53, n = 29;
@@ -240,7 +256,7 @@ TEST_P(OpTest, GemmTransposesScalesAndAddsBroadcastC) {
 // ---- error paths ----
 
 std::string recentMessage() {
-  const char *m = aclGetRecentErrMsg();
+  const char* m = aclGetRecentErrMsg();
   return m == nullptr ? "" : m;
 }
 
@@ -257,7 +273,8 @@ TEST_P(OpTest, WrongDtypesAreRejected) {
   EXPECT_NE(std::string::npos, recentMessage().find("float16")) << recentMessage();
   // A dtype the kernel lacks.
   std::vector<HostTensor> o16{like(ACL_FLOAT16, {2, 2})};
-  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, run("MatMul", {f16({2, 2}, {1, 2, 3, 4}), f16({2, 2}, {1, 2, 3, 4})}, o16));
+  EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+             run("MatMul", {f16({2, 2}, {1, 2, 3, 4}), f16({2, 2}, {1, 2, 3, 4})}, o16));
   std::vector<HostTensor> oi{like(ACL_INT64, {2})};
   EXPECT_ACL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, run("Relu", {i64({2}, {1, -1})}, oi));
   // The output description's dtype differs from what the op produces.
@@ -268,7 +285,8 @@ TEST_P(OpTest, ShapeMismatchesAreRejected) {
   std::vector<HostTensor> outs{like(ACL_FLOAT, {2, 3})};
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, run("Add", {f32({2, 3}, randoms(6, 1)), f32({4}, randoms(4, 2))}, outs));
   EXPECT_NE(std::string::npos, recentMessage().find("[2,3]")) << recentMessage();
-  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, run("MatMul", {f32({2, 3}, randoms(6, 1)), f32({2, 3}, randoms(6, 2))}, outs));
+  EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH,
+             run("MatMul", {f32({2, 3}, randoms(6, 1)), f32({2, 3}, randoms(6, 2))}, outs));
   // The output description has the wrong shape.
   std::vector<HostTensor> wrong{like(ACL_FLOAT, {3, 2})};
   EXPECT_ACL(ACL_ERROR_OP_OUTPUT_NOT_MATCH, run("Add", {f32({2, 3}, randoms(6, 1)), f32({3}, randoms(3, 2))}, wrong));
@@ -300,16 +318,16 @@ TEST_P(OpTest, BadAttributesAreRejected) {
 
 TEST_P(OpTest, NullArgumentsAndShortBuffersAreInvalid) {
   const int64_t dims[] = {4};
-  aclTensorDesc *d = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
-  void *dev = nullptr;
+  aclTensorDesc* d = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  void* dev = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&dev, 16, ACL_MEM_MALLOC_HUGE_FIRST));
-  aclDataBuffer *b = aclCreateDataBuffer(dev, 16);
-  aclDataBuffer *shortBuf = aclCreateDataBuffer(dev, 8);
-  aclTensorDesc *descs[] = {d};
-  aclDataBuffer *bufs[] = {b};
-  aclTensorDesc *nullDesc[] = {nullptr};
-  aclDataBuffer *nullBuf[] = {nullptr};
-  aclDataBuffer *shortBufs[] = {shortBuf};
+  aclDataBuffer* b = aclCreateDataBuffer(dev, 16);
+  aclDataBuffer* shortBuf = aclCreateDataBuffer(dev, 8);
+  aclTensorDesc* descs[] = {d};
+  aclDataBuffer* bufs[] = {b};
+  aclTensorDesc* nullDesc[] = {nullptr};
+  aclDataBuffer* nullBuf[] = {nullptr};
+  aclDataBuffer* shortBufs[] = {shortBuf};
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclopExecuteV2(nullptr, 1, descs, bufs, 1, descs, bufs, nullptr, nullptr));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclopExecuteV2("Relu", 1, nullptr, bufs, 1, descs, bufs, nullptr, nullptr));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclopExecuteV2("Relu", 1, descs, nullptr, 1, descs, bufs, nullptr, nullptr));
@@ -339,25 +357,25 @@ TEST_P(OpTest, NullArgumentsAndShortBuffersAreInvalid) {
 
 TEST_P(OpTest, DynamicShapesAndForeignStreamsAreRefused) {
   const int64_t dyn[] = {-1};
-  aclTensorDesc *d = aclCreateTensorDesc(ACL_FLOAT, 1, dyn, ACL_FORMAT_ND);
-  aclDataBuffer *b = aclCreateDataBuffer(nullptr, 0);
-  aclTensorDesc *descs[] = {d};
-  aclDataBuffer *bufs[] = {b};
+  aclTensorDesc* d = aclCreateTensorDesc(ACL_FLOAT, 1, dyn, ACL_FORMAT_ND);
+  aclDataBuffer* b = aclCreateDataBuffer(nullptr, 0);
+  aclTensorDesc* descs[] = {d};
+  aclDataBuffer* bufs[] = {b};
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, aclopExecuteV2("Relu", 1, descs, bufs, 1, descs, bufs, nullptr, nullptr));
   // Element counts that overflow int64 are refused before any kernel sees them.
   const int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40};
-  aclTensorDesc *h = aclCreateTensorDesc(ACL_FLOAT, 2, huge, ACL_FORMAT_ND);
-  aclTensorDesc *hd[] = {h};
+  aclTensorDesc* h = aclCreateTensorDesc(ACL_FLOAT, 2, huge, ACL_FORMAT_ND);
+  aclTensorDesc* hd[] = {h};
   EXPECT_ACL(ACL_ERROR_OP_INPUT_NOT_MATCH, aclopExecuteV2("Relu", 1, hd, bufs, 1, hd, bufs, nullptr, nullptr));
   aclDestroyTensorDesc(h);
   int notAStream = 0;
   const int64_t one[] = {1};
-  aclTensorDesc *s = aclCreateTensorDesc(ACL_FLOAT, 1, one, ACL_FORMAT_ND);
-  void *dev = nullptr;
+  aclTensorDesc* s = aclCreateTensorDesc(ACL_FLOAT, 1, one, ACL_FORMAT_ND);
+  void* dev = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&dev, 4, ACL_MEM_MALLOC_HUGE_FIRST));
-  aclDataBuffer *sb = aclCreateDataBuffer(dev, 4);
-  aclTensorDesc *sd[] = {s};
-  aclDataBuffer *sbs[] = {sb};
+  aclDataBuffer* sb = aclCreateDataBuffer(dev, 4);
+  aclTensorDesc* sd[] = {s};
+  aclDataBuffer* sbs[] = {sb};
   EXPECT_ACL(ACL_ERROR_RT_INVALID_HANDLE, aclopExecuteV2("Relu", 1, sd, sbs, 1, sd, sbs, nullptr, &notAStream));
   aclDestroyTensorDesc(d);
   aclDestroyTensorDesc(s);
@@ -368,17 +386,17 @@ TEST_P(OpTest, DynamicShapesAndForeignStreamsAreRefused) {
 
 TEST_P(OpTest, CompileAndExecuteAndTheDeprecatedExecuteRunTheSameKernels) {
   const int64_t dims[] = {3};
-  aclTensorDesc *d = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
+  aclTensorDesc* d = aclCreateTensorDesc(ACL_FLOAT, 1, dims, ACL_FORMAT_ND);
   void *x = nullptr, *y = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&x, 12, ACL_MEM_MALLOC_HUGE_FIRST));
   ASSERT_ACL_OK(aclrtMalloc(&y, 12, ACL_MEM_MALLOC_HUGE_FIRST));
   const float host[] = {-1.5f, 0.0f, 2.5f};
   ASSERT_ACL_OK(aclrtMemcpy(x, 12, host, 12, ACL_MEMCPY_HOST_TO_DEVICE));
   aclDataBuffer *bx = aclCreateDataBuffer(x, 12), *by = aclCreateDataBuffer(y, 12);
-  const aclTensorDesc *in[] = {d, d};
-  const aclDataBuffer *inBuf[] = {bx, bx};
-  const aclTensorDesc *out[] = {d};
-  aclDataBuffer *outBuf[] = {by};
+  const aclTensorDesc* in[] = {d, d};
+  const aclDataBuffer* inBuf[] = {bx, bx};
+  const aclTensorDesc* out[] = {d};
+  aclDataBuffer* outBuf[] = {by};
   EXPECT_ACL_OK(aclopCompileAndExecute("Add", 2, in, inBuf, 1, out, outBuf, nullptr, ACL_ENGINE_SYS, ACL_COMPILE_SYS,
                                        nullptr, nullptr));
   ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
@@ -393,8 +411,8 @@ TEST_P(OpTest, CompileAndExecuteAndTheDeprecatedExecuteRunTheSameKernels) {
                                     ACL_COMPILE_SYS, nullptr, nullptr));
   EXPECT_ACL(ACL_ERROR_OP_NOT_FOUND, aclopCompileAndExecute("Plus", 2, in, inBuf, 1, out, outBuf, nullptr,
                                                             ACL_ENGINE_AICORE, ACL_COMPILE_SYS, nullptr, nullptr));
-  const aclTensorDesc *one[] = {d};
-  const aclDataBuffer *oneBuf[] = {bx};
+  const aclTensorDesc* one[] = {d};
+  const aclDataBuffer* oneBuf[] = {bx};
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   EXPECT_ACL_OK(aclopExecute("Neg", 1, one, oneBuf, 1, out, outBuf, nullptr, nullptr));
@@ -433,11 +451,11 @@ TEST_P(OpTest, ConcurrentOpsOnSeparateStreams) {
       aclrtMalloc(&pc, c.size() * 4, ACL_MEM_MALLOC_HUGE_FIRST);
       aclrtMemcpy(pa, a.size() * 4, a.data(), a.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
       aclrtMemcpy(pb, b.size() * 4, b.data(), b.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
-      aclTensorDesc *in[] = {aclCreateTensorDesc(ACL_FLOAT, 2, da, ACL_FORMAT_ND),
+      aclTensorDesc* in[] = {aclCreateTensorDesc(ACL_FLOAT, 2, da, ACL_FORMAT_ND),
                              aclCreateTensorDesc(ACL_FLOAT, 2, db, ACL_FORMAT_ND)};
-      aclTensorDesc *out[] = {aclCreateTensorDesc(ACL_FLOAT, 2, dc, ACL_FORMAT_ND)};
-      aclDataBuffer *ib[] = {aclCreateDataBuffer(pa, a.size() * 4), aclCreateDataBuffer(pb, b.size() * 4)};
-      aclDataBuffer *ob[] = {aclCreateDataBuffer(pc, c.size() * 4)};
+      aclTensorDesc* out[] = {aclCreateTensorDesc(ACL_FLOAT, 2, dc, ACL_FORMAT_ND)};
+      aclDataBuffer* ib[] = {aclCreateDataBuffer(pa, a.size() * 4), aclCreateDataBuffer(pb, b.size() * 4)};
+      aclDataBuffer* ob[] = {aclCreateDataBuffer(pc, c.size() * 4)};
       bool good = true;
       for (int rep = 0; rep < 10 && good; ++rep) {
         good = aclopExecuteV2("MatMul", 2, in, ib, 1, out, ob, nullptr, s) == ACL_SUCCESS &&
@@ -452,9 +470,9 @@ TEST_P(OpTest, ConcurrentOpsOnSeparateStreams) {
           }
       }
       ok[t] = good ? 1 : 0;
-      for (auto *d : in) aclDestroyTensorDesc(d);
+      for (auto* d : in) aclDestroyTensorDesc(d);
       aclDestroyTensorDesc(out[0]);
-      for (auto *bf : ib) aclDestroyDataBuffer(bf);
+      for (auto* bf : ib) aclDestroyDataBuffer(bf);
       aclDestroyDataBuffer(ob[0]);
       aclrtFree(pa);
       aclrtFree(pb);
@@ -462,7 +480,7 @@ TEST_P(OpTest, ConcurrentOpsOnSeparateStreams) {
       aclrtDestroyStream(s);
     });
   }
-  for (auto &th : threads) th.join();
+  for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(1, ok[t]) << "thread " << t;
 }
 
