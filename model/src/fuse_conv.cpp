@@ -24,10 +24,6 @@ namespace arun::model::detail {
 
 namespace {
 
-bool fusable_type(aclDataType t) {
-  return t == ACL_FLOAT || t == ACL_FLOAT16;
-}
-
 // A weight's value as one float, when it is a scalar of the activation's type.
 std::optional<float> scalar_of(const TensorInfo& t, aclDataType type) {
   if (t.kind != TensorKind::weight || t.dtype != type || ops::numel(t.shape) != 1) return std::nullopt;

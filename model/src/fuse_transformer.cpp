@@ -24,10 +24,6 @@ namespace arun::model::detail {
 
 namespace {
 
-bool fusable_type(aclDataType t) {
-  return t == ACL_FLOAT || t == ACL_FLOAT16;
-}
-
 // A weight's value when it holds one number (float or integer; Pow's exponent may be either).
 std::optional<double> constant_scalar(const TensorInfo& t) {
   if (t.kind != TensorKind::weight || ops::numel(t.shape) != 1) return std::nullopt;

@@ -1,4 +1,4 @@
-// Editing an imported graph in place, shared by the load-time fusion passes. Private to the model
+// Editing an imported graph in place, and what the load-time fusion passes share. Private to the model
 // library.
 #pragma once
 
@@ -12,5 +12,10 @@ namespace arun::model::detail {
 // reads or writes, then renumbers the tensors and rebuilds every producer and consumer list.
 // Graph inputs and weights stay even when unread: the caller binds inputs by position.
 void drop_nodes(Graph* g, const std::vector<bool>& dropped);
+
+// The activation types the fused kernels take.
+inline bool fusable_type(aclDataType t) {
+  return t == ACL_FLOAT || t == ACL_FLOAT16;
+}
 
 }  // namespace arun::model::detail
