@@ -36,19 +36,6 @@ TensorProto* add_scalar(onnx::GraphProto* g, const std::string& name, float v) {
   return t;
 }
 
-Graph load(const onnx::ModelProto& m) {
-  Graph g;
-  const Result r = import(m, ImportLimits{}, &g);
-  EXPECT_EQ(r.code, 0) << r.message;
-  return g;
-}
-
-std::vector<std::string> ops_of(const Graph& g) {
-  std::vector<std::string> v;
-  for (const Node& n : g.nodes) v.push_back(n.op);
-  return v;
-}
-
 std::string act_of(const Node& n) {
   const ops::AttrValue* v = n.attrs.find("activation");
   return v != nullptr ? std::get<std::string>(*v) : "";

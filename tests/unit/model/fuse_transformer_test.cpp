@@ -20,19 +20,6 @@ namespace {
 
 using namespace testing;
 
-Graph load(const onnx::ModelProto& m) {
-  Graph g;
-  const Result r = import(m, ImportLimits{}, &g);
-  EXPECT_EQ(r.code, 0) << r.message;
-  return g;
-}
-
-std::vector<std::string> ops_of(const Graph& g) {
-  std::vector<std::string> v;
-  for (const Node& n : g.nodes) v.push_back(n.op);
-  return v;
-}
-
 const std::vector<std::string> kLayerNormOps = {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add",
                                                 "Sqrt",       "Div", "Mul", "Add"};
 
