@@ -215,24 +215,19 @@ struct Fuser {
 
     int last = div_n, y = normed, scale = -1, bias = -1;
     std::vector<int> others = {r1, sub_n, pow_n, r2, add_n, sqrt_n};
-    if (const Node* mul = node_if(sole_reader(y), "Mul", 2)) {
-      const int gamma = other_operand(*mul, y);
-      if (gamma >= 0 && fits_last_axis(g.tensors[gamma], xi) && g.tensors[mul->outputs[0]].shape == xi.shape) {
-        others.push_back(last);
-        last = sole_reader(y);
-        y = mul->outputs[0];
-        scale = gamma;
-      }
-    }
-    if (const Node* badd = node_if(sole_reader(y), "Add", 2)) {
-      const int beta = other_operand(*badd, y);
-      if (beta >= 0 && fits_last_axis(g.tensors[beta], xi) && g.tensors[badd->outputs[0]].shape == xi.shape) {
-        others.push_back(last);
-        last = sole_reader(y);
-        y = badd->outputs[0];
-        bias = beta;
-      }
-    }
+    // The affine tail, each step only while y has that one reader: y * gamma, then + beta.
+    auto absorb = [&](const char* op, int* operand) {
+      const Node* n = node_if(sole_reader(y), op, 2);
+      if (n == nullptr) return;
+      const int w = other_operand(*n, y);
+      if (w < 0 || !fits_last_axis(g.tensors[w], xi) || g.tensors[n->outputs[0]].shape != xi.shape) return;
+      others.push_back(last);
+      last = sole_reader(y);
+      y = n->outputs[0];
+      *operand = w;
+    };
+    absorb("Mul", &scale);
+    absorb("Add", &bias);
     Node fused;
     fused.name = mean_node.name;
     fused.op = "LayerNormalization";

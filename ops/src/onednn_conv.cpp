@@ -1,6 +1,7 @@
 // oneDNN behind the 2-D float32 Conv kernel: primitives cached per shape, executed on the AI core
 // thread that runs the block.
 #include "onednn_conv.hpp"
+#include "sgemm.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -116,11 +117,7 @@ bool onednn_conv2d(const OneDnnConv2d& shape, const float* x, const float* weigh
   const std::shared_ptr<const Entry> e = primitive_for(shape);
   if (!e->conv) return false;
   // One thread: oneDNN's parallel regions run inline on this AI core's thread.
-  thread_local const bool pinned = [] {
-    omp_set_num_threads(1);
-    return true;
-  }();
-  (void)pinned;
+  pin_onednn_to_this_thread();
   thread_local dnnl::stream stream(cpu_engine());
   using dnnl::memory;
   // oneDNN reads through these handles only; const_cast because dnnl::memory takes void*.

@@ -43,13 +43,7 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 void sgemm_on(GemmEngine engine, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (engine == GemmEngine::onednn) {
-    // oneDNN sizes its parallel regions by this thread's OpenMP setting: one thread, so they run
-    // inline on the AI core that called.
-    thread_local const bool pinned = [] {
-      omp_set_num_threads(1);
-      return true;
-    }();
-    (void)pinned;
+    pin_onednn_to_this_thread();
     if (dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
         dnnl_success) {
       return;
@@ -57,6 +51,14 @@ void sgemm_on(GemmEngine engine, bool trans_a, bool trans_b, int64_t m, int64_t 
     // oneDNN refuses only arguments the callers never pass; OpenBLAS then gives the same product.
   }
   cblas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void pin_onednn_to_this_thread() {
+  thread_local const bool pinned = [] {
+    omp_set_num_threads(1);
+    return true;
+  }();
+  (void)pinned;
 }
 
 void pin_blas_threads() {

@@ -25,8 +25,12 @@ void sgemm_on(GemmEngine engine, bool trans_a, bool trans_b, int64_t m, int64_t 
               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // Both engines single-threaded on this process's threads: the AI cores are the threads. Called by an
-// op before it launches (OpenBLAS's setting is process-wide); oneDNN's OpenMP setting is per thread
-// and sgemm() sets it on each worker thread's first call.
+// op before it launches (OpenBLAS's setting is process-wide); oneDNN's OpenMP setting is per thread:
+// see pin_onednn_to_this_thread.
 void pin_blas_threads();
+
+// oneDNN (its sgemm and its primitives) sizes its parallel regions by the calling thread's OpenMP
+// setting: this sets it to one, once per thread, so they run inline on the AI core that calls.
+void pin_onednn_to_this_thread();
 
 }  // namespace arun::ops
