@@ -49,6 +49,9 @@ conformance_matrix() {
   for i in $(seq 1 "$n"); do
     if [ "$(cat "$logs/$i.rc")" != "0" ]; then
       echo "-- FAILED: $(cat "$logs/$i.name")"
+      # What failed first (a long log is cut in the middle when shown), then the whole log.
+      grep -A8 -E ': Failure$|^\[  FAILED  \]' "$logs/$i.log" | head -80 || true
+      echo "-- its whole log:"
       cat "$logs/$i.log"
       status=1
     else

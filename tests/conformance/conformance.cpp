@@ -1,5 +1,7 @@
 #include "conformance.hpp"
 
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdlib>
 
@@ -211,6 +213,10 @@ void AclDeviceTest::SetUp() {
   AclTest::SetUp();
   if (HasFatalFailure()) return;
   ASSERT_ACL_OK(aclrtSetDevice(0));
+}
+
+std::string scratchPath(const std::string& name) {
+  return ::testing::TempDir() + "arun_" + std::to_string(::getpid()) + "_" + name;
 }
 
 std::vector<uint8_t> pattern(size_t size, uint32_t seed) {

@@ -183,6 +183,10 @@ class AclResourceTest : public AclDeviceTest {
 // Deterministic byte pattern of `size` bytes that depends on `seed`.
 std::vector<uint8_t> pattern(size_t size, uint32_t seed);
 
+// A path for a scratch file `name` in the test temporary folder, unique to this process: the test
+// job runs several suites at once, and a shared name lets one overwrite another's file mid-test.
+std::string scratchPath(const std::string& name);
+
 }  // namespace conformance
 
 // Every fixture of the suite is instantiated over the same configurations.

@@ -750,7 +750,7 @@ TEST_P(GraphCaptureTest, DebugPrintAndJsonPrintWriteTheGraph) {
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlRIDebugPrint(nullptr));
   EXPECT_ACL_OK(aclmdlRIDebugPrint(g));
 #pragma GCC diagnostic pop
-  const std::string path = ::testing::TempDir() + "graph_capture_debug.json";
+  const std::string path = scratchPath("graph_capture_debug.json");
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlRIDebugJsonPrint(nullptr, path.c_str(), 0));
   EXPECT_ACL(ACL_ERROR_INVALID_PARAM, aclmdlRIDebugJsonPrint(g, nullptr, 0));
   EXPECT_ACL(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIDebugJsonPrint(g, path.c_str(), 2));

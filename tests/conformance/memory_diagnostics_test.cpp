@@ -44,8 +44,10 @@ class MemoryDiagnosticsTest : public AclTest {
     } else {
       out = body.substr(0, at + 10) + runtimeKeys + "\n" + body.substr(at + 10);
     }
-    // Next to the original, so relative plugin paths in it still resolve.
-    std::string path = std::string(config()) + ".leak" + std::to_string(files_.size()) + ".toml";
+    // Next to the original, so relative plugin paths in it still resolve; named per process, since
+    // the test job runs several suites on the same configuration at once.
+    std::string path = std::string(config()) + ".leak" + std::to_string(getpid()) + "-" +
+                       std::to_string(files_.size()) + ".toml";
     std::ofstream(path) << out;
     files_.push_back(path);
     return path;
@@ -390,7 +392,7 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
 // ASCEND_RUN_ALLOC_TRACE records every allocation, free, cross-stream use and synchronisation, in order, naming
 // blocks by id and streams by their process-wide id: what `ascend-run replay` reads.
 TEST_P(MemoryDiagnosticsTest, AllocationTraceRecordsAllocationsFreesUsesAndStreams) {
-  const std::string path = std::string(config()) + ".trace";
+  const std::string path = std::string(config()) + ".trace" + std::to_string(getpid());
   files_.push_back(path);
   finalize();
   setenv("ASCEND_RUN_ALLOC_TRACE", path.c_str(), 1);

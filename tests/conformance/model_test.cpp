@@ -419,15 +419,14 @@ TEST_P(ModelTest, LoadFailures) {
   EXPECT_ACL(ACL_ERROR_READ_MODEL_FAILURE, aclmdlLoadFromFile("/nonexistent/model.onnx", &id));
   EXPECT_NE(std::string::npos, recentMessage().find("/nonexistent/model.onnx")) << recentMessage();
 
-  const std::string dir = ::testing::TempDir();
   const std::string image = readAll(modelFile("mlp_b1"));
   ASSERT_GT(image.size(), 1000u);
   // Truncated: protobuf cannot parse the cut-off weights.
-  const std::string truncated = dir + "/model_test_truncated.onnx";
+  const std::string truncated = scratchPath("model_test_truncated.onnx");
   std::ofstream(truncated, std::ios::binary).write(image.data(), static_cast<std::streamsize>(image.size() / 2));
   EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromFile(truncated.c_str(), &id));
   // Corrupt: random bytes.
-  const std::string corrupt = dir + "/model_test_corrupt.onnx";
+  const std::string corrupt = scratchPath("model_test_corrupt.onnx");
   std::vector<uint8_t> junk = pattern(4096, 7);
   std::ofstream(corrupt, std::ios::binary).write(reinterpret_cast<const char*>(junk.data()), junk.size());
   EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromFile(corrupt.c_str(), &id));
@@ -561,7 +560,7 @@ TEST_P(ModelTest, HostileModelsAreRefused) {
     shape->add_dims(2);
     shape->set_raw_data(std::string(8, '\0'));
     addNode(g, "Reshape", {"x", "shape"}, "y", "reshape");
-    const std::string path = ::testing::TempDir() + "/model_test_short_shape.onnx";
+    const std::string path = scratchPath("model_test_short_shape.onnx");
     const std::string image = m.SerializeAsString();
     std::ofstream(path, std::ios::binary).write(image.data(), static_cast<std::streamsize>(image.size()));
     EXPECT_ACL(ACL_ERROR_PARSE_MODEL, aclmdlLoadFromFile(path.c_str(), &id));
@@ -588,7 +587,7 @@ TEST_P(ModelTest, HostileModelsAreRefused) {
         << recentMessage();
   }
   // Not regular files: refused at once (a FIFO once blocked forever, /dev/zero was read without end).
-  const std::string fifo = ::testing::TempDir() + "/model_test_fifo.onnx";
+  const std::string fifo = scratchPath("model_test_fifo.onnx");
   std::remove(fifo.c_str());
   ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
   for (const std::string& path : {std::string("/dev/zero"), ::testing::TempDir(), fifo}) {

@@ -20,7 +20,9 @@ class OverflowTest : public OpTest {
     ASSERT_ACL_OK(aclrtMalloc(&status_, 64, ACL_MEM_MALLOC_HUGE_FIRST));
   }
   void TearDown() override {
-    if (status_ != nullptr && initialized()) EXPECT_ACL_OK(aclrtFree(status_));
+    if (status_ != nullptr && initialized()) {
+      EXPECT_ACL_OK(aclrtFree(status_));
+    }
     OpTest::TearDown();
   }
 
