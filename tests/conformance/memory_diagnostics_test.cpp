@@ -20,11 +20,11 @@ class MemoryDiagnosticsTest : public AclTest {
  protected:
   void TearDown() override {
     AclTest::TearDown();
-    for (const std::string &f : files_) std::remove(f.c_str());
+    for (const std::string& f : files_) std::remove(f.c_str());
   }
 
   // The configuration under test with extra [runtime] keys.
-  std::string configWith(const std::string &runtimeKeys) {
+  std::string configWith(const std::string& runtimeKeys) {
     std::ifstream in(config());
     std::stringstream text;
     text << in.rdbuf();
@@ -46,15 +46,15 @@ class MemoryDiagnosticsTest : public AclTest {
     }
     // Next to the original, so relative plugin paths in it still resolve; named per process, since
     // the test job runs several suites on the same configuration at once.
-    std::string path = std::string(config()) + ".leak" + std::to_string(getpid()) + "-" +
-                       std::to_string(files_.size()) + ".toml";
+    std::string path =
+        std::string(config()) + ".leak" + std::to_string(getpid()) + "-" + std::to_string(files_.size()) + ".toml";
     std::ofstream(path) << out;
     files_.push_back(path);
     return path;
   }
 
   // Restarts the runtime on `path` (the fixture's runtime is finalized first, and must be clean).
-  void restartOn(const std::string &path) {
+  void restartOn(const std::string& path) {
     finalize();
     reinitWith(path);
   }
@@ -62,7 +62,7 @@ class MemoryDiagnosticsTest : public AclTest {
   aclError finalizeHere() {
     aclError rc = aclFinalize();
     finalizedByTest();
-    const char *raw = aclGetRecentErrMsg();  // reading consumes the messages
+    const char* raw = aclGetRecentErrMsg();  // reading consumes the messages
     report_ = raw != nullptr ? raw : "";
     reinit();
     return rc;
@@ -72,7 +72,7 @@ class MemoryDiagnosticsTest : public AclTest {
   std::vector<std::string> files_;
 };
 
-void expectContains(const std::string &text, const std::string &part) {
+void expectContains(const std::string& text, const std::string& part) {
   EXPECT_NE(std::string::npos, text.find(part)) << "missing \"" << part << "\" in:\n" << text;
 }
 
@@ -114,10 +114,10 @@ TEST_P(MemoryDiagnosticsTest, FinalizeReportsEverythingTheProgramDidNotRelease) 
 TEST_P(MemoryDiagnosticsTest, ResetDeviceReportsTheMemoryOfTheDeviceItCloses) {
   restartOn(configWith("leak_report = \"error\""));
   ASSERT_ACL_OK(aclrtSetDevice(0));
-  void *p = nullptr;
+  void* p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 3000, ACL_MEM_MALLOC_NORMAL_ONLY));
   EXPECT_ACL(ACL_ERROR_FAILURE, aclrtResetDevice(0));
-  const char *raw = aclGetRecentErrMsg();  // reading consumes the messages
+  const char* raw = aclGetRecentErrMsg();  // reading consumes the messages
   const std::string report = raw != nullptr ? raw : "";
   expectContains(report, "leak report at aclrtResetDevice(0)");
   expectContains(report, "device 0 memory (aclrtMalloc): 1 block");
@@ -133,7 +133,7 @@ TEST_P(MemoryDiagnosticsTest, ResetWhileAnotherContextKeepsTheDeviceOpenReportsN
   aclrtContext ctx = nullptr;
   ASSERT_ACL_OK(aclrtCreateContext(&ctx, 0));
   ASSERT_ACL_OK(aclrtSetDevice(0));
-  void *p = nullptr;
+  void* p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
   // The created context still holds the device, so the block is still valid: not a leak yet.
   EXPECT_ACL_OK(aclrtResetDevice(0));
@@ -144,10 +144,10 @@ TEST_P(MemoryDiagnosticsTest, ResetWhileAnotherContextKeepsTheDeviceOpenReportsN
 }
 
 TEST_P(MemoryDiagnosticsTest, WarnAndOffReportWithoutFailing) {
-  for (const char *mode : {"warn", "off"}) {
+  for (const char* mode : {"warn", "off"}) {
     restartOn(configWith(std::string("leak_report = \"") + mode + "\""));
     ASSERT_ACL_OK(aclrtSetDevice(0));
-    void *p = nullptr;
+    void* p = nullptr;
     ASSERT_ACL_OK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
     EXPECT_ACL_OK(finalizeHere()) << mode;
   }
@@ -157,10 +157,10 @@ TEST_P(MemoryDiagnosticsTest, AnOutOfMemoryMessageExplainsItself) {
   ASSERT_ACL_OK(aclrtSetDevice(0));
   size_t freeBytes = 0, total = 0;
   ASSERT_ACL_OK(aclrtGetMemInfo(ACL_HBM_MEM, &freeBytes, &total));
-  void *p = nullptr;
+  void* p = nullptr;
   EXPECT_ACL(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtMalloc(&p, total + (1 << 20), ACL_MEM_MALLOC_HUGE_FIRST));
   EXPECT_EQ(nullptr, p);
-  const char *raw = aclGetRecentErrMsg();  // reading consumes the messages
+  const char* raw = aclGetRecentErrMsg();  // reading consumes the messages
   const std::string msg = raw != nullptr ? raw : "";
   expectContains(msg, "out of memory allocating");
   expectContains(msg, std::to_string(total + (1 << 20)) + " bytes");
@@ -202,7 +202,7 @@ TEST_P(MemoryDiagnosticsTest, MemStatsFollowAllocationsAndFrees) {
   EXPECT_EQ(uint64_t(1 << 20) + 100, st.requested.total);
   EXPECT_EQ(1u, st.frees);
   EXPECT_EQ(1u, st.liveBlocks);
-  const char *report = arunMemReport(0);
+  const char* report = arunMemReport(0);
   ASSERT_NE(nullptr, report);
   expectContains(report, std::string("allocator \"") + st.policy + "\"");
   expectContains(report, "requested");
@@ -221,15 +221,15 @@ TEST_P(MemoryDiagnosticsTest, TrimGivesCachedMemoryBackAndKeepsLiveBlocks) {
   ASSERT_ACL_OK(arunMemTrim(0, 0, &released));
   EXPECT_EQ(0u, released) << "a device that is not open has nothing to give back";
   ASSERT_ACL_OK(aclrtSetDevice(0));
-  std::vector<void *> blocks;
+  std::vector<void*> blocks;
   for (size_t bytes : {size_t(100), size_t(4096), size_t(3) << 20, size_t(30) << 20}) {
-    void *p = nullptr;
+    void* p = nullptr;
     ASSERT_ACL_OK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
     blocks.push_back(p);
   }
-  void *kept = blocks.back();
+  void* kept = blocks.back();
   blocks.pop_back();
-  for (void *p : blocks) ASSERT_ACL_OK(aclrtFree(p));
+  for (void* p : blocks) ASSERT_ACL_OK(aclrtFree(p));
   ASSERT_ACL_OK(aclrtSynchronizeDevice());
   arunMemStats before{}, after{};
   ASSERT_ACL_OK(arunGetMemStats(0, &before));
@@ -263,13 +263,13 @@ TEST_P(MemoryDiagnosticsTest, SnapshotShowsLiveBlocksWithoutOverlap) {
   ASSERT_ACL_OK(arunMemSnapshot(0, nullptr, 0, &count));
   EXPECT_EQ(0u, count) << "a device that is not open has no blocks";
   ASSERT_ACL_OK(aclrtSetDevice(0));
-  std::vector<std::pair<void *, size_t>> held;
+  std::vector<std::pair<void*, size_t>> held;
   for (size_t bytes : {size_t(64), size_t(5000), size_t(1) << 20, size_t(3) << 20}) {
-    void *p = nullptr;
+    void* p = nullptr;
     ASSERT_ACL_OK(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
     held.emplace_back(p, bytes);
   }
-  void *freed = held[1].first;
+  void* freed = held[1].first;
   ASSERT_ACL_OK(aclrtFree(freed));
   held.erase(held.begin() + 1);
   ASSERT_ACL_OK(aclrtSynchronizeDevice());
@@ -277,19 +277,19 @@ TEST_P(MemoryDiagnosticsTest, SnapshotShowsLiveBlocksWithoutOverlap) {
   ASSERT_GE(blocks.size(), held.size());
   for (auto [p, bytes] : held) {
     const auto addr = reinterpret_cast<uint64_t>(p);
-    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const arunMemBlock &b) { return b.addr == addr; });
+    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const arunMemBlock& b) { return b.addr == addr; });
     ASSERT_NE(blocks.end(), it) << "a live block is missing";
     EXPECT_EQ(ARUN_MEM_BLOCK_LIVE, it->state);
     EXPECT_GE(it->size, bytes);
     EXPECT_LE(it->chunk, it->addr);
   }
-  for (const arunMemBlock &b : blocks) {
+  for (const arunMemBlock& b : blocks) {
     if (b.addr == reinterpret_cast<uint64_t>(freed)) {
       EXPECT_NE(ARUN_MEM_BLOCK_LIVE, b.state) << "freed, yet live";
     }
   }
   std::vector<arunMemBlock> sorted = blocks;
-  std::sort(sorted.begin(), sorted.end(), [](const arunMemBlock &a, const arunMemBlock &b) { return a.addr < b.addr; });
+  std::sort(sorted.begin(), sorted.end(), [](const arunMemBlock& a, const arunMemBlock& b) { return a.addr < b.addr; });
   for (size_t i = 1; i < sorted.size(); ++i) {
     EXPECT_LE(sorted[i - 1].addr + sorted[i - 1].size, sorted[i].addr) << "blocks overlap";
   }
@@ -308,7 +308,7 @@ TEST_P(MemoryDiagnosticsTest, CppMemoryStatsMatchTheCApi) {
   EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, arun::memory_stats(-1, &cpp));
   EXPECT_EQ("", arun::memory_report(-1));
   ASSERT_ACL_OK(aclrtSetDevice(0));
-  void *p = nullptr;
+  void* p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 5000, ACL_MEM_MALLOC_HUGE_FIRST));
   arunMemStats c{};
   ASSERT_ACL_OK(arunGetMemStats(0, &c));
@@ -336,20 +336,20 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
   ASSERT_ACL_OK(aclrtCreateStream(&s1));
   ASSERT_ACL_OK(aclrtCreateStream(&s2));
   ASSERT_ACL_OK(aclrtCreateStream(&s3));
-  auto writer = [](Gate *gate) {
-    return [gate](arun::Block b, uint8_t *p, size_t n) {
+  auto writer = [](Gate* gate) {
+    return [gate](arun::Block b, uint8_t* p, size_t n) {
       if (gate != nullptr) Gate::taskFn(gate);
       auto v = b.map(p, n);
       for (size_t i = 0; i < n; ++i) v[i] = 0xee;
     };
   };
   uint8_t *same = nullptr, *other = nullptr;
-  ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&same), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
-  ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&other), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
+  ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void**>(&same), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
+  ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void**>(&other), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s1));
   ASSERT_ACL_OK(arunMemRecordStream(other, s2));
   // s2 runs a kernel on `other` that waits at the gate; s1 queues a kernel on `same` behind it (an
   // event), so both are still to finish when the blocks are freed, even on a one-core device.
-  Gate &gate = newGate();
+  Gate& gate = newGate();
   aclrtEvent after_s2 = nullptr;
   ASSERT_ACL_OK(aclrtCreateEvent(&after_s2));
   ASSERT_ACL_OK(arun::launch(s2, 1, writer(&gate), other, kBytes));
@@ -361,14 +361,14 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
   ASSERT_ACL_OK(arunFreeAsync(other, s1));
   // While both kernels are pending: allocations from other streams, and the stream-less aclrtMalloc,
   // never get the blocks; s1 may get `same` (its kernel runs first) but not `other`, which s2 uses.
-  auto overlaps = [&](const uint8_t *p, const uint8_t *b) { return !(p + kBytes <= b || b + kBytes <= p); };
-  std::vector<std::pair<uint8_t *, aclrtStream>> fresh;
+  auto overlaps = [&](const uint8_t* p, const uint8_t* b) { return !(p + kBytes <= b || b + kBytes <= p); };
+  std::vector<std::pair<uint8_t*, aclrtStream>> fresh;
   for (aclrtStream s : {s3, s3, static_cast<aclrtStream>(nullptr), s1, s1}) {
-    uint8_t *p = nullptr;
+    uint8_t* p = nullptr;
     if (s == nullptr) {
-      ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void **>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+      ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void**>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
     } else {
-      ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void **>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s));
+      ASSERT_ACL_OK(arunMallocAsync(reinterpret_cast<void**>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST, s));
     }
     EXPECT_FALSE(overlaps(p, other)) << "a block stream s2 still writes was handed out";
     if (s != s1) {
@@ -380,7 +380,7 @@ TEST_P(MemoryDiagnosticsTest, StreamOrderedFreeWaitsForEveryStreamThatUsedTheBlo
   EXPECT_ACL_OK(aclrtSynchronizeStream(s2)) << "a recorded stream may use the block until it is done";
   EXPECT_ACL_OK(aclrtSynchronizeStream(s1)) << "work queued before a stream-ordered free may use the block";
   EXPECT_ACL_OK(aclrtDestroyEvent(after_s2));
-  for (auto &[p, s] : fresh) {
+  for (auto& [p, s] : fresh) {
     ASSERT_ACL_OK(aclrtMemset(p, kBytes, 0x11, kBytes));
     EXPECT_EQ(std::vector<uint8_t>(kBytes, 0x11), readDevice(p, kBytes));
     EXPECT_ACL_OK(aclrtFree(p));
@@ -456,7 +456,7 @@ TEST_P(MemoryDiagnosticsTest, AnUnwritableTracePathFailsInitWithTheReason) {
   setenv("ASCEND_RUN_ALLOC_TRACE", "/nonexistent-dir/trace.txt", 1);
   const aclError rc = aclInit(config());
   unsetenv("ASCEND_RUN_ALLOC_TRACE");
-  const char *raw = aclGetRecentErrMsg();
+  const char* raw = aclGetRecentErrMsg();
   const std::string msg = raw != nullptr ? raw : "";
   if (rc == ACL_SUCCESS) aclFinalize();
   EXPECT_EQ(ACL_ERROR_INVALID_PARAM, rc);
@@ -470,7 +470,7 @@ TEST_P(MemoryDiagnosticsTest, AnUnwritableTracePathFailsInitWithTheReason) {
 TEST_P(MemoryDiagnosticsTest, MemoryReportIsPrintedWhenTheDeviceCloses) {
   restartOn(configWith("memory_report = true"));
   ASSERT_ACL_OK(aclrtSetDevice(0));
-  void *p = nullptr;
+  void* p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 3 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
   ASSERT_ACL_OK(aclrtFree(p));
   testing::internal::CaptureStderr();
@@ -494,7 +494,7 @@ TEST_P(MemoryDiagnosticsTest, MemoryReportIsPrintedWhenTheDeviceCloses) {
   setenv("ASCEND_RUN_MEM_REPORT", "loud", 1);
   const aclError bad = aclInit(config());
   unsetenv("ASCEND_RUN_MEM_REPORT");
-  const char *raw = aclGetRecentErrMsg();
+  const char* raw = aclGetRecentErrMsg();
   const std::string msg = raw != nullptr ? raw : "";
   if (bad == ACL_SUCCESS) aclFinalize();
   EXPECT_EQ(ACL_ERROR_INVALID_PARAM, bad);
@@ -510,32 +510,35 @@ TEST_P(MemoryDiagnosticsTest, FreedMemoryIsNotReusedWhileAKernelMayStillUseIt) {
   constexpr size_t kBytes = 1 << 20;
   aclrtStream s = nullptr;
   ASSERT_ACL_OK(aclrtCreateStream(&s));
-  auto *a = static_cast<uint8_t *>(nullptr);
-  ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void **>(&a), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
-  Gate &gate = newGate();
+  auto* a = static_cast<uint8_t*>(nullptr);
+  ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void**>(&a), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  Gate& gate = newGate();
   // The kernel waits at the gate, then writes all of `a`.
-  ASSERT_ACL_OK(arun::launch(s, 1, [&gate](arun::Block b, uint8_t *p, size_t n) {
-    Gate::taskFn(&gate);
-    auto v = b.map(p, n);
-    for (size_t i = 0; i < n; ++i) v[i] = 0xee;
-  }, a, kBytes));
+  ASSERT_ACL_OK(arun::launch(
+      s, 1,
+      [&gate](arun::Block b, uint8_t* p, size_t n) {
+        Gate::taskFn(&gate);
+        auto v = b.map(p, n);
+        for (size_t i = 0; i < n; ++i) v[i] = 0xee;
+      },
+      a, kBytes));
   ASSERT_TRUE(gate.waitEntered(1));
   ASSERT_ACL_OK(aclrtFree(a));  // the program's bug: the kernel still needs it
   // New allocations of the same size, on this stream's context, while the kernel waits.
-  std::vector<uint8_t *> fresh(4, nullptr);
-  for (auto &p : fresh) {
-    ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void **>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  std::vector<uint8_t*> fresh(4, nullptr);
+  for (auto& p : fresh) {
+    ASSERT_ACL_OK(aclrtMalloc(reinterpret_cast<void**>(&p), kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
     EXPECT_TRUE(p + kBytes <= a || a + kBytes <= p) << "a block the running kernel may still write was handed out";
     ASSERT_ACL_OK(aclrtMemset(p, kBytes, 0x11, kBytes));
   }
   gate.open();
   EXPECT_ACL(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(s)) << "the kernel touched freed memory";
-  for (auto *p : fresh) {
+  for (auto* p : fresh) {
     EXPECT_EQ(std::vector<uint8_t>(kBytes, 0x11), readDevice(p, kBytes)) << "another allocation was corrupted";
     EXPECT_ACL_OK(aclrtFree(p));
   }
   // Once the kernel is done, the memory is reusable (and comes back to the device or the cache).
-  void *again = nullptr;
+  void* again = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&again, kBytes, ACL_MEM_MALLOC_HUGE_FIRST));
   EXPECT_ACL_OK(aclrtFree(again));
   EXPECT_ACL_OK(aclrtDestroyStream(s));
