@@ -2,7 +2,10 @@
 // AI core's share), on the convolutions of ResNet-50 and the first layer of the image networks:
 //   OpenBLAS/<shape>  im2col + cblas_sgemm, the fallback path of ops/src/conv.cpp
 //   OneDNN/<shape>    oneDNN 2.6's convolution on the same NCHW tensors and OIHW weights
-//                     (no reorder), as ops/src/onednn_conv.cpp runs it
+//                     (no reorder), oneDNN's `gemm:jit`
+//   OneDNNBlocked/<shape>/w  oneDNN's blocked-layout convolution (nChw16c, `jit:avx512_core` or
+//                     `brgconv`) with the reorders in and out of NCHW timed per call; w = 1 reorders
+//                     the OIHW weights per call too, w = 0 packs them once, outside the loop
 // Counter GFLOPS: 2 * MACs / time. Shapes are C_in x H (= W) -> M, kernel k, stride s, padding k/2.
 //   build/bin/arun_conv_engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -33,6 +36,12 @@ const Shape kShapes[] = {
     {256, 14, 256, 3, 1},   // conv4_x 3x3
     {1024, 14, 256, 1, 1},  // conv4_x reduce
     {512, 7, 512, 3, 1},    // conv5_x 3x3
+    {128, 56, 32, 3, 1},    // DenseNet-121's 3x3 growth convolution, blocks 1-4
+    {128, 28, 32, 3, 1},
+    {128, 14, 32, 3, 1},
+    {128, 7, 32, 3, 1},
+    {1, 28, 8, 3, 1},       // cnn_b32's (tests/models) first layer, per image
+    {16, 28, 16, 3, 1},
 };
 
 struct Data {
@@ -96,6 +105,41 @@ void BM_OneDNN(benchmark::State& state) {
   state.SetLabel(pd.impl_info_str());
 }
 
+void BM_OneDNNBlocked(benchmark::State& state) {
+  const Shape s = kShapes[state.range(0)];
+  const bool weights_per_call = state.range(1) != 0;
+  Data d(s);
+  omp_set_num_threads(1);
+  using dnnl::memory;
+  using tag = memory::format_tag;
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(eng);
+  const memory::desc src({1, s.c, s.h, s.h}, memory::data_type::f32, tag::nchw);
+  const memory::desc wts({s.m, s.c, s.k, s.k}, memory::data_type::f32, tag::oihw);
+  const memory::desc dst({1, s.m, s.out(), s.out()}, memory::data_type::f32, tag::nchw);
+  const memory::desc any_src({1, s.c, s.h, s.h}, memory::data_type::f32, tag::any);
+  const memory::desc any_wts({s.m, s.c, s.k, s.k}, memory::data_type::f32, tag::any);
+  const memory::desc any_dst({1, s.m, s.out(), s.out()}, memory::data_type::f32, tag::any);
+  const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                             any_src, any_wts, any_dst, {s.s, s.s}, {0, 0}, {s.pad(), s.pad()},
+                                             {s.pad(), s.pad()});
+  const dnnl::convolution_forward::primitive_desc pd(desc, eng);
+  dnnl::convolution_forward conv(pd);
+  memory xm(src, eng, d.x.data()), wm(wts, eng, d.w.data()), ym(dst, eng, d.y.data());
+  memory xb(pd.src_desc(), eng), wb(pd.weights_desc(), eng), yb(pd.dst_desc(), eng);
+  dnnl::reorder in(xm, xb), pack(wm, wb), out(yb, ym);
+  pack.execute(stream, wm, wb);
+  for (auto _ : state) {
+    in.execute(stream, xm, xb);
+    if (weights_per_call) pack.execute(stream, wm, wb);
+    conv.execute(stream, {{DNNL_ARG_SRC, xb}, {DNNL_ARG_WEIGHTS, wb}, {DNNL_ARG_DST, yb}});
+    out.execute(stream, yb, ym);
+    stream.wait();
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(s.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(pd.impl_info_str());
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
   for (int i = 0; i < int(sizeof kShapes / sizeof kShapes[0]); ++i) b->Arg(i);
   b->ArgName("shape")->Unit(benchmark::kMicrosecond);
@@ -103,6 +147,11 @@ void shapes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_OpenBLAS)->Apply(shapes);
 BENCHMARK(BM_OneDNN)->Apply(shapes);
+BENCHMARK(BM_OneDNNBlocked)->Apply([](benchmark::internal::Benchmark* b) {
+  for (int w : {0, 1})
+    for (int i = 0; i < int(sizeof kShapes / sizeof kShapes[0]); ++i) b->Args({i, w});
+  b->ArgNames({"shape", "w"})->Unit(benchmark::kMicrosecond);
+});
 
 }  // namespace
 

@@ -2,7 +2,8 @@
 // where it has an implementation. Measured against the OpenBLAS im2col + sgemm path on the ResNet
 // shapes (bench/README.md, "Convolution engines"): 2-3x faster at one thread with the same NCHW
 // tensors, so Conv uses it first and keeps OpenBLAS as the fallback (ARUN_CONV_ENGINE=openblas
-// forces the fallback, for the comparison).
+// forces the fallback, for the comparison). Where it pays (3x3 and larger kernels), the convolution
+// runs on oneDNN's blocked layouts, its tensors reordered in and out per call.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,11 @@ bool onednn_conv_enabled();
 // Whether oneDNN has an implementation for `shape` (creating and caching its primitive): the op
 // function asks on the host, before it chooses the kernel.
 bool onednn_conv2d_supported(const OneDnnConv2d& shape);
+
+// Whether `shape` runs on oneDNN's blocked layouts (nChw16c activations, packed weights, reordered
+// in and out per call) rather than on the NCHW tensors themselves; false where unsupported. The
+// choice per shape is in onednn_conv.cpp (prefers_blocked, with the measurements).
+bool onednn_conv2d_blocked(const OneDnnConv2d& shape);
 
 // Runs `shape` on the calling thread (oneDNN's OpenMP threading pinned to one thread: the AI cores
 // are the threads). The primitive is created on first use of a shape and cached. False when oneDNN

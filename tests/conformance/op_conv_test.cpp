@@ -90,6 +90,10 @@ TEST_P(ConvOpTest, Conv2dMatchesReference) {
   conv({{1, 3, 7, 1}, {3, 1}, {1, 1}, {}, {1, 0, 1, 0}, {}, {}, "", 3}, 3);
   conv({{2, 16, 6, 6}, {1, 1}}, 8);                           // the direct 1x1 path
   conv({{1, 64, 20, 20}, {3, 3}, {}, {}, {1, 1, 1, 1}}, 32);  // big enough to tile over blocks
+  // oneDNN's blocked layouts (>= 14x14 outputs, >= 16 channels out, kernel > 1x1), tiled over
+  // blocks in 16-channel chunks whose last one (8 channels) stays on NCHW; dilated, two images.
+  conv({{1, 3, 30, 29}, {5, 5}, {2, 2}, {}, {2, 1, 0, 3}}, 40);
+  conv({{2, 16, 16, 16}, {3, 3}, {}, {2, 2}, {2, 2, 2, 2}}, 24, false);
 }
 
 TEST_P(ConvOpTest, Conv3dMatchesReference) {

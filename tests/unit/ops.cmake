@@ -20,3 +20,12 @@ foreach(mode scalar avx2)
   set_tests_properties(ops.vector_math_${mode} PROPERTIES ENVIRONMENT ARUN_VECTOR_MATH=${mode})
 endforeach()
 set_tests_properties(ops.vector_math ops.vector_math_scalar ops.vector_math_avx2 PROPERTIES LABELS ops TIMEOUT 300)
+# oneDNN's convolution on its NCHW and blocked paths against a float64 reference; again with every
+# shape on NCHW (ARUN_CONV_LAYOUT=plain).
+add_executable(ops_onednn_conv_test ${CMAKE_CURRENT_LIST_DIR}/ops/onednn_conv_test.cpp)
+target_include_directories(ops_onednn_conv_test PRIVATE ${PROJECT_SOURCE_DIR}/ops/src)
+target_link_libraries(ops_onednn_conv_test PRIVATE arun_ops ascendcl GTest::gtest_main)
+add_test(NAME ops.onednn_conv COMMAND ops_onednn_conv_test)
+add_test(NAME ops.onednn_conv_plain COMMAND ops_onednn_conv_test)
+set_tests_properties(ops.onednn_conv_plain PROPERTIES ENVIRONMENT ARUN_CONV_LAYOUT=plain)
+set_tests_properties(ops.onednn_conv ops.onednn_conv_plain PROPERTIES LABELS ops TIMEOUT 120)
