@@ -93,26 +93,34 @@ struct ConvPost {
   float alpha = 0.0f, beta = 0.0f;
 };
 
-// v[i] = act(v[i] + bias + z[i]) over one row of n outputs (z may be null); the im2col path's epilogue.
+// v[i] = act(v[i] + bias + z[i]) over n outputs in one pass (a separate pass for the activation
+// read a residual block's output a second time).
+template <class Z, class Act>
+void tail_pass(float* v, int64_t n, float bias, const Z* z, Act act) {
+  if (z != nullptr) {
+    for (int64_t i = 0; i < n; ++i) v[i] = act(v[i] + bias + Compute<Z>::load(z[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) v[i] = act(v[i] + bias);
+  }
+}
+
+// The fused epilogue of one row of n outputs (z may be null): the im2col and oneDNN paths'.
 template <class Z>
 void finish_row(float* v, int64_t n, float bias, const Z* z, const ConvPost& post) {
-  if (z != nullptr) {
-    for (int64_t i = 0; i < n; ++i) v[i] = v[i] + bias + Compute<Z>::load(z[i]);
-  } else if (bias != 0.0f) {
-    for (int64_t i = 0; i < n; ++i) v[i] += bias;
-  }
+  const float alpha = post.alpha, beta = post.beta;
   switch (post.act) {
     case ConvAct::none:
+      if (z != nullptr || bias != 0.0f) tail_pass(v, n, bias, z, [](float x) { return x; });
       break;
     case ConvAct::relu:
-      if (post.alpha == 0.0f) {
-        for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? 0.0f : v[i];
+      if (alpha == 0.0f) {
+        tail_pass(v, n, bias, z, [](float x) { return x < 0.0f ? 0.0f : x; });
       } else {
-        for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? post.alpha * v[i] : v[i];
+        tail_pass(v, n, bias, z, [alpha](float x) { return x < 0.0f ? alpha * x : x; });
       }
       break;
     case ConvAct::clip:
-      for (int64_t i = 0; i < n; ++i) v[i] = std::min(std::max(v[i], post.alpha), post.beta);
+      tail_pass(v, n, bias, z, [alpha, beta](float x) { return std::min(std::max(x, alpha), beta); });
       break;
   }
 }
