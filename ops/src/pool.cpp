@@ -7,6 +7,7 @@
 // Only the taps inside the input are visited, so huge pads cost nothing.
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "conv_geometry.hpp"
 
@@ -38,6 +39,87 @@ T pool_store(float v) {
   }
 }
 
+// One output row's inner columns (every tap inside the input along x), separably: first down the
+// window's rows, element by element over the contiguous input span the columns read, then across,
+// tap by tap over all n outputs. Both loops vectorise, with a select where the max would branch (on
+// real activations "v > best" is a coin toss). Max: the first maximum in the order (kx, then the
+// rows) and a NaN wins, so values equal the per-output path's (only which of +0 / -0 ties, or which
+// NaN payload, may differ; ONNX leaves both open). Averages sum in double.
+struct SeparableRow {
+  int64_t n, sx, kw, dx;
+  double div;  // AveragePool's divisor
+};
+
+// b, or v where v is larger or a NaN, unless b is a NaN already.
+__attribute__((always_inline)) inline float max_step(float b, float v) {
+  return (b != b || !(v > b || v != v)) ? b : v;
+}
+
+template <class T, bool kMax, class Acc>
+__attribute__((always_inline)) inline void separable_loops(const T* const* rows, size_t nrows, const SeparableRow& g,
+                                                           Acc* __restrict down, Acc* __restrict across,
+                                                           T* __restrict y) {
+  using C = Compute<T>;
+  const int64_t span = (g.n - 1) * g.sx + (g.kw - 1) * g.dx + 1;
+  for (int64_t j = 0; j < span; ++j) down[j] = static_cast<float>(C::load(rows[0][j]));
+  for (size_t r = 1; r < nrows; ++r) {
+    const T* __restrict x = rows[r];
+    for (int64_t j = 0; j < span; ++j) {
+      const float v = static_cast<float>(C::load(x[j]));
+      if constexpr (kMax) {
+        down[j] = max_step(down[j], v);
+      } else {
+        down[j] += v;
+      }
+    }
+  }
+  for (int64_t i = 0; i < g.n; ++i) across[i] = down[i * g.sx];
+  for (int64_t kx = 1; kx < g.kw; ++kx) {
+    const Acc* __restrict d = down + kx * g.dx;
+    for (int64_t i = 0; i < g.n; ++i) {
+      if constexpr (kMax) {
+        across[i] = max_step(across[i], d[i * g.sx]);
+      } else {
+        across[i] += d[i * g.sx];
+      }
+    }
+  }
+  for (int64_t i = 0; i < g.n; ++i) {
+    if constexpr (kMax) {
+      y[i] = pool_store<T>(across[i]);
+    } else {
+      y[i] = pool_store<T>(static_cast<float>(across[i] / g.div));
+    }
+  }
+}
+
+// Float32, the common case, is compiled twice, for AVX2 and for the baseline x86-64 the library
+// targets, and picked once by what the CPU has (not target_clones: conv.cpp's axpy_row says why);
+// the other types take the baseline.
+template <bool kMax, class Acc>
+__attribute__((target("avx2"))) void separable_f32_avx2(const float* const* rows, size_t nrows, const SeparableRow& g,
+                                                        Acc* down, Acc* across, float* y) {
+  separable_loops<float, kMax>(rows, nrows, g, down, across, y);
+}
+
+template <bool kMax, class Acc>
+void separable_f32_baseline(const float* const* rows, size_t nrows, const SeparableRow& g, Acc* down, Acc* across,
+                            float* y) {
+  separable_loops<float, kMax>(rows, nrows, g, down, across, y);
+}
+
+template <class T, bool kMax, class Acc>
+void separable_row(const std::vector<const T*>& rows, const SeparableRow& g, Acc* down, Acc* across, T* y) {
+  if constexpr (std::is_same_v<T, float>) {
+    using Fn = void (*)(const float* const*, size_t, const SeparableRow&, Acc*, Acc*, float*);
+    static const Fn fn =
+        __builtin_cpu_supports("avx2") ? &separable_f32_avx2<kMax, Acc> : &separable_f32_baseline<kMax, Acc>;
+    fn(rows.data(), rows.size(), g, down, across, y);
+  } else {
+    separable_loops<T, kMax>(rows.data(), rows.size(), g, down, across, y);
+  }
+}
+
 template <class T>
 void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
   const Window& wn = p.win;
@@ -54,9 +136,11 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
   const int64_t xa = std::min(ow, (pl + sx - 1) / sx);
   const int64_t last_start = iw - 1 - (kw - 1) * dx + pl;  // the largest ox * sx whose window fits
   const int64_t xb = last_start < 0 ? xa : std::clamp(last_start / sx + 1, xa, ow);
-  constexpr int64_t kRun = 64;
-  float best_run[kRun];
-  double sum_run[kRun];
+  // The separable pass's rows: reduced down the window (one element per input column the inner
+  // outputs read), then across it (one per output).
+  std::vector<float> down(p.max ? static_cast<size_t>(iw) : 0), across(p.max ? static_cast<size_t>(ow) : 0);
+  std::vector<double> down_sum(p.max ? 0 : static_cast<size_t>(iw)), across_sum(p.max ? 0 : static_cast<size_t>(ow));
+  std::vector<const T*> rows;
   for (size_t row = r.first; row < r.last; ++row) {
     const int64_t plane = static_cast<int64_t>(row) / (od * oh);
     const int64_t oz = static_cast<int64_t>(row) / oh % od, oy = static_cast<int64_t>(row) % oh;
@@ -110,10 +194,8 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
       continue;
     }
     for (int64_t ox = 0; ox < xa; ++ox) one(ox);
-    // The inner columns tap by tap over runs of outputs: no bounds per tap, and a select instead of
-    // a branch (on real activations "v > best" is a coin toss; the mispredicted branch of the
-    // output-by-output loop cost ~4x). Each output visits its taps in the order one() does, and
-    // sums in double in that order, so the results are the same bits.
+    // The inner columns (below) need no bounds per tap, and take a select instead of a branch (on
+    // real activations "v > best" is a coin toss; the mispredicted branch of one() cost ~4x).
     const double div = p.divisor != 0  ? double(p.divisor)
                        : p.include_pad ? std::max(covered_zy * double(kw), 1.0)  // an inner window covers kw along x
                                        : double((hi[0] - lo[0]) * (hi[1] - lo[1]) * kw);
@@ -135,35 +217,20 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
       yr[0] = pool_store<T>(static_cast<float>(sum / div));
       continue;
     }
-    for (int64_t ox0 = xa; ox0 < xb; ox0 += kRun) {
-      const int64_t n = std::min(kRun, xb - ox0);
-      const T* base = xp + (ox0 * sx - pl);
-      if (p.max) {
-        const T* first = base + ((s0 + lo[0] * wn.dilation[0]) * ih + s1 + lo[1] * wn.dilation[1]) * iw;
-        for (int64_t i = 0; i < n; ++i) best_run[i] = static_cast<float>(C::load(first[i * sx]));
-      } else {
-        std::fill(sum_run, sum_run + n, 0.0);
-      }
+    // The inner columns [xa, xb): separably (separable_row), over the window's rows in the input.
+    if (xb > xa) {
+      rows.clear();
       for (int64_t kz = lo[0]; kz < hi[0]; ++kz) {
         const int64_t iz = s0 + kz * wn.dilation[0];
         for (int64_t ky = lo[1]; ky < hi[1]; ++ky) {
-          const T* xr = base + (iz * ih + s1 + ky * wn.dilation[1]) * iw;
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const T* t = xr + kx * dx;
-            if (p.max) {
-              for (int64_t i = 0; i < n; ++i) {
-                const float v = static_cast<float>(C::load(t[i * sx])), b = best_run[i];
-                // A NaN already held stays; otherwise a larger value or a NaN replaces it.
-                best_run[i] = (b != b || !(v > b || v != v)) ? b : v;
-              }
-            } else {
-              for (int64_t i = 0; i < n; ++i) sum_run[i] += static_cast<float>(C::load(t[i * sx]));
-            }
-          }
+          rows.push_back(xp + (iz * ih + s1 + ky * wn.dilation[1]) * iw + xa * sx - pl);
         }
       }
-      for (int64_t i = 0; i < n; ++i) {
-        yr[ox0 + i] = pool_store<T>(p.max ? best_run[i] : static_cast<float>(sum_run[i] / div));
+      const SeparableRow g{xb - xa, sx, kw, dx, div};
+      if (p.max) {
+        separable_row<T, true>(rows, g, down.data(), across.data(), yr + xa);
+      } else {
+        separable_row<T, false>(rows, g, down_sum.data(), across_sum.data(), yr + xa);
       }
     }
     for (int64_t ox = xb; ox < ow; ++ox) one(ox);

@@ -165,6 +165,9 @@ TEST_P(PoolNormOpTest, AveragePoolEveryRankCountIncludePadAndCeilMode) {
     pool({{2, 2, 7, 8}, {3, 3}, {2, 2}, {}, {1, 1, 1, 1}}, false, include);
     pool({{1, 3, 9, 10}, {3, 4}, {2, 3}, {}, {1, 2, 0, 1}, {}, {}, "", 1, true}, false, include);
     pool({{1, 2, 5, 6, 7}, {3, 2, 3}, {2, 2, 2}, {}, {1, 0, 1, 1, 1, 1}, {}, {}, "", 1, true}, false, include);
+    // Rows long enough for the separable pass over the inner columns: strided, dilated, 3-D.
+    pool({{1, 2, 6, 150}, {3, 3}, {1, 2}, {1, 2}, {1, 1, 1, 1}}, false, include);
+    pool({{1, 2, 3, 4, 131}, {2, 3, 5}, {1, 1, 3}, {1, 1, 1}, {1, 0, 1, 0, 2, 2}, {}, {}, "", 1, true}, false, include);
   }
 }
 
