@@ -46,8 +46,10 @@ T pool_store(float v) {
 // rows) and a NaN wins, so values equal the per-output path's (only which of +0 / -0 ties, or which
 // NaN payload, may differ; ONNX leaves both open). Averages sum in double.
 struct SeparableRow {
+  int64_t span;  // input columns reduced down the window (from the row pointers on)
+  int64_t x0;    // where the first inner output's window starts within them
   int64_t n, sx, kw, dx;
-  double div;  // AveragePool's divisor
+  double div;  // AveragePool's divisor of an inner output
 };
 
 // b, or v where v is larger or a NaN, unless b is a NaN already.
@@ -60,7 +62,7 @@ __attribute__((always_inline)) inline void separable_loops(const T* const* rows,
                                                            Acc* __restrict down, Acc* __restrict across,
                                                            T* __restrict y) {
   using C = Compute<T>;
-  const int64_t span = (g.n - 1) * g.sx + (g.kw - 1) * g.dx + 1;
+  const int64_t span = g.span;
   for (int64_t j = 0; j < span; ++j) down[j] = static_cast<float>(C::load(rows[0][j]));
   for (size_t r = 1; r < nrows; ++r) {
     const T* __restrict x = rows[r];
@@ -73,9 +75,10 @@ __attribute__((always_inline)) inline void separable_loops(const T* const* rows,
       }
     }
   }
-  for (int64_t i = 0; i < g.n; ++i) across[i] = down[i * g.sx];
+  const Acc* inner = down + g.x0;
+  for (int64_t i = 0; i < g.n; ++i) across[i] = inner[i * g.sx];
   for (int64_t kx = 1; kx < g.kw; ++kx) {
-    const Acc* __restrict d = down + kx * g.dx;
+    const Acc* __restrict d = inner + kx * g.dx;
     for (int64_t i = 0; i < g.n; ++i) {
       if constexpr (kMax) {
         across[i] = max_step(across[i], d[i * g.sx]);
@@ -94,7 +97,7 @@ __attribute__((always_inline)) inline void separable_loops(const T* const* rows,
 }
 
 // Float32, the common case, is compiled twice, for AVX2 and for the baseline x86-64 the library
-// targets, and picked once by what the CPU has (not target_clones: conv.cpp's axpy_row says why);
+// targets, and picked once by what the CPU has (not target_clones: conv.cpp's taps_row says why);
 // the other types take the baseline.
 template <bool kMax, class Acc>
 __attribute__((target("avx2"))) void separable_f32_avx2(const float* const* rows, size_t nrows, const SeparableRow& g,
@@ -193,12 +196,13 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
       for (int64_t ox = 0; ox < ow; ++ox) one(ox);
       continue;
     }
-    for (int64_t ox = 0; ox < xa; ++ox) one(ox);
-    // The inner columns (below) need no bounds per tap, and take a select instead of a branch (on
-    // real activations "v > best" is a coin toss; the mispredicted branch of one() cost ~4x).
-    const double div = p.divisor != 0  ? double(p.divisor)
-                       : p.include_pad ? std::max(covered_zy * double(kw), 1.0)  // an inner window covers kw along x
-                                       : double((hi[0] - lo[0]) * (hi[1] - lo[1]) * kw);
+    const double valid_zy = double((hi[0] - lo[0]) * (hi[1] - lo[1]));
+    // The divisor of an output whose window starts at s2 and has taps [l, h) inside along x.
+    auto divisor = [&](int64_t s2, int64_t l, int64_t h) {
+      return p.divisor != 0  ? double(p.divisor)
+             : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
+                             : std::max(valid_zy * double(h - l), 1.0);
+    };
     if (!p.max && xa == 0 && xb == 1 && ow == 1 && dx == 1 && kw >= 16) {
       // One output over a long contiguous row (GlobalAveragePool): eight partial sums in double
       // vectorise where one serial accumulator would not.
@@ -214,26 +218,40 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
         }
       }
       const double sum = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-      yr[0] = pool_store<T>(static_cast<float>(sum / div));
+      yr[0] = pool_store<T>(static_cast<float>(sum / divisor(-pl, 0, kw)));
       continue;
     }
-    // The inner columns [xa, xb): separably (separable_row), over the window's rows in the input.
-    if (xb > xa) {
-      rows.clear();
-      for (int64_t kz = lo[0]; kz < hi[0]; ++kz) {
-        const int64_t iz = s0 + kz * wn.dilation[0];
-        for (int64_t ky = lo[1]; ky < hi[1]; ++ky) {
-          rows.push_back(xp + (iz * ih + s1 + ky * wn.dilation[1]) * iw + xa * sx - pl);
-        }
-      }
-      const SeparableRow g{xb - xa, sx, kw, dx, div};
-      if (p.max) {
-        separable_row<T, true>(rows, g, down.data(), across.data(), yr + xa);
-      } else {
-        separable_row<T, false>(rows, g, down_sum.data(), across_sum.data(), yr + xa);
-      }
+    // Every column from the window's rows reduced down (separable_row), with the inner columns
+    // [xa, xb) then reduced across in the same call; the border columns, whose taps along x are
+    // partly outside, across here from the same reduced row. No per-output bounds in z and y, no
+    // branch on the max (a select: on real activations "v > best" is a coin toss).
+    rows.clear();
+    for (int64_t kz = lo[0]; kz < hi[0]; ++kz) {
+      const int64_t iz = s0 + kz * wn.dilation[0];
+      for (int64_t ky = lo[1]; ky < hi[1]; ++ky) rows.push_back(xp + (iz * ih + s1 + ky * wn.dilation[1]) * iw);
     }
-    for (int64_t ox = xb; ox < ow; ++ox) one(ox);
+    const SeparableRow g{iw, xa * sx - pl, xb - xa, sx, kw, dx, divisor(xa * sx - pl, 0, kw)};
+    if (p.max) {
+      separable_row<T, true>(rows, g, down.data(), across.data(), yr + xa);
+    } else {
+      separable_row<T, false>(rows, g, down_sum.data(), across_sum.data(), yr + xa);
+    }
+    auto border = [&](int64_t ox) {
+      const int64_t s2 = ox * sx - pl;
+      int64_t l, h;
+      window_taps(s2, kw, dx, iw, &l, &h);
+      if (p.max) {
+        float b = -std::numeric_limits<float>::infinity();
+        for (int64_t kx = l; kx < h; ++kx) b = kx == l ? down[s2 + kx * dx] : max_step(b, down[s2 + kx * dx]);
+        yr[ox] = pool_store<T>(b);
+      } else {
+        double sum = 0.0;
+        for (int64_t kx = l; kx < h; ++kx) sum += down_sum[s2 + kx * dx];
+        yr[ox] = pool_store<T>(static_cast<float>(sum / divisor(s2, l, h)));
+      }
+    };
+    for (int64_t ox = 0; ox < xa; ++ox) border(ox);
+    for (int64_t ox = xb; ox < ow; ++ox) border(ox);
   }
 }
 
