@@ -434,19 +434,25 @@ void depthwise_kernel(arun::Block blk, const DepthwiseParams& p) {
   std::vector<const float*> tap(static_cast<size_t>(kh * kw));
   std::vector<float> wide(sw == 1 && sh == 1 ? static_cast<size_t>(oh * pcols) : 0);
   // The input rows and columns that land inside the padded plane.
-  const int64_t y0 = std::max<int64_t>(0, ph), y1 = std::min(prows, ph + ih);
-  const int64_t x0 = std::max<int64_t>(0, pw), x1 = std::min(pcols, pw + iw);
+  const int64_t y0 = std::clamp<int64_t>(ph, 0, prows), y1 = std::clamp<int64_t>(ph + ih, y0, prows);
+  const int64_t x0 = std::clamp<int64_t>(pw, 0, pcols), x1 = std::clamp<int64_t>(pw + iw, x0, pcols);
   for (size_t item = r.first; item < r.last; ++item) {
     const int64_t ch = static_cast<int64_t>(item) % p.c;
     const float* xc = x + static_cast<int64_t>(item) * ih * iw;
     const float* wc = w + ch * kh * kw;
     const int64_t at = static_cast<int64_t>(item) * oh * ow;
-    std::fill(plane.begin(), plane.end(), 0.0f);
+    // Zeros where no input lands (the border: rows above and below, columns left and right),
+    // the input everywhere else.
+    auto column = [&](int64_t px) { return split ? ((px & 1) != 0 ? even + px / 2 : px / 2) : px; };
+    std::fill(plane.begin(), plane.begin() + y0 * pcols, 0.0f);
+    std::fill(plane.begin() + y1 * pcols, plane.end(), 0.0f);
     for (int64_t py = y0; py < y1; ++py) {
       const float* src = xc + (py - ph) * iw - pw;
       float* dst = plane.data() + py * pcols;
+      for (int64_t px = 0; px < x0; ++px) dst[column(px)] = 0.0f;
+      for (int64_t px = x1; px < pcols; ++px) dst[column(px)] = 0.0f;
       if (split) {
-        for (int64_t px = x0; px < x1; ++px) dst[(px & 1) != 0 ? even + px / 2 : px / 2] = src[px];
+        for (int64_t px = x0; px < x1; ++px) dst[column(px)] = src[px];
       } else {
         std::copy(src + x0, src + x1, dst + x0);
       }

@@ -90,6 +90,7 @@ TEST_P(ConvOpTest, Conv2dMatchesReference) {
   conv({{1, 3, 7, 1}, {3, 1}, {1, 1}, {}, {1, 0, 1, 0}, {}, {}, "", 3}, 3);
   conv({{1, 4, 13, 14}, {3, 3}, {3, 3}, {}, {1, 1, 1, 1}, {}, {}, "", 4}, 4);           // stride 3
   conv({{1, 2, 12, 17}, {3, 5}, {2, 2}, {2, 3}, {3, 0, 2, 4}, {}, {}, "", 2}, 2, false);  // wide pads, dilated
+  conv({{1, 2, 1, 6}, {1, 3}, {10, 2}, {}, {5, 1, 0, 1}, {}, {}, "", 2}, 2);  // every tap of a row in the padding
   conv({{2, 16, 6, 6}, {1, 1}}, 8);                           // the direct 1x1 path
   conv({{1, 64, 20, 20}, {3, 3}, {}, {}, {1, 1, 1, 1}}, 32);  // big enough to tile over blocks
   // oneDNN's blocked layouts (>= 14x14 outputs, >= 16 channels out, kernel > 1x1), tiled over
