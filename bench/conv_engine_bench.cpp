@@ -42,6 +42,8 @@ const Shape kShapes[] = {
     {128, 7, 32, 3, 1},
     {1, 28, 8, 3, 1},       // cnn_b32's (tests/models) first layer, per image
     {16, 28, 16, 3, 1},
+    {3, 224, 64, 3, 2},     // SqueezeNet 1.1's first layer
+    {3, 224, 96, 7, 2},     // SqueezeNet 1.0's
 };
 
 struct Data {
