@@ -1,13 +1,18 @@
 # The operator library's internals, without a device.
-# sgemm.hpp's two engines against a float64 reference; run twice, the second time with every product
-# forced onto OpenBLAS (ARUN_GEMM_ENGINE=openblas).
-add_executable(ops_sgemm_test ${CMAKE_CURRENT_LIST_DIR}/ops/sgemm_test.cpp)
-target_include_directories(ops_sgemm_test PRIVATE ${PROJECT_SOURCE_DIR}/ops/src)
-target_link_libraries(ops_sgemm_test PRIVATE arun_ops ascendcl GTest::gtest_main)
-add_test(NAME ops.sgemm COMMAND ops_sgemm_test)
-add_test(NAME ops.sgemm_openblas COMMAND ops_sgemm_test)
-set_tests_properties(ops.sgemm_openblas PROPERTIES ENVIRONMENT ARUN_GEMM_ENGINE=openblas)
-set_tests_properties(ops.sgemm ops.sgemm_openblas PROPERTIES LABELS ops TIMEOUT 120)
+# arun_ops_engine_test(NAME SUFFIX SWITCH): ops/NAME_test.cpp against arun_ops, run as ops.NAME and as
+# ops.NAME_SUFFIX with the environment setting SWITCH (VAR=value) that moves it to the other path.
+function(arun_ops_engine_test name suffix switch)
+  add_executable(ops_${name}_test ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ops/${name}_test.cpp)
+  target_include_directories(ops_${name}_test PRIVATE ${PROJECT_SOURCE_DIR}/ops/src)
+  target_link_libraries(ops_${name}_test PRIVATE arun_ops ascendcl GTest::gtest_main)
+  add_test(NAME ops.${name} COMMAND ops_${name}_test)
+  add_test(NAME ops.${name}_${suffix} COMMAND ops_${name}_test)
+  set_tests_properties(ops.${name}_${suffix} PROPERTIES ENVIRONMENT ${switch})
+  set_tests_properties(ops.${name} ops.${name}_${suffix} PROPERTIES LABELS ops TIMEOUT 120)
+endfunction()
+# sgemm.hpp's two engines against a float64 reference; the second run with every product forced
+# onto OpenBLAS.
+arun_ops_engine_test(sgemm openblas ARUN_GEMM_ENGINE=openblas)
 # The vector math (ops/src/vector_math.hpp, issue 20): SLEEF, AVX2 and AVX-512 where the CPU has
 # them, against float64 references, the scalar path and float16.hpp's conversions.
 add_executable(ops_vector_math_test ${CMAKE_CURRENT_LIST_DIR}/ops/vector_math_test.cpp)
@@ -20,12 +25,6 @@ foreach(mode scalar avx2)
   set_tests_properties(ops.vector_math_${mode} PROPERTIES ENVIRONMENT ARUN_VECTOR_MATH=${mode})
 endforeach()
 set_tests_properties(ops.vector_math ops.vector_math_scalar ops.vector_math_avx2 PROPERTIES LABELS ops TIMEOUT 300)
-# oneDNN's convolution on its NCHW and blocked paths against a float64 reference; again with every
-# shape on NCHW (ARUN_CONV_LAYOUT=plain).
-add_executable(ops_onednn_conv_test ${CMAKE_CURRENT_LIST_DIR}/ops/onednn_conv_test.cpp)
-target_include_directories(ops_onednn_conv_test PRIVATE ${PROJECT_SOURCE_DIR}/ops/src)
-target_link_libraries(ops_onednn_conv_test PRIVATE arun_ops ascendcl GTest::gtest_main)
-add_test(NAME ops.onednn_conv COMMAND ops_onednn_conv_test)
-add_test(NAME ops.onednn_conv_plain COMMAND ops_onednn_conv_test)
-set_tests_properties(ops.onednn_conv_plain PROPERTIES ENVIRONMENT ARUN_CONV_LAYOUT=plain)
-set_tests_properties(ops.onednn_conv ops.onednn_conv_plain PROPERTIES LABELS ops TIMEOUT 120)
+# oneDNN's convolution on its NCHW and blocked paths against a float64 reference; the second run
+# with every shape on NCHW.
+arun_ops_engine_test(onednn_conv plain ARUN_CONV_LAYOUT=plain)
