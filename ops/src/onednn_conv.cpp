@@ -81,9 +81,9 @@ std::optional<dnnl::convolution_forward::primitive_desc> describe(const OneDnnCo
   }
 }
 
-// The NCHW path: only an implementation on exactly the model's layouts (oneDNN's `gemm:jit`).
+// The NCHW path (plain_descs set): only an implementation on exactly the model's layouts
+// (oneDNN's `gemm:jit`).
 void make_plain(const OneDnnConv2d& s, Entry* e) {
-  plain_descs(s, e);
   auto pd = describe(s, e->plain_src, e->plain_weights, e->bias, e->plain_dst);
   if (!pd || pd->src_desc() != e->plain_src || pd->weights_desc() != e->plain_weights ||
       pd->dst_desc() != e->plain_dst) {
@@ -96,10 +96,10 @@ void make_plain(const OneDnnConv2d& s, Entry* e) {
   e->conv = std::make_unique<dnnl::convolution_forward>(*pd);
 }
 
-// The blocked path: oneDNN picks the layouts (`brgconv` / `jit` on nChw16c with packed weights).
+// The blocked path (plain_descs set): oneDNN picks the layouts (`brgconv` / `jit` on nChw16c
+// with packed weights).
 void make_blocked(const OneDnnConv2d& s, Entry* e) {
   using dnnl::memory;
-  plain_descs(s, e);
   const auto any = [](const memory::desc& d) {
     return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any);
   };
@@ -158,6 +158,7 @@ std::shared_ptr<const Entry> primitive_for(const OneDnnConv2d& s) {
   // the caller's thread its setting back.
   const int caller_threads = omp_get_max_threads();
   omp_set_num_threads(1);
+  plain_descs(s, e.get());
   if (prefers_blocked(s)) make_blocked(s, e.get());
   if (!e->conv) make_plain(s, e.get());
   omp_set_num_threads(caller_threads);
