@@ -164,7 +164,14 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
       return room <= 0 ? 0.0 : double(std::min<int64_t>(wn.kernel[d], (room + wn.dilation[d] - 1) / wn.dilation[d]));
     };
     const double covered_zy = covered(0, s0) * covered(1, s1);
-    // One output, any window: bounds per tap, the index, the divisor.
+    const double valid_zy = double((hi[0] - lo[0]) * (hi[1] - lo[1]));
+    // The divisor of an output whose window starts at s2 and has taps [l, h) inside along x.
+    auto divisor = [&](int64_t s2, int64_t l, int64_t h) {
+      return p.divisor != 0  ? double(p.divisor)
+             : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
+                             : std::max(valid_zy * double(h - l), 1.0);
+    };
+    // One output, any window: bounds per tap, the index.
     auto one = [&](int64_t ox) {
       const int64_t s2 = ox * sx - pl;
       window_taps(s2, kw, dx, iw, &lo[2], &hi[2]);
@@ -188,11 +195,7 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
           }
         }
       }
-      const int64_t valid = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-      const double div = p.divisor != 0  ? double(p.divisor)
-                         : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
-                                         : double(std::max<int64_t>(valid, 1));
-      const float v = p.max ? best : static_cast<float>(sum / div);
+      const float v = p.max ? best : static_cast<float>(sum / divisor(s2, lo[2], hi[2]));
       yr[ox] = pool_store<T>(v);
       if (ind != nullptr) ind[row * ow + ox] = best_at < 0 ? 0 : best_at + (p.per_plane ? 0 : plane * ivol);
     };
@@ -200,13 +203,6 @@ void pool_kernel(arun::Block blk, const PoolParams<T>& p) {
       for (int64_t ox = 0; ox < ow; ++ox) one(ox);
       continue;
     }
-    const double valid_zy = double((hi[0] - lo[0]) * (hi[1] - lo[1]));
-    // The divisor of an output whose window starts at s2 and has taps [l, h) inside along x.
-    auto divisor = [&](int64_t s2, int64_t l, int64_t h) {
-      return p.divisor != 0  ? double(p.divisor)
-             : p.include_pad ? std::max(covered_zy * covered(2, s2), 1.0)
-                             : std::max(valid_zy * double(h - l), 1.0);
-    };
     if (!p.max && xa == 0 && xb == 1 && ow == 1 && dx == 1 && kw >= 16) {
       // One output over a long contiguous row (GlobalAveragePool): eight partial sums in double
       // vectorise where one serial accumulator would not.
